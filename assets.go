@@ -1,0 +1,63 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// assets serves the files under static/ at names that carry a hash of their
+// content, so a browser may cache them for a year: a changed file gets a new
+// name. The page asks assets for the current name of each file.
+type assets struct {
+	byName map[string]string // "app.css" -> "/static/app.3f2a9c1b.css"
+	files  map[string]asset  // "app.3f2a9c1b.css" -> content
+}
+
+type asset struct {
+	body  []byte
+	ctype string
+}
+
+func loadAssets(fsys fs.FS) (*assets, error) {
+	a := &assets{byName: map[string]string{}, files: map[string]asset{}}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		ext := path.Ext(p)
+		hashed := strings.TrimSuffix(p, ext) + "." + hex.EncodeToString(sum[:4]) + ext
+		a.byName[p] = "/static/" + hashed
+		ctype := mime.TypeByExtension(ext)
+		if ctype == "" {
+			ctype = http.DetectContentType(body)
+		}
+		a.files[hashed] = asset{body: body, ctype: ctype}
+		return nil
+	})
+	return a, err
+}
+
+// URL returns the fingerprinted address of a file under static/.
+func (a *assets) URL(name string) string { return a.byName[name] }
+
+func (a *assets) serve(c echo.Context) error {
+	f, ok := a.files[c.Param("name")]
+	if !ok {
+		return echo.NewHTTPError(http.StatusNotFound, "no such file")
+	}
+	h := c.Response().Header()
+	h.Set(echo.HeaderCacheControl, "public, max-age=31536000, immutable")
+	return c.Blob(http.StatusOK, f.ctype, f.body)
+}

@@ -1,0 +1,168 @@
+package demo
+
+import (
+	"reflect"
+	"testing"
+)
+
+// lastFrame replays the scenario id of the real scenarios.yaml to its end.
+func lastFrame(tb testing.TB, id string, on bool) Frame {
+	tb.Helper()
+	sc, ok := loadCatalog(tb).Get(id)
+	if !ok {
+		tb.Fatalf("scenarios.yaml has no %q scenario", id)
+	}
+	r, err := Replay(sc, on, sc.Frames())
+	if err != nil {
+		tb.Fatalf("Replay(%s, %v): %v", id, on, err)
+	}
+	return r.Frame()
+}
+
+// The space-time diagram of the chapter, in model terms: A's lease [0,10]
+// closed by expiry, B's lease open from 11 and running until 21, A paused over
+// [3,15], and the three writes with their outcomes.
+func TestGCPauseTimeline(t *testing.T) {
+	for _, tt := range []struct {
+		on   bool
+		last Kind // A's late write
+	}{
+		{true, Rejected},
+		{false, Accepted},
+	} {
+		t.Run("fencing-"+onOff(tt.on), func(t *testing.T) {
+			f := lastFrame(t, "gc-pause", tt.on)
+			tl := f.Timeline()
+
+			if got, want := tl.Now, 16; got != want {
+				t.Fatalf("Now=%d, want %d", got, want)
+			}
+			if got, want := tl.End, 21; got != want {
+				t.Fatalf("End=%d, want B's lease expiry %d", got, want)
+			}
+			wantLeases := []Span{
+				{Client: "A", From: 0, To: 10, Open: false, Token: 1, Until: 10},
+				{Client: "B", From: 11, To: 16, Open: true, Token: 2, Until: 21},
+			}
+			if got := tl.Leases; !reflect.DeepEqual(got, wantLeases) {
+				t.Fatalf("Leases=\n%+v\nwant\n%+v", got, wantLeases)
+			}
+			wantPauses := []Span{{Client: "A", From: 3, To: 15}}
+			if got := tl.Pauses; !reflect.DeepEqual(got, wantPauses) {
+				t.Fatalf("Pauses=%+v, want %+v", got, wantPauses)
+			}
+
+			type writeSeen struct {
+				At     int
+				Client string
+				Token  int64
+				Value  string
+				Kind   Kind
+			}
+			wantWrites := []writeSeen{
+				{2, "A", 1, "A", Accepted},
+				{12, "B", 2, "B", Accepted},
+				{16, "A", 1, "A", tt.last},
+			}
+			var gotWrites []writeSeen
+			for _, e := range tl.Writes {
+				gotWrites = append(gotWrites, writeSeen{e.At, e.Client, e.Token, e.Value, e.Kind})
+			}
+			if !reflect.DeepEqual(gotWrites, wantWrites) {
+				t.Fatalf("Writes=\n%+v\nwant\n%+v", gotWrites, wantWrites)
+			}
+
+			if got, want := len(tl.Expiry), 1; got != want {
+				t.Fatalf("len(Expiry)=%d, want %d", got, want)
+			}
+			if e := tl.Expiry[0]; e.At != 10 || e.Client != "A" || e.Token != 1 {
+				t.Fatalf("Expiry[0]=%+v, want A's token 1 running out at t=10", e)
+			}
+		})
+	}
+}
+
+// Before anything happens the diagram is empty and ends now.
+func TestTimelineOfFirstFrame(t *testing.T) {
+	sc, ok := loadCatalog(t).Get("gc-pause")
+	if !ok {
+		t.Fatal("scenarios.yaml has no gc-pause scenario")
+	}
+	f := NewRun(sc, true).Frame()
+	tl := f.Timeline()
+	if tl.Now != 0 || tl.End != 0 || len(tl.Leases)+len(tl.Pauses)+len(tl.Writes)+len(tl.Expiry) != 0 {
+		t.Fatalf("Timeline()=%+v, want an empty diagram at t=0", tl)
+	}
+	if got := f.Latest(); got != nil {
+		t.Fatalf("Latest()=%+v at the first frame, want none", got)
+	}
+}
+
+// Latest is the events of the move that led to the frame, and only those.
+func TestFrameLatest(t *testing.T) {
+	sc, ok := loadCatalog(t).Get("gc-pause")
+	if !ok {
+		t.Fatal("scenarios.yaml has no gc-pause scenario")
+	}
+	r, err := Replay(sc, true, 4) // the lease expires
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Frame()
+	latest := f.Latest()
+	if got, want := len(latest), 1; got != want {
+		t.Fatalf("len(Latest())=%d, want %d: %+v", got, want, latest)
+	}
+	if e := latest[0]; e.Kind != Expired || e.Frame != 4 || e.At != 10 || e.Client != "A" {
+		t.Fatalf("Latest()[0]=%+v, want A's lease expiring at t=10 in frame 4", e)
+	}
+	if got, want := len(f.Events), 4; got != want { // acquired, write, paused, expired
+		t.Fatalf("len(Events)=%d, want %d", got, want)
+	}
+}
+
+// A frame is a copy: the run moving on does not change a frame already taken.
+func TestFrameIsACopy(t *testing.T) {
+	sc, ok := loadCatalog(t).Get("gc-pause")
+	if !ok {
+		t.Fatal("scenarios.yaml has no gc-pause scenario")
+	}
+	r := NewRun(sc, true)
+	r.Step()
+	before := r.Frame()
+	kept := r.Frame()
+	for r.Step() {
+	}
+	if !reflect.DeepEqual(kept, before) {
+		t.Fatalf("a frame changed after the run moved on:\n%+v\nwas\n%+v", kept, before)
+	}
+}
+
+// Horizon, worked out by Load, keeps one scale for the whole scenario: no
+// frame's diagram reaches past it, in either switch position.
+func TestHorizonCoversEveryFrame(t *testing.T) {
+	c := loadCatalog(t)
+	for _, sc := range c.Scenarios {
+		for _, on := range []bool{true, false} {
+			t.Run(transcriptName(sc, on), func(t *testing.T) {
+				r := NewRun(sc, on)
+				for {
+					f := r.Frame()
+					if end := f.Timeline().End; end > sc.Horizon {
+						t.Fatalf("frame %d: Timeline().End=%d is past Horizon=%d", f.Index, end, sc.Horizon)
+					}
+					if !r.Step() {
+						break
+					}
+				}
+			})
+		}
+	}
+	sc, ok := c.Get("gc-pause")
+	if !ok {
+		t.Fatal("scenarios.yaml has no gc-pause scenario")
+	}
+	if got, want := sc.Horizon, 21; got != want { // B's lease runs until t=21
+		t.Fatalf("gc-pause Horizon=%d, want %d", got, want)
+	}
+}

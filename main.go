@@ -1,0 +1,147 @@
+// Command fencing-demo serves the step-by-step demo of why a distributed lock
+// needs a lease and a fencing token.
+//
+//	go run .            # then open http://localhost:8080
+//
+// Settings come from flags, or from the environment when a flag is not given:
+// PORT, MAX_RUNS, RUN_IDLE, FRAME_ANCESTORS, SCENARIOS.
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+//go:embed scenarios.yaml
+var scenariosYAML []byte
+
+//go:embed static
+var staticFiles embed.FS
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "fencing-demo:", err)
+		os.Exit(1)
+	}
+}
+
+// run is main with its inputs made explicit, so tests can start the program.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg := defaultConfig()
+	fl := flag.NewFlagSet("fencing-demo", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	port := fl.String("port", envOr(getenv, "PORT", "8080"), "port to listen on (env PORT)")
+	fl.IntVar(&cfg.MaxRuns, "max-runs", envInt(getenv, "MAX_RUNS", cfg.MaxRuns), "live runs kept at most; the least recently used goes first (env MAX_RUNS)")
+	fl.DurationVar(&cfg.RunIdle, "run-idle", envDuration(getenv, "RUN_IDLE", cfg.RunIdle), "a run unused this long is dropped (env RUN_IDLE)")
+	fl.StringVar(&cfg.FrameAncestors, "frame-ancestors", envOr(getenv, "FRAME_ANCESTORS", cfg.FrameAncestors), "CSP frame-ancestors: the sites that may embed the demo (env FRAME_ANCESTORS)")
+	scenarios := fl.String("scenarios", getenv("SCENARIOS"), "read the scenarios from this file instead of the built-in scenarios.yaml (env SCENARIOS)")
+	health := fl.Bool("healthcheck", false, "ask a running server on -port whether it is healthy, and exit 0 if so (for Docker's HEALTHCHECK)")
+	verbose := fl.Bool("v", false, "log every request (debug level)")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *health {
+		return healthcheck(*port)
+	}
+	if cfg.MaxRuns < 1 {
+		return errors.New("-max-runs must be at least 1")
+	}
+
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	file, data := "scenarios.yaml", scenariosYAML
+	if *scenarios != "" {
+		b, err := os.ReadFile(*scenarios)
+		if err != nil {
+			return err
+		}
+		file, data = *scenarios, b
+	}
+	catalog, err := demo.Load(file, data)
+	if err != nil {
+		return err
+	}
+	static, _ := fs.Sub(staticFiles, "static")
+	srv, err := newServer(cfg, catalog, static, log)
+	if err != nil {
+		return err
+	}
+
+	hs := &http.Server{
+		Addr:              net.JoinHostPort("", *port),
+		Handler:           srv,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.ListenAndServe() }()
+	log.Info("listening", "addr", "http://localhost:"+*port, "scenarios", len(catalog.Scenarios))
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Let the requests in flight finish; a step takes well under a second.
+	log.Info("shutting down")
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return hs.Shutdown(shutdown)
+}
+
+func healthcheck(port string) error {
+	client := &http.Client{Timeout: 3 * time.Second}
+	resp, err := client.Get("http://" + net.JoinHostPort("127.0.0.1", port) + "/healthz")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthz: %s", resp.Status)
+	}
+	return nil
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(getenv func(string) string, key string, def int) int {
+	if n, err := strconv.Atoi(getenv(key)); err == nil {
+		return n
+	}
+	return def
+}
+
+func envDuration(getenv func(string) string, key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(getenv(key)); err == nil {
+		return d
+	}
+	return def
+}

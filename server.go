@@ -1,0 +1,414 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/text/language"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/views"
+)
+
+// config is what an operator can set; see main.go for flags and environment.
+type config struct {
+	MaxRuns        int           // live runs kept at most
+	RunIdle        time.Duration // a run unused for this long is dropped
+	FrameAncestors string        // CSP frame-ancestors: who may embed the demo
+}
+
+func defaultConfig() config {
+	return config{MaxRuns: 10000, RunIdle: 30 * time.Minute, FrameAncestors: "*"}
+}
+
+// server wires the lesson (demo) to HTTP and the screen (views).
+type server struct {
+	cfg     config
+	catalog *demo.Catalog
+	runs    *runs
+	assets  *assets
+	log     *slog.Logger
+	echo    *echo.Echo
+}
+
+func newServer(cfg config, catalog *demo.Catalog, static fs.FS, log *slog.Logger) (*server, error) {
+	a, err := loadAssets(static)
+	if err != nil {
+		return nil, fmt.Errorf("static files: %w", err)
+	}
+	s := &server{
+		cfg:     cfg,
+		catalog: catalog,
+		runs:    newRuns(cfg.MaxRuns, cfg.RunIdle),
+		assets:  a,
+		log:     log,
+		echo:    echo.New(),
+	}
+	s.routes()
+	return s, nil
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+func (s *server) routes() {
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(
+		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: true}),
+		s.requestLog(),
+		s.securityHeaders,
+		middleware.BodyLimit("16K"),
+		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 512}),
+	)
+	e.GET("/", s.home)
+	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
+	e.GET("/scenarios", s.index)
+	e.GET("/scenarios/:id", s.page)
+	e.POST("/scenarios/:id/:action", s.act)
+	e.GET("/static/:name", s.assets.serve)
+}
+
+// securityHeaders keeps every script and style on our own origin and lets
+// other sites embed the demo only as configured. X-Frame-Options is left
+// out on purpose: it cannot say "these sites", and a textbook must frame us.
+func (s *server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	csp := "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src 'self'; base-uri 'none'; form-action 'self'; object-src 'none'; frame-ancestors " + s.cfg.FrameAncestors
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		return next(c)
+	}
+}
+
+// requestLog logs each request with slog: at debug level when it went well,
+// so stepping through a lecture makes no noise, and higher when it did not.
+func (s *server) requestLog() echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogStatus: true, LogURI: true, LogMethod: true, LogLatency: true, LogError: true,
+		HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelDebug
+			switch {
+			case v.Status >= 500:
+				level = slog.LevelError
+			case v.Status >= 400:
+				level = slog.LevelInfo
+			}
+			attrs := []slog.Attr{
+				slog.String("method", v.Method), slog.String("uri", v.URI),
+				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
+			}
+			if v.Error != nil {
+				attrs = append(attrs, slog.String("err", v.Error.Error()))
+			}
+			s.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
+			return nil
+		},
+	})
+}
+
+// problem is bad input, told to the visitor in their language: the status,
+// a message key with its details, and where to carry on from.
+type problem struct {
+	status int
+	key    string
+	args   []any
+	cont   string // a URL that keeps the visitor's place; "" for the start
+	known  bool   // list the scenarios (for an unknown one)
+}
+
+func (p *problem) Error() string { return fmt.Sprintf("%d %s %v", p.status, p.key, p.args) }
+
+func bad(key string, cont string, args ...any) *problem {
+	return &problem{status: http.StatusBadRequest, key: key, args: args, cont: cont}
+}
+
+func (s *server) page(c echo.Context) error {
+	sc, err := s.scenario(c)
+	if err != nil {
+		return err
+	}
+	lang, err := s.lang(c, c.QueryParam("lang"))
+	if err != nil {
+		return err
+	}
+	on, step, err := frameQuery(sc, lang, c.QueryParam(sc.Switch), c.QueryParam("step"))
+	if err != nil {
+		return err
+	}
+	run := c.QueryParam("run")
+	if run != "" && !validRunID(run) {
+		return bad("err.run", views.FrameURL(sc, on, step, lang), run)
+	}
+	return s.showFrame(c, sc, on, step, lang, run)
+}
+
+func (s *server) home(c echo.Context) error {
+	sc := s.catalog.Scenarios[0]
+	lang, err := s.lang(c, c.QueryParam("lang"))
+	if err != nil {
+		return err
+	}
+	return s.showFrame(c, sc, sc.Default, 1, lang, "")
+}
+
+// showFrame renders a whole page for a frame. A page on its own needs no
+// run: the frame is played from scratch, and the first click makes the run.
+func (s *server) showFrame(c echo.Context, sc *demo.Scenario, on bool, step int, lang, run string) error {
+	r, err := demo.Replay(sc, on, step)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
+	return render(c, http.StatusOK, views.DemoPage(s.demoView(r.Frame(), lang, run)))
+}
+
+func (s *server) demoView(f demo.Frame, lang, run string) views.Demo {
+	sc := f.Scenario
+	return views.Demo{
+		Page: views.Page{
+			Lang:      lang,
+			Title:     fmt.Sprintf("%s %d/%d · %s", sc.Title.In(lang), f.Index, f.Total, views.T(lang, "site")),
+			Assets:    s.assetURLs(),
+			Canonical: views.FrameURL(sc, f.On, f.Index, lang),
+			OtherLang: views.FrameURL(sc, f.On, f.Index, otherLang(lang)),
+		},
+		Frame: f,
+		Run:   run,
+	}
+}
+
+func (s *server) assetURLs() views.Assets {
+	return views.Assets{
+		CSS:  s.assets.URL("app.css"),
+		HTMX: s.assets.URL("htmx.min.js"),
+		Icon: s.assets.URL("icon.svg"),
+	}
+}
+
+// act handles a click: step, back, reset or the switch. The form says which
+// frame the click was made on, so the answer depends on the request alone and
+// never on what the server happens to remember.
+func (s *server) act(c echo.Context) error {
+	sc, err := s.scenario(c)
+	if err != nil {
+		return err
+	}
+	lang, err := s.lang(c, c.FormValue("lang"))
+	if err != nil {
+		return err
+	}
+	on, from, err := frameQuery(sc, lang, c.FormValue(sc.Switch), c.FormValue("from"))
+	if err != nil {
+		return err
+	}
+	here := views.FrameURL(sc, on, from, lang)
+	run := c.FormValue("run")
+	if run != "" && !validRunID(run) {
+		return bad("err.run", here, run)
+	}
+	to := from
+	switch action := c.Param("action"); action {
+	case "step":
+		to = min(from+1, sc.Frames())
+	case "back":
+		to = max(from-1, 1)
+	case "reset":
+		to = 1
+	case "switch":
+		on = !on
+	default:
+		return &problem{status: http.StatusNotFound, key: "err.action", args: []any{action}, cont: here}
+	}
+	run, f, err := s.runs.goTo(run, sc, on, to)
+	if err != nil {
+		return err
+	}
+	there := views.FrameURL(sc, on, to, lang)
+	if !isHTMX(c) {
+		// Without JavaScript: post, then redirect to the frame's address. The
+		// run rides along in the URL, since there is no page state to keep it.
+		return c.Redirect(http.StatusSeeOther, there+"&run="+run)
+	}
+	c.Response().Header().Set("HX-Push-Url", there)
+	return render(c, http.StatusOK, views.DemoSwap(s.demoView(f, lang, run)))
+}
+
+func (s *server) index(c echo.Context) error {
+	lang, err := s.lang(c, c.QueryParam("lang"))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.IndexPage(views.Index{
+		Page: views.Page{
+			Lang:      lang,
+			Title:     views.T(lang, "scenarios") + " · " + views.T(lang, "site"),
+			Assets:    s.assetURLs(),
+			Canonical: "/scenarios?lang=" + lang,
+			OtherLang: "/scenarios?lang=" + otherLang(lang),
+		},
+		Scenarios: s.catalog.Scenarios,
+	}))
+}
+
+func (s *server) scenario(c echo.Context) (*demo.Scenario, error) {
+	id := c.Param("id")
+	sc, ok := s.catalog.Get(id)
+	if !ok {
+		return nil, &problem{status: http.StatusNotFound, key: "err.scenario", args: []any{id}, known: true}
+	}
+	return sc, nil
+}
+
+// frameQuery reads the switch and the step. Either may be left out: the
+// switch then takes the scenario's default and the step is 1.
+func frameQuery(sc *demo.Scenario, lang, sw, step string) (on bool, k int, err error) {
+	on = sc.Default
+	switch sw {
+	case "":
+	case "on":
+		on = true
+	case "off":
+		on = false
+	default:
+		return false, 0, bad("err.switch", views.FrameURL(sc, sc.Default, 1, lang), sc.Switch, sw)
+	}
+	k = 1
+	if step != "" {
+		n, err := strconv.Atoi(step)
+		if err != nil || n < 1 || n > sc.Frames() {
+			cont := 1
+			if err == nil && n > sc.Frames() {
+				cont = sc.Frames()
+			}
+			return false, 0, bad("err.step", views.FrameURL(sc, on, cont, lang), sc.Frames(), step)
+		}
+		k = n
+	}
+	return on, k, nil
+}
+
+var langMatcher = language.NewMatcher([]language.Tag{language.English, language.Japanese})
+
+// lang picks the page's language: the explicit choice (from the URL or the
+// form) when there is one, else what the browser asks for, else English.
+func (s *server) lang(c echo.Context, explicit string) (string, error) {
+	switch explicit {
+	case "ja", "en":
+		return explicit, nil
+	case "":
+		return acceptLang(c.Request()), nil
+	}
+	return "", &problem{status: http.StatusBadRequest, key: "err.lang", args: []any{explicit}}
+}
+
+func acceptLang(r *http.Request) string {
+	tags, _, err := language.ParseAcceptLanguage(r.Header.Get("Accept-Language"))
+	if err != nil || len(tags) == 0 {
+		return "en"
+	}
+	_, i, conf := langMatcher.Match(tags...)
+	if conf != language.No && i == 1 {
+		return "ja"
+	}
+	return "en"
+}
+
+func otherLang(lang string) string {
+	if lang == "ja" {
+		return "en"
+	}
+	return "ja"
+}
+
+// handleError turns any error into a page that says what went wrong and how
+// to carry on. Bad input is explained; anything unexpected is logged in full
+// and shown only as "internal error".
+func (s *server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	lang := c.QueryParam("lang")
+	if lang != "ja" && lang != "en" {
+		lang = acceptLang(c.Request())
+	}
+	p := &problem{}
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &p):
+	case errors.As(err, &he):
+		p = httpProblem(he, c)
+	default:
+		s.log.Error("internal error", "method", c.Request().Method, "uri", c.Request().RequestURI, "err", err)
+		p = &problem{status: http.StatusInternalServerError, key: "err.internal.msg"}
+	}
+	heading := map[int]string{
+		http.StatusNotFound:              "err.notfound",
+		http.StatusBadRequest:            "err.badrequest",
+		http.StatusMethodNotAllowed:      "err.method",
+		http.StatusRequestEntityTooLarge: "err.toolarge",
+		http.StatusInternalServerError:   "err.internal",
+	}[p.status]
+	if heading == "" {
+		heading = "err.generic"
+	}
+	cont := p.cont
+	if cont == "" {
+		cont = "/?lang=" + lang
+	}
+	page := views.ErrorPage{
+		Page: views.Page{
+			Lang:   lang,
+			Title:  fmt.Sprintf("%d %s · %s", p.status, views.T(lang, heading), views.T(lang, "site")),
+			Assets: s.assetURLs(),
+		},
+		Status:   p.status,
+		Heading:  views.T(lang, heading),
+		Message:  fmt.Sprintf(views.T(lang, p.key), p.args...),
+		Continue: cont,
+	}
+	if p.known {
+		page.Known = s.catalog.IDs()
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	comp := views.ErrorView(page)
+	if isHTMX(c) {
+		comp = views.ErrorFragment(page)
+	}
+	if c.Request().Method == http.MethodHead {
+		err = c.NoContent(p.status)
+	} else {
+		err = render(c, p.status, comp)
+	}
+	if err != nil {
+		s.log.Error("writing the error page", "err", err)
+	}
+}
+
+// httpProblem explains the errors that Echo itself raises.
+func httpProblem(he *echo.HTTPError, c echo.Context) *problem {
+	r := c.Request()
+	switch he.Code {
+	case http.StatusNotFound:
+		return &problem{status: he.Code, key: "err.page", args: []any{r.URL.Path}, known: true}
+	case http.StatusMethodNotAllowed:
+		return &problem{status: he.Code, key: "err.methodmsg", args: []any{r.Method, r.URL.Path}}
+	case http.StatusRequestEntityTooLarge:
+		return &problem{status: he.Code, key: "err.body"}
+	}
+	if he.Code >= 500 {
+		return &problem{status: http.StatusInternalServerError, key: "err.internal.msg"}
+	}
+	return &problem{status: he.Code, key: "err.generic"}
+}
