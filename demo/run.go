@@ -16,17 +16,17 @@ type Client struct {
 type Kind uint8
 
 const (
-	Acquired      Kind = iota + 1 // Acquire returned a token
-	AcquireDenied                 // Acquire found the lock held
-	Renewed                       // Renew extended the lease
-	RenewDenied                   // Renew found the caller is not the holder
-	Released                      // Release by the holder
-	ReleaseIgnored                // Release by someone who does not hold the lock
-	Expired                       // the lease ran out while the clock moved
-	Accepted                      // the resource took a write
-	Rejected                      // the resource refused a write: fenced off
-	Paused                        // the client stopped
-	Resumed                       // the client carried on
+	Acquired       Kind = iota + 1 // Acquire returned a token
+	AcquireDenied                  // Acquire found the lock held
+	Renewed                        // Renew extended the lease
+	RenewDenied                    // Renew found the caller is not the holder
+	Released                       // Release by the holder
+	ReleaseIgnored                 // Release by someone who does not hold the lock
+	Expired                        // the lease ran out while the clock moved
+	Accepted                       // the resource took a write
+	Rejected                       // the resource refused a write: fenced off
+	Paused                         // the client stopped
+	Resumed                        // the client carried on
 )
 
 var kindNames = [...]string{

@@ -237,6 +237,11 @@ func check(sc *Scenario) *checkError {
 	if len(sc.Clients) == 0 {
 		return fail(0, "no clients")
 	}
+	for i, c := range sc.Clients {
+		if c == string(Tick) || strings.ContainsAny(c, " \t") || slices.Contains(sc.Clients[:i], c) {
+			return fail(0, "client %q: names must be unique, one word, and not \"tick\"", c)
+		}
+	}
 	for _, t := range []struct {
 		what string
 		text Text
@@ -274,11 +279,16 @@ func check(sc *Scenario) *checkError {
 		}
 	}
 	for _, on := range []bool{true, false} {
+		// Every frame counts for the horizon: a lease released early shows
+		// its planned expiry in the frames before the release.
 		r := NewRun(sc, on)
-		for r.Step() {
+		for {
+			f := r.Frame()
+			sc.Horizon = max(sc.Horizon, f.Timeline().End)
+			if !r.Step() {
+				break
+			}
 		}
-		f := r.Frame()
-		sc.Horizon = max(sc.Horizon, f.Timeline().End)
 		if err := r.Err(); err != nil {
 			var ae *ActionError
 			if errors.As(err, &ae) {
