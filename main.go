@@ -43,11 +43,12 @@ func main() {
 // run is main with its inputs made explicit, so tests can start the program.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	cfg := defaultConfig()
+	var envErrs []error
 	fl := flag.NewFlagSet("fencing-demo", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	port := fl.String("port", envOr(getenv, "PORT", "8080"), "port to listen on (env PORT)")
-	fl.IntVar(&cfg.MaxRuns, "max-runs", envInt(getenv, "MAX_RUNS", cfg.MaxRuns), "live runs kept at most; the least recently used goes first (env MAX_RUNS)")
-	fl.DurationVar(&cfg.RunIdle, "run-idle", envDuration(getenv, "RUN_IDLE", cfg.RunIdle), "a run unused this long is dropped (env RUN_IDLE)")
+	fl.IntVar(&cfg.MaxRuns, "max-runs", envInt(getenv, "MAX_RUNS", cfg.MaxRuns, &envErrs), "live runs kept at most; the least recently used goes first (env MAX_RUNS)")
+	fl.DurationVar(&cfg.RunIdle, "run-idle", envDuration(getenv, "RUN_IDLE", cfg.RunIdle, &envErrs), "a run unused this long is dropped (env RUN_IDLE)")
 	fl.StringVar(&cfg.FrameAncestors, "frame-ancestors", envOr(getenv, "FRAME_ANCESTORS", cfg.FrameAncestors), "CSP frame-ancestors: the sites that may embed the demo (env FRAME_ANCESTORS)")
 	scenarios := fl.String("scenarios", getenv("SCENARIOS"), "read the scenarios from this file instead of the built-in scenarios.yaml (env SCENARIOS)")
 	health := fl.Bool("healthcheck", false, "ask a running server on -port whether it is healthy, and exit 0 if so (for Docker's HEALTHCHECK)")
@@ -55,11 +56,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
+	if err := errors.Join(envErrs...); err != nil {
+		return err
+	}
 	if *health {
 		return healthcheck(*port)
 	}
 	if cfg.MaxRuns < 1 {
 		return errors.New("-max-runs must be at least 1")
+	}
+	if cfg.RunIdle <= 0 {
+		return errors.New("-run-idle must be positive")
 	}
 
 	level := slog.LevelInfo
@@ -132,16 +139,30 @@ func envOr(getenv func(string) string, key, def string) string {
 	return def
 }
 
-func envInt(getenv func(string) string, key string, def int) int {
-	if n, err := strconv.Atoi(getenv(key)); err == nil {
-		return n
+// envInt and envDuration read a default from the environment; a value that
+// does not parse is reported rather than silently ignored.
+func envInt(getenv func(string) string, key string, def int, errs *[]error) int {
+	v := getenv(key)
+	if v == "" {
+		return def
 	}
-	return def
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q is not a whole number", key, v))
+		return def
+	}
+	return n
 }
 
-func envDuration(getenv func(string) string, key string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(getenv(key)); err == nil {
-		return d
+func envDuration(getenv func(string) string, key string, def time.Duration, errs *[]error) time.Duration {
+	v := getenv(key)
+	if v == "" {
+		return def
 	}
-	return def
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q is not a duration such as 30m", key, v))
+		return def
+	}
+	return d
 }

@@ -1,7 +1,9 @@
 package demo
 
-// Frame is everything one frame of a run shows: the narration, the lock
-// service, the resource, each client's belief, and what happened so far. It is
+import "slices"
+
+// Frame is everything one frame of a run shows: the narration, the store, the
+// resource, each client's belief, what happened so far and the verdict. It is
 // a copy, safe to keep after the run moves on.
 type Frame struct {
 	Scenario *Scenario
@@ -10,22 +12,50 @@ type Frame struct {
 	Total    int
 	Narration
 
-	Now      int
-	Holder   string // "" when free
-	Token    int64  // the holder's token; 0 when free
-	Expiry   int    // when the current (or last) lease runs out
+	Now int
+
+	// The lock service, for scenarios that use it.
+	Holder string // "" when free
+	Token  int64  // the holder's token; 0 when free
+	Expiry int    // when the current (or last) lease runs out
+
+	// The Redis nodes, for the Redis family.
+	Nodes []NodeState
+
 	Fenced   bool
 	Data     string
 	MaxToken int64
 	Rejected int
 	Writes   int
 
-	Clients []Client
-	Events  []Event // every event up to this frame, in order
+	Clients    []Client
+	Events     []Event     // every event up to this frame, in order
+	Holdings   []Holding   // every hold on the lock so far, by the holders' reckoning
+	Violations []Violation // every broken promise so far, in order
+}
+
+// NodeState is one Redis node as the frame shows it.
+type NodeState struct {
+	Name      string
+	Role      string
+	Up        bool
+	Offset    int
+	Monotonic bool
+	Keys      []KeyState
+}
+
+// KeyState is one key on a node.
+type KeyState struct {
+	Key, Value string
+	Owner      string // the client whose random value it is
+	TTL        int    // ms left; -1: it never expires
 }
 
 // Last reports whether this is the scenario's last frame.
 func (f *Frame) Last() bool { return f.Index == f.Total }
+
+// Safe reports whether no promise of the lock has been broken so far.
+func (f *Frame) Safe() bool { return len(f.Violations) == 0 }
 
 // Latest returns the events of the move that led to this frame.
 func (f *Frame) Latest() []Event {
@@ -40,82 +70,147 @@ func (f *Frame) Latest() []Event {
 // Frame returns the run's current frame.
 func (r *Run) Frame() Frame {
 	f := Frame{
-		Scenario: r.sc,
-		On:       r.on,
-		Index:    r.frame,
-		Total:    r.sc.Frames(),
-		Now:      r.svc.Now(),
-		Expiry:   r.svc.Expiry(),
-		Fenced:   r.res.Fenced(),
-		Data:     r.res.Data(),
-		MaxToken: r.res.MaxToken(),
-		Rejected: r.res.Rejected,
-		Writes:   r.res.Writes(),
-		Clients:  append([]Client(nil), r.clients...),
-		Events:   append([]Event(nil), r.events...),
+		Scenario:   r.sc,
+		On:         r.on,
+		Index:      r.frame,
+		Total:      r.sc.Frames(),
+		Now:        r.now,
+		Fenced:     r.res.Fenced(),
+		Data:       r.res.Data(),
+		MaxToken:   r.res.MaxToken(),
+		Rejected:   r.res.Rejected,
+		Writes:     r.res.Writes(),
+		Clients:    slices.Clone(r.clients),
+		Events:     slices.Clone(r.events),
+		Holdings:   slices.Clone(r.holdings),
+		Violations: slices.Clone(r.violations),
 	}
-	f.Holder, f.Token = r.svc.Holder()
+	if r.svc != nil {
+		f.Holder, f.Token = r.svc.Holder()
+		f.Expiry = r.svc.Expiry()
+	}
+	for _, n := range r.nodes {
+		ns := NodeState{Name: n.Name, Role: n.Role, Up: n.Up, Offset: n.Offset, Monotonic: n.Monotonic}
+		for _, k := range n.Keys(r.now) {
+			v, _ := n.Get(k, r.now)
+			ttl, _ := n.TTL(k, r.now)
+			ns.Keys = append(ns.Keys, KeyState{Key: k, Value: v, Owner: r.owner(v), TTL: ttl})
+		}
+		f.Nodes = append(f.Nodes, ns)
+	}
 	if r.frame == 1 {
 		f.Narration = r.sc.Initial
 	} else {
-		f.Narration = r.sc.Moves[r.frame-2].Narration
+		f.Narration = r.sc.Moves[r.frame-2].narration(r.on)
 	}
 	return f
 }
 
-// Span is a stretch of time on one client's lane: a lease or a pause. Open
-// spans have not ended by the frame's time; To is then the frame's time.
+// Span is a stretch of time on one lane: a client's hold on the lock or its
+// pause, or a lock key (or the lock service's lease) on a store. Open spans
+// have not ended by the frame's time; To is then the frame's time.
 type Span struct {
-	Client string
-	From   int
-	To     int
-	Open   bool
-	Token  int64 // for a lease: its token
-	Until  int   // for a lease: when it runs out (may lie past To)
+	Lane  string // the client, the node, or "" for the lock service
+	Owner string // whose lock it is
+	From  int
+	To    int
+	Open  bool
+	Token int64 // the lock service's token
+	Until int   // when it runs out by the holder's reckoning (may lie past To); -1 never
 }
 
-// Timeline is the space-time diagram of a frame, in model terms: who held a
-// lease when, who was paused, and each write with its outcome. Where these
-// land on screen is the view's business.
+// Timeline is the space-time diagram of a frame, in model terms: who held the
+// lock when by their own reckoning, where the lock actually was, who was
+// paused, and each write with its outcome. Where these land on screen is the
+// view's business.
 type Timeline struct {
-	Now    int
-	End    int // the latest time worth drawing: now, or a lease's expiry past it
-	Leases []Span
-	Pauses []Span
-	Writes []Event
-	Expiry []Event // leases that ran out
+	Now     int
+	End     int // the latest time worth drawing: now, or a lease's end past it
+	Holds   []Span
+	Locks   []Span // on the store lanes: the lock service's lease, or a node's key
+	Pauses  []Span
+	Writes  []Event
+	Marks   []Event // store and client happenings worth a mark: expiries, crashes, nodes going down, clock jumps
+	Verdict []Violation
 }
 
-// Timeline derives the diagram's spans from the frame's events.
+// Timeline derives the diagram from the frame.
 func (f *Frame) Timeline() Timeline {
-	t := Timeline{Now: f.Now, End: f.Now}
-	lease := map[string]int{} // client -> index in t.Leases of its open lease
-	pause := map[string]int{}
-	closeLease := func(client string, at int) {
-		if i, ok := lease[client]; ok {
-			t.Leases[i].To, t.Leases[i].Open = at, false
-			delete(lease, client)
+	t := Timeline{Now: f.Now, End: f.Now, Verdict: f.Violations}
+	for _, h := range f.Holdings {
+		s := Span{Lane: h.Client, Owner: h.Client, From: h.From, To: f.Now, Open: true, Until: h.Until}
+		end := -1
+		if h.Until >= 0 && h.Until <= f.Now {
+			end = h.Until
+		}
+		if h.Ended >= 0 && (end < 0 || h.Ended < end) {
+			end = h.Ended
+		}
+		if end >= 0 {
+			s.To, s.Open = end, false
+		} else if h.Until > f.Now {
+			t.End = max(t.End, h.Until)
+		}
+		t.Holds = append(t.Holds, s)
+	}
+
+	open := map[[2]string]int{} // (lane, owner) -> index in t.Locks
+	start := func(lane, owner string, at int, token int64, until int) {
+		if _, ok := open[[2]string{lane, owner}]; ok {
+			return
+		}
+		open[[2]string{lane, owner}] = len(t.Locks)
+		t.Locks = append(t.Locks, Span{Lane: lane, Owner: owner, From: at, Open: true, Token: token, Until: until})
+	}
+	stop := func(lane, owner string, at int) {
+		for k, i := range open {
+			if k[0] == lane && (owner == "" || k[1] == owner) {
+				t.Locks[i].To, t.Locks[i].Open = at, false
+				delete(open, k)
+			}
 		}
 	}
+	pause := map[string]int{}
 	for _, e := range f.Events {
 		switch e.Kind {
 		case Acquired:
-			lease[e.Client] = len(t.Leases)
-			t.Leases = append(t.Leases, Span{Client: e.Client, From: e.At, Open: true, Token: e.Token, Until: e.Expiry})
-		case Renewed:
-			if i, ok := lease[e.Client]; ok {
-				t.Leases[i].Until = e.Expiry
+			start("", e.Client, e.At, e.Token, e.Expiry)
+		case Released, Expired:
+			stop("", e.Client, e.At)
+			if e.Kind == Expired {
+				t.Marks = append(t.Marks, e)
 			}
-		case Released:
-			closeLease(e.Client, e.At)
-		case Expired:
-			closeLease(e.Client, e.At)
-			t.Expiry = append(t.Expiry, e)
+		case SetCmd, NodeTry:
+			if e.OK {
+				start(e.Node, e.Client, e.At, 0, e.Expiry)
+			}
+		case DelCmd, UnlockCmd:
+			if e.OK {
+				stop(e.Node, "", e.At)
+			}
+		case KeyExpired:
+			stop(e.Node, e.Client, e.At)
+			t.Marks = append(t.Marks, e)
+		case NodeDown:
+			stop(e.Node, "", e.At)
+			t.Marks = append(t.Marks, e)
+		case Replicated:
+			for k := range open {
+				if k[0] == e.Node {
+					for _, n := range f.Scenario.NodeNames() {
+						if n != e.Node {
+							start(n, k[1], e.At, 0, -1)
+						}
+					}
+				}
+			}
+		case Crashed, ClockJump, Promoted:
+			t.Marks = append(t.Marks, e)
 		case Accepted, Rejected:
 			t.Writes = append(t.Writes, e)
 		case Paused:
 			pause[e.Client] = len(t.Pauses)
-			t.Pauses = append(t.Pauses, Span{Client: e.Client, From: e.At, Open: true})
+			t.Pauses = append(t.Pauses, Span{Lane: e.Client, Owner: e.Client, From: e.At, Open: true})
 		case Resumed:
 			if i, ok := pause[e.Client]; ok {
 				t.Pauses[i].To, t.Pauses[i].Open = e.At, false
@@ -123,10 +218,9 @@ func (f *Frame) Timeline() Timeline {
 			}
 		}
 	}
-	for i := range t.Leases {
-		if t.Leases[i].Open {
-			t.Leases[i].To = f.Now
-			t.End = max(t.End, t.Leases[i].Until)
+	for i := range t.Locks {
+		if t.Locks[i].Open {
+			t.Locks[i].To = f.Now
 		}
 	}
 	for i := range t.Pauses {

@@ -40,14 +40,21 @@ func TestGCPauseTimeline(t *testing.T) {
 			if got, want := tl.End, 21; got != want {
 				t.Fatalf("End=%d, want B's lease expiry %d", got, want)
 			}
-			wantLeases := []Span{
-				{Client: "A", From: 0, To: 10, Open: false, Token: 1, Until: 10},
-				{Client: "B", From: 11, To: 16, Open: true, Token: 2, Until: 21},
+			wantHolds := []Span{
+				{Lane: "A", Owner: "A", From: 0, To: 10, Open: false, Until: 10},
+				{Lane: "B", Owner: "B", From: 11, To: 16, Open: true, Until: 21},
 			}
-			if got := tl.Leases; !reflect.DeepEqual(got, wantLeases) {
-				t.Fatalf("Leases=\n%+v\nwant\n%+v", got, wantLeases)
+			if got := tl.Holds; !reflect.DeepEqual(got, wantHolds) {
+				t.Fatalf("Holds=\n%+v\nwant\n%+v", got, wantHolds)
 			}
-			wantPauses := []Span{{Client: "A", From: 3, To: 15}}
+			wantLocks := []Span{
+				{Lane: "", Owner: "A", From: 0, To: 10, Open: false, Token: 1, Until: 10},
+				{Lane: "", Owner: "B", From: 11, To: 16, Open: true, Token: 2, Until: 21},
+			}
+			if got := tl.Locks; !reflect.DeepEqual(got, wantLocks) {
+				t.Fatalf("Locks=\n%+v\nwant\n%+v", got, wantLocks)
+			}
+			wantPauses := []Span{{Lane: "A", Owner: "A", From: 3, To: 15}}
 			if got := tl.Pauses; !reflect.DeepEqual(got, wantPauses) {
 				t.Fatalf("Pauses=%+v, want %+v", got, wantPauses)
 			}
@@ -72,11 +79,11 @@ func TestGCPauseTimeline(t *testing.T) {
 				t.Fatalf("Writes=\n%+v\nwant\n%+v", gotWrites, wantWrites)
 			}
 
-			if got, want := len(tl.Expiry), 1; got != want {
-				t.Fatalf("len(Expiry)=%d, want %d", got, want)
+			if got, want := len(tl.Marks), 1; got != want {
+				t.Fatalf("len(Marks)=%d, want %d", got, want)
 			}
-			if e := tl.Expiry[0]; e.At != 10 || e.Client != "A" || e.Token != 1 {
-				t.Fatalf("Expiry[0]=%+v, want A's token 1 running out at t=10", e)
+			if e := tl.Marks[0]; e.Kind != Expired || e.At != 10 || e.Client != "A" || e.Token != 1 {
+				t.Fatalf("Marks[0]=%+v, want A's token 1 running out at t=10", e)
 			}
 		})
 	}
@@ -90,7 +97,7 @@ func TestTimelineOfFirstFrame(t *testing.T) {
 	}
 	f := NewRun(sc, true).Frame()
 	tl := f.Timeline()
-	if tl.Now != 0 || tl.End != 0 || len(tl.Leases)+len(tl.Pauses)+len(tl.Writes)+len(tl.Expiry) != 0 {
+	if tl.Now != 0 || tl.End != 0 || len(tl.Holds)+len(tl.Locks)+len(tl.Pauses)+len(tl.Writes)+len(tl.Marks) != 0 {
 		t.Fatalf("Timeline()=%+v, want an empty diagram at t=0", tl)
 	}
 	if got := f.Latest(); got != nil {

@@ -34,6 +34,8 @@ func scenario(id string, do ...string) string {
     summary: {ja: 要約, en: Summary}
     lesson: {ja: 教訓, en: Lesson}
     switch: fencing
+    switch-label: {ja: フェンシング, en: Fencing}
+    fencing: switch
     resource: row-1
     clients: [A, B]
     initial:
@@ -123,9 +125,9 @@ func TestLoadMinimalScenario(t *testing.T) {
 		t.Fatalf("Frames()=%d, want %d", got, want)
 	}
 	want := []Action{
-		{Client: "A", Verb: Acquire, N: 10, Line: lineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
+		{Who: "A", Verb: Acquire, N: 10, Line: lineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
 		{Verb: Tick, N: 2, Line: lineOf(t, src, "tick 2"), Source: "tick 2"},
-		{Client: "A", Verb: Write, Value: "x", Line: lineOf(t, src, "A write x"), Source: "A write x"},
+		{Who: "A", Verb: Write, Value: "x", Line: lineOf(t, src, "A write x"), Source: "A write x"},
 	}
 	if got := sc.Moves[0].Do; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Do=\n%+v\nwant\n%+v", got, want)
@@ -152,9 +154,9 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "unknown verb",
-			src:  file(scenario("s", "A acquire 3", "A jump 3")),
-			at:   "A jump 3",
-			msg:  []string{`"jump"`, "unknown action"},
+			src:  file(scenario("s", "A acquire 3", "A fly 3")),
+			at:   "A fly 3",
+			msg:  []string{`"fly"`, "unknown action"},
 		},
 		{
 			name: "unknown client",

@@ -61,25 +61,29 @@ func TestTranscripts(t *testing.T) {
 }
 
 // transcript plays sc with the switch on or off and writes down every frame:
-// the frame's English title, the actions of the move that led to it, a "----"
-// line, the events those actions produced and the state the frame shows.
+// the frame's English title, the actions of the move that led to it (those
+// played in this switch position), a "----" line, the events those actions
+// produced with the commands and answers on the wire, the state the frame
+// shows and the verdict.
 func transcript(tb testing.TB, sc *Scenario, on bool) string {
 	tb.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, onOff(on), sc.Title.EN)
-	fmt.Fprintf(&b, "# resource %s, clients %s\n", sc.Resource, strings.Join(sc.Clients, ", "))
+	fmt.Fprintf(&b, "# store %s, resource %s (fencing %s), clients %s\n", sc.Store, sc.Resource, sc.Fencing, strings.Join(sc.Clients, ", "))
 	r := NewRun(sc, on)
 	for {
 		f := r.Frame()
 		fmt.Fprintf(&b, "\nframe %d/%d: %s\n", f.Index, f.Total, f.Title.EN)
 		if f.Index > 1 {
 			for _, a := range sc.Moves[f.Index-2].Do {
-				fmt.Fprintf(&b, "> %s\n", a.Source)
+				if a.When == "" || a.When == onOff(on) {
+					fmt.Fprintf(&b, "> %s\n", a.Source)
+				}
 			}
 		}
 		b.WriteString("----\n")
 		for _, e := range f.Latest() {
-			fmt.Fprintf(&b, "%s\n", describe(e))
+			fmt.Fprintf(&b, "%s\n", describe(sc, e))
 		}
 		writeState(&b, &f)
 		if !r.Step() {
@@ -92,67 +96,143 @@ func transcript(tb testing.TB, sc *Scenario, on bool) string {
 	return b.String()
 }
 
-// describe puts one event in a line: when, who, what was asked and what the
-// lock service or the resource answered.
-func describe(e Event) string {
-	at := fmt.Sprintf("t=%d %s", e.At, e.Client)
-	switch e.Kind {
-	case Acquired:
-		return fmt.Sprintf("%s acquire: granted token=%d, lease until t=%d", at, e.Token, e.Expiry)
-	case AcquireDenied:
-		return fmt.Sprintf("%s acquire: denied, the lock is held", at)
-	case Renewed:
-		return fmt.Sprintf("%s renew token=%d: lease until t=%d", at, e.Token, e.Expiry)
-	case RenewDenied:
-		return fmt.Sprintf("%s renew token=%d: denied, not the holder", at, e.Token)
-	case Released:
-		return fmt.Sprintf("%s release token=%d: released", at, e.Token)
-	case ReleaseIgnored:
-		return fmt.Sprintf("%s release: ignored, not the holder", at)
-	case Expired:
-		return fmt.Sprintf("%s lease token=%d: expired", at, e.Token)
-	case Accepted:
-		return fmt.Sprintf("%s write %q token=%d: accepted, replacing %q (maxToken was %d)", at, e.Value, e.Token, e.Before, e.Max)
-	case Rejected:
-		return fmt.Sprintf("%s write %q token=%d: rejected (maxToken %d)", at, e.Value, e.Token, e.Max)
-	case Paused:
-		return at + " paused"
-	case Resumed:
-		return at + " resumed"
+// clock writes a time in the scenario's unit.
+func clock(sc *Scenario, t int) string {
+	if sc.Unit() == "ms" {
+		return fmt.Sprintf("t=%dms", t)
 	}
-	return fmt.Sprintf("%s %v %+v", at, e.Kind, e)
+	return fmt.Sprintf("t=%d", t)
 }
 
-// writeState writes the state block of a frame: the clock, the lock service,
-// the resource and what each client believes.
+// describe puts one event in a line: when, who, what was sent and what the
+// store or the resource answered.
+func describe(sc *Scenario, e Event) string {
+	who := e.Client
+	if e.Node != "" {
+		if who != "" {
+			who += " -> "
+		}
+		who += e.Node
+	}
+	at := clock(sc, e.At) + " " + who
+	if call, reply := e.Wire(); call != "" {
+		line := fmt.Sprintf("%s: %s", at, call)
+		if reply != "" {
+			line += " => " + reply
+		}
+		switch e.Kind {
+		case Acquired, Renewed:
+			line += ", lease until " + clock(sc, e.Expiry)
+		case Accepted:
+			line += fmt.Sprintf(", replacing %q (maxToken was %d)", e.Before, e.Max())
+		case Rejected:
+			line += fmt.Sprintf(" (maxToken %d)", e.Max())
+		}
+		return line
+	}
+	switch e.Kind {
+	case Expired:
+		return fmt.Sprintf("%s: lease token=%d expired", at, e.Token)
+	case KeyExpired:
+		return fmt.Sprintf("%s: %s expired (%s's lock)", at, e.Key, e.Client)
+	case QuorumHeld, QuorumLost:
+		q := e.Quorum
+		verdict := "holds the lock"
+		if e.Kind == QuorumLost {
+			verdict = "fails"
+		}
+		return fmt.Sprintf("%s: %d/%d nodes (quorum %d), validity = %d - %d - %d = %d ms: %s",
+			at, q.Locked, len(sc.NodeNames()), q.Need, q.TTL, q.Elapsed, q.Drift, q.Validity, verdict)
+	case ClockJump:
+		return fmt.Sprintf("%s: clock jumps %d ms forward", at, e.N)
+	case Replicated:
+		return fmt.Sprintf("%s: shipped %d write(s) to the replica", at, e.N)
+	case WriteSkipped:
+		return fmt.Sprintf("%s: does not hold the lock, does not write %q", at, e.Value)
+	}
+	return fmt.Sprintf("%s: %s", at, e.Kind)
+}
+
+// writeState writes the state block of a frame: the clock, the store, the
+// resource, what each client believes, and the verdict.
 func writeState(b *strings.Builder, f *Frame) {
-	fmt.Fprintf(b, "state:\n  now: t=%d\n", f.Now)
-	switch {
-	case f.Holder != "":
-		fmt.Fprintf(b, "  lock: %s holds token %d, lease until t=%d\n", f.Holder, f.Token, f.Expiry)
-	case f.Expiry == 0: // never lent: a lease lasts at least one tick
-		b.WriteString("  lock: free\n")
-	default:
-		fmt.Fprintf(b, "  lock: free (last lease until t=%d)\n", f.Expiry)
+	sc := f.Scenario
+	fmt.Fprintf(b, "state:\n  now: %s\n", clock(sc, f.Now))
+	if sc.Store == "lockservice" {
+		switch {
+		case f.Holder != "":
+			fmt.Fprintf(b, "  lock: %s holds token %d, lease until %s\n", f.Holder, f.Token, clock(sc, f.Expiry))
+		case f.Expiry == 0: // never lent: a lease lasts at least one tick
+			b.WriteString("  lock: free\n")
+		default:
+			fmt.Fprintf(b, "  lock: free (last lease until %s)\n", clock(sc, f.Expiry))
+		}
+	}
+	for _, n := range f.Nodes {
+		var keys []string
+		for _, k := range n.Keys {
+			ttl := "no TTL"
+			if k.TTL >= 0 {
+				ttl = fmt.Sprintf("TTL %dms", k.TTL)
+			}
+			keys = append(keys, fmt.Sprintf("%s=%s (%s, %s)", k.Key, Short(k.Value), k.Owner, ttl))
+		}
+		state := "up"
+		if !n.Up {
+			state = "down"
+		}
+		if n.Role != "" {
+			state += " " + n.Role
+		}
+		if n.Offset != 0 {
+			state += fmt.Sprintf(" clock+%dms", n.Offset)
+		}
+		if n.Monotonic {
+			state += " monotonic"
+		}
+		if len(keys) == 0 {
+			keys = []string{"empty"}
+		}
+		fmt.Fprintf(b, "  %s: %s, %s\n", n.Name, state, strings.Join(keys, ", "))
 	}
 	fencing := "fencing off"
 	if f.Fenced {
 		fencing = "fencing on"
 	}
 	fmt.Fprintf(b, "  %s: %q maxToken=%d rejected=%d accepted=%d (%s)\n",
-		f.Scenario.Resource, f.Data, f.MaxToken, f.Rejected, f.Writes, fencing)
+		sc.Resource, f.Data, f.MaxToken, f.Rejected, f.Writes, fencing)
 	for _, c := range f.Clients {
 		state := "running"
-		if c.Paused {
+		switch {
+		case c.Crashed:
+			state = "crashed"
+		case c.Paused:
 			state = "paused"
 		}
 		switch {
-		case c.Holds:
+		case c.Holds && c.Token > 0:
 			fmt.Fprintf(b, "  %s: %s, believes it holds token %d\n", c.Name, state, c.Token)
+		case c.Holds && c.Until >= 0:
+			fmt.Fprintf(b, "  %s: %s, believes it holds the lock until %s\n", c.Name, state, clock(sc, c.Until))
+		case c.Holds:
+			fmt.Fprintf(b, "  %s: %s, believes it holds the lock for ever\n", c.Name, state)
 		case c.Token != 0:
 			fmt.Fprintf(b, "  %s: %s, does not hold the lock (last token %d)\n", c.Name, state, c.Token)
 		default:
 			fmt.Fprintf(b, "  %s: %s, does not hold the lock\n", c.Name, state)
+		}
+	}
+	if len(f.Violations) == 0 {
+		b.WriteString("verdict: safe\n")
+	}
+	for _, v := range f.Violations {
+		switch v.Kind {
+		case TwoHolders:
+			fmt.Fprintf(b, "verdict: %s: %s and %s hold the lock at once, from %s\n", v.Kind, v.Other, v.Client, clock(sc, v.At))
+		case StaleWrite:
+			fmt.Fprintf(b, "verdict: %s: %s wrote %q at %s after its lock ran out, overwriting %q (%s's)\n", v.Kind, v.Client, v.Value, clock(sc, v.At), v.Before, v.Other)
+		case HeldForever:
+			fmt.Fprintf(b, "verdict: %s: %s crashed holding a lock with no expiry (seen at %s)\n", v.Kind, v.Client, clock(sc, v.At))
 		}
 	}
 }
@@ -257,7 +337,7 @@ func TestGCPauseOutcome(t *testing.T) {
 				t.Fatal("the last frame has no events")
 			}
 			e := latest[len(latest)-1]
-			if e.Client != "A" || e.Token != 1 || e.Value != "A" || e.Before != "B" || e.Max != 2 {
+			if e.Client != "A" || e.Token != 1 || e.Value != "A" || e.Before != "B" || e.Max() != 2 {
 				t.Fatalf("last event=%+v, want A writing \"A\" with token 1 over \"B\" at maxToken 2", e)
 			}
 			if got, want := e.Kind, tt.last; got != want {

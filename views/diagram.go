@@ -19,6 +19,7 @@ type Diagram struct {
 	Lines         []Line
 	Marks         []Mark
 	Ticks         []Tick
+	Alerts        []Alert
 	NowX          int
 	NowLabel      string
 }
@@ -50,6 +51,12 @@ type Mark struct {
 	Label string
 }
 
+// Alert marks the moment a verdict was broken, across every lane.
+type Alert struct {
+	X     int
+	Label string
+}
+
 // Tick is a label on the time axis.
 type Tick struct {
 	X     int
@@ -71,60 +78,139 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	t := f.Timeline()
 	horizon := max(sc.Horizon, t.End, 1)
 	x := func(at int) int { return laneLeft + at*(diagramWidth-laneLeft-laneRight)/horizon }
+	clock := func(at int) string { return Clock(sc, at) }
 
 	d := Diagram{Width: diagramWidth}
 	laneY := map[string]int{}
 	y := laneTop
-	for _, c := range sc.Clients {
-		laneY[c] = y
-		d.Lanes = append(d.Lanes, Lane{Y: y, Label: c})
+	lane := func(key, label string) {
+		laneY[key] = y
+		d.Lanes = append(d.Lanes, Lane{Y: y, Label: label})
 		y += laneGap
 	}
-	lockY, resY := y, y+laneGap
-	d.Lanes = append(d.Lanes,
-		Lane{Y: lockY, Label: T(lang, "lockservice")},
-		Lane{Y: resY, Label: sc.Resource})
+	for _, c := range sc.Clients {
+		lane(c, c)
+	}
+	if nodes := sc.NodeNames(); len(nodes) > 0 {
+		for _, n := range nodes {
+			lane(n, n)
+		}
+	} else {
+		lane("", T(lang, "lockservice"))
+	}
+	resY := y
+	lane("\x00resource", sc.Resource)
 	d.AxisY = resY + laneGap - 8
 	d.Height = d.AxisY + 22
 
+	color := func(client string) string { return "c" + strconv.Itoa(clientIndex(sc, client)) }
 	for _, s := range t.Pauses {
-		cy := laneY[s.Client]
+		cy := laneY[s.Lane]
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: T(lang, "gc")})
 	}
-	for _, s := range t.Leases {
-		cy := laneY[s.Client]
-		w := max(x(s.To)-x(s.From), 2)
-		d.Bars = append(d.Bars,
-			Bar{X: x(s.From), Y: cy - barHeight/2, W: w, H: barHeight, Class: "lease c" + strconv.Itoa(clientIndex(sc, s.Client)), Label: "token " + strconv.FormatInt(s.Token, 10)},
-			Bar{X: x(s.From), Y: lockY - barHeight/2, W: w, H: barHeight, Class: "held c" + strconv.Itoa(clientIndex(sc, s.Client)), Label: s.Client + " · " + strconv.FormatInt(s.Token, 10)})
+	for _, s := range t.Holds {
+		cy := laneY[s.Lane]
+		label := T(lang, "holds")
+		for _, h := range f.Clients {
+			if h.Name == s.Owner && h.Token > 0 {
+				label = "token " + strconv.FormatInt(h.Token, 10)
+			}
+		}
+		if sc.Store == "lockservice" {
+			label = tokenAt(f, s)
+		}
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: label})
 		if s.Open && s.Until > s.To {
 			d.Bars = append(d.Bars, Bar{X: x(s.To), Y: cy - barHeight/2, W: x(s.Until) - x(s.To), H: barHeight, Class: "planned"})
 		}
 	}
-	for _, e := range t.Expiry {
-		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: lockY, Class: "expired", Glyph: "", Label: fmt.Sprintf("%s t=%d", T(lang, "expired"), e.At)})
+	for _, s := range t.Locks {
+		ly := laneY[s.Lane]
+		label := s.Owner
+		if s.Token > 0 {
+			label += " · " + strconv.FormatInt(s.Token, 10)
+		}
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: label})
+	}
+	for _, e := range t.Marks {
+		switch e.Kind {
+		case demo.Expired:
+			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[""], Class: "expired", Label: T(lang, "expired") + " " + clock(e.At)})
+		case demo.KeyExpired:
+			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Node], Class: "expired", Label: T(lang, "expired")})
+		case demo.NodeDown:
+			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Node], Class: "down", Glyph: "✕", Label: T(lang, "down")})
+		case demo.Promoted:
+			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Node], Class: "promoted", Glyph: "↑", Label: T(lang, "promoted")})
+		case demo.ClockJump:
+			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Node], Class: "jump", Glyph: "⏩", Label: "+" + Duration(sc, e.N)})
+		case demo.Crashed:
+			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Client], Class: "crash", Glyph: "✕", Label: T(lang, "crashed")})
+		}
 	}
 	for _, e := range t.Writes {
 		cls, glyph := "write ok", "✓"
 		switch {
 		case e.Kind == demo.Rejected:
 			cls, glyph = "write rejected", "✗"
-		case Stale(e):
+		case Stale(f, e):
 			cls, glyph = "write stale", "!"
 		}
 		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls})
-		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: fmt.Sprintf("%s(%d)", e.Client, e.Token)})
+		label := e.Client
+		if e.Token > 0 {
+			label = fmt.Sprintf("%s(%d)", e.Client, e.Token)
+		}
+		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: label})
 	}
-	step := 5
-	if horizon <= 12 {
-		step = 2
+	for _, v := range t.Verdict {
+		d.Alerts = append(d.Alerts, Alert{X: x(v.At), Label: "⚠ " + T(lang, "verdict."+v.Kind.String()+".short")})
 	}
+	step := niceStep(horizon)
 	for at := 0; at <= horizon; at += step {
-		d.Ticks = append(d.Ticks, Tick{X: x(at), Label: strconv.Itoa(at)})
+		d.Ticks = append(d.Ticks, Tick{X: x(at), Label: Duration(sc, at)})
 	}
 	d.NowX = x(t.Now)
-	d.NowLabel = fmt.Sprintf("%s t=%d", T(lang, "now"), t.Now)
+	d.NowLabel = T(lang, "now") + " " + clock(t.Now)
 	return d
+}
+
+// tokenAt names the lock service's token for a hold.
+func tokenAt(f demo.Frame, s demo.Span) string {
+	for _, e := range f.Events {
+		if e.Kind == demo.Acquired && e.Client == s.Owner && e.At == s.From {
+			return "token " + strconv.FormatInt(e.Token, 10)
+		}
+	}
+	return ""
+}
+
+// niceStep picks a tick spacing that gives five to ten labels.
+func niceStep(horizon int) int {
+	for _, s := range []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000, 3600000} {
+		if horizon/s <= 10 {
+			return s
+		}
+	}
+	return horizon
+}
+
+// Clock formats a point in time in the scenario's unit: t=16 in ticks, or
+// t=10.5s for the Redis family's milliseconds.
+func Clock(sc *demo.Scenario, at int) string { return "t=" + Duration(sc, at) }
+
+// Duration formats a span of time in the scenario's unit.
+func Duration(sc *demo.Scenario, d int) string {
+	if sc.Unit() == "tick" {
+		return strconv.Itoa(d)
+	}
+	if d%1000 == 0 {
+		return strconv.Itoa(d/1000) + "s"
+	}
+	if d < 1000 && d > -1000 {
+		return strconv.Itoa(d) + "ms"
+	}
+	return strconv.FormatFloat(float64(d)/1000, 'f', -1, 64) + "s"
 }
 
 func clientIndex(sc *demo.Scenario, name string) int {

@@ -53,44 +53,110 @@ func (d Demo) ActionURL(action string) string {
 }
 
 // SwitchLabel is the switch's name on screen.
-func (d Demo) SwitchLabel() string {
-	return T(d.Lang, "switch."+d.Sc().Switch)
-}
+func (d Demo) SwitchLabel() string { return d.Sc().SwitchLabel.In(d.Lang) }
 
 // Describe turns an event into a sentence for the "what this move did" list
 // and the event log.
-func Describe(lang string, e demo.Event) string {
+func Describe(lang string, f demo.Frame, e demo.Event) string {
+	sc := f.Scenario
 	key := "ev." + e.Kind.String()
+	clock := func(t int) string { return Clock(sc, t) }
 	switch e.Kind {
 	case demo.Acquired:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Token, e.Expiry)
+		return fmt.Sprintf(T(lang, key), e.Client, e.Token, clock(e.Expiry))
 	case demo.Renewed:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Expiry, e.Token)
+		return fmt.Sprintf(T(lang, key), e.Client, clock(e.Expiry), e.Token)
 	case demo.Expired:
-		return fmt.Sprintf(T(lang, key), e.Client, e.At, e.Token)
+		return fmt.Sprintf(T(lang, key), e.Client, clock(e.At), e.Token)
 	case demo.Accepted:
 		s := fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token)
-		if e.Token < e.Max {
-			s += " — " + fmt.Sprintf(T(lang, "ev.overwrote"), e.Token, e.Before)
+		if Stale(f, e) {
+			s += " — " + fmt.Sprintf(T(lang, "ev.overwrote"), e.Before)
 		}
 		return s
 	case demo.Rejected:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token, e.Token, e.Max)
+		return fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token, e.Token, e.Max())
+	case demo.SetCmd, demo.NodeTry:
+		k := key + ".nil"
+		if e.OK {
+			k = key + ".ok"
+		}
+		return fmt.Sprintf(T(lang, k), e.Client, e.Node, e.Key)
+	case demo.ExpireCmd, demo.DelCmd, demo.UnlockCmd, demo.ExtendCmd:
+		k := key + ".no"
+		if e.OK {
+			k = key + ".ok"
+		}
+		return fmt.Sprintf(T(lang, k), e.Client, e.Node, e.Key)
+	case demo.WaitCmd:
+		return fmt.Sprintf(T(lang, key), e.Client, e.N, e.Expiry)
+	case demo.QuorumHeld, demo.QuorumLost:
+		q := e.Quorum
+		return fmt.Sprintf(T(lang, key), e.Client, q.Locked, q.Need, q.TTL, q.Elapsed, q.Drift, q.Validity)
+	case demo.KeyExpired:
+		return fmt.Sprintf(T(lang, key), e.Key, e.Node, ownerOf(lang, e.Client))
+	case demo.Unreachable:
+		return fmt.Sprintf(T(lang, key), e.Client, e.Node)
+	case demo.NodeDown, demo.NodeUp, demo.Promoted, demo.MonotonicOn:
+		return fmt.Sprintf(T(lang, key), e.Node)
+	case demo.Replicated:
+		return fmt.Sprintf(T(lang, key), e.Node, e.N)
+	case demo.ClockJump:
+		return fmt.Sprintf(T(lang, key), e.Node, Duration(sc, e.N))
+	case demo.WriteSkipped:
+		return fmt.Sprintf(T(lang, key), e.Client, e.Value)
 	default:
 		return fmt.Sprintf(T(lang, key), e.Client)
 	}
 }
 
-// Stale reports whether a write landed with a token older than one the
-// resource had already taken: the destruction the lesson is about.
-func Stale(e demo.Event) bool { return e.Kind == demo.Accepted && e.Token < e.Max }
+func ownerOf(lang, client string) string {
+	if client == "" {
+		return "—"
+	}
+	return client
+}
+
+// Verdict is the frame's verdict in words: safe, or the first broken promise
+// with its evidence.
+func Verdict(lang string, f demo.Frame) string {
+	if f.Safe() {
+		return T(lang, "verdict.safe")
+	}
+	v := f.Violations[0]
+	key := "verdict." + v.Kind.String()
+	at := Clock(f.Scenario, v.At)
+	switch v.Kind {
+	case demo.TwoHolders:
+		return fmt.Sprintf(T(lang, key), v.Other, v.Client, at)
+	case demo.StaleWrite:
+		return fmt.Sprintf(T(lang, key), v.Client, at, v.Before, v.Value)
+	default:
+		return fmt.Sprintf(T(lang, key), v.Client, at)
+	}
+}
 
 // Believes is a client's belief in words.
-func Believes(lang string, c demo.Client) string {
-	if !c.Holds {
+func Believes(lang string, sc *demo.Scenario, c demo.Client) string {
+	switch {
+	case c.Crashed:
+		return T(lang, "dead")
+	case !c.Holds:
 		return T(lang, "nolock")
+	case c.Token > 0:
+		return fmt.Sprintf(T(lang, "believes"), c.Token)
+	case c.Until < 0:
+		return T(lang, "believes.forever")
 	}
-	return fmt.Sprintf(T(lang, "believes"), c.Token)
+	return fmt.Sprintf(T(lang, "believes.until"), Clock(sc, c.Until))
+}
+
+// TTL is a key's time left in words.
+func TTL(lang string, sc *demo.Scenario, ttl int) string {
+	if ttl < 0 {
+		return T(lang, "ttl.none")
+	}
+	return "TTL " + Duration(sc, ttl)
 }
 
 // ErrorPage is the view model of an error: what went wrong, in words meant
@@ -102,4 +168,28 @@ type ErrorPage struct {
 	Message  string
 	Continue string   // where the visitor was, or the start
 	Known    []string // scenario ids, on a 404
+}
+
+// Short cuts a lock's random value for the screen.
+func Short(v string) string { return demo.Short(v) }
+
+func verdictKind(d Demo) string {
+	if d.Frame.Safe() {
+		return "safe"
+	}
+	return d.Frame.Violations[0].Kind.String()
+}
+
+// Stale reports whether an accepted write is one the verdict found stale:
+// it landed after the writer's lock had run out.
+func Stale(f demo.Frame, e demo.Event) bool {
+	if e.Kind != demo.Accepted {
+		return false
+	}
+	for _, v := range f.Violations {
+		if v.Kind == demo.StaleWrite && v.Client == e.Client && v.At == e.At {
+			return true
+		}
+	}
+	return false
 }
