@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -68,12 +69,14 @@ func (s *server) routes() {
 		middleware.BodyLimit("16K"),
 		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 512}),
 	)
-	e.GET("/", s.home)
-	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
-	e.GET("/scenarios", s.index)
-	e.GET("/scenarios/:id", s.page)
+	// HEAD answers wherever GET does: uptime monitors and link checkers use it.
+	get := []string{http.MethodGet, http.MethodHead}
+	e.Match(get, "/", s.home)
+	e.Match(get, "/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
+	e.Match(get, "/scenarios", s.index)
+	e.Match(get, "/scenarios/:id", s.page)
 	e.POST("/scenarios/:id/:action", s.act)
-	e.GET("/static/:name", s.assets.serve)
+	e.Match(get, "/static/:name", s.assets.serve)
 }
 
 // securityHeaders keeps every script and style on our own origin and lets
@@ -139,19 +142,16 @@ func (s *server) page(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	lang, err := s.lang(c, c.QueryParam("lang"))
+	q := c.QueryParams()
+	f, err := s.frameParams(c, sc, q.Get(sc.Switch), q.Get("step"), "step", q.Get("lang"))
 	if err != nil {
 		return err
 	}
-	on, step, err := frameQuery(sc, lang, c.QueryParam(sc.Switch), c.QueryParam("step"))
-	if err != nil {
-		return err
-	}
-	run := c.QueryParam("run")
+	run := q.Get("run")
 	if run != "" && !validRunID(run) {
-		return bad("err.run", views.FrameURL(sc, on, step, lang), run)
+		return bad("err.run", views.FrameURL(sc, f.on, f.step, f.lang), run)
 	}
-	return s.showFrame(c, sc, on, step, lang, run)
+	return s.showFrame(c, sc, f.on, f.step, f.lang, run)
 }
 
 func (s *server) home(c echo.Context) error {
@@ -201,20 +201,28 @@ func (s *server) assetURLs() views.Assets {
 // frame the click was made on, so the answer depends on the request alone and
 // never on what the server happens to remember.
 func (s *server) act(c echo.Context) error {
+	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
 	sc, err := s.scenario(c)
 	if err != nil {
 		return err
 	}
-	lang, err := s.lang(c, c.FormValue("lang"))
+	// Parse the form here rather than through FormValue, which would swallow
+	// a body that broke the size limit and carry on with an empty form.
+	if err := c.Request().ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
+		}
+		return &problem{status: http.StatusBadRequest, key: "err.form"}
+	}
+	form := c.Request().Form
+	f, err := s.frameParams(c, sc, form.Get(sc.Switch), form.Get("from"), "from", form.Get("lang"))
 	if err != nil {
 		return err
 	}
-	on, from, err := frameQuery(sc, lang, c.FormValue(sc.Switch), c.FormValue("from"))
-	if err != nil {
-		return err
-	}
+	on, from, lang := f.on, f.step, f.lang
 	here := views.FrameURL(sc, on, from, lang)
-	run := c.FormValue("run")
+	run := form.Get("run")
 	if run != "" && !validRunID(run) {
 		return bad("err.run", here, run)
 	}
@@ -231,7 +239,7 @@ func (s *server) act(c echo.Context) error {
 	default:
 		return &problem{status: http.StatusNotFound, key: "err.action", args: []any{action}, cont: here}
 	}
-	run, f, err := s.runs.goTo(run, sc, on, to)
+	run, shown, err := s.runs.goTo(run, sc, on, to)
 	if err != nil {
 		return err
 	}
@@ -242,7 +250,7 @@ func (s *server) act(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, there+"&run="+run)
 	}
 	c.Response().Header().Set("HX-Push-Url", there)
-	return render(c, http.StatusOK, views.DemoSwap(s.demoView(f, lang, run)))
+	return render(c, http.StatusOK, views.DemoSwap(s.demoView(shown, lang, run)))
 }
 
 func (s *server) index(c echo.Context) error {
@@ -271,32 +279,50 @@ func (s *server) scenario(c echo.Context) (*demo.Scenario, error) {
 	return sc, nil
 }
 
-// frameQuery reads the switch and the step. Either may be left out: the
-// switch then takes the scenario's default and the step is 1.
-func frameQuery(sc *demo.Scenario, lang, sw, step string) (on bool, k int, err error) {
-	on = sc.Default
+// frame is where a request says the visitor is.
+type frame struct {
+	on   bool
+	step int
+	lang string
+}
+
+// frameParams reads the switch, the step (named field in a form) and the
+// language. Any may be left out: the switch then takes the scenario's
+// default, the step is 1, and the language is the browser's. When one is
+// wrong, the error page's way back keeps the others, so a typo in one
+// parameter does not lose the visitor's place.
+func (s *server) frameParams(c echo.Context, sc *demo.Scenario, sw, step, field, lang string) (frame, error) {
+	f := frame{on: sc.Default, step: 1}
+	var p *problem
 	switch sw {
 	case "":
-	case "on":
-		on = true
-	case "off":
-		on = false
+	case "on", "off":
+		f.on = sw == "on"
 	default:
-		return false, 0, bad("err.switch", views.FrameURL(sc, sc.Default, 1, lang), sc.Switch, sw)
+		p = bad("err.switch", "", sc.Switch, sw)
 	}
-	k = 1
 	if step != "" {
 		n, err := strconv.Atoi(step)
-		if err != nil || n < 1 || n > sc.Frames() {
-			cont := 1
-			if err == nil && n > sc.Frames() {
-				cont = sc.Frames()
-			}
-			return false, 0, bad("err.step", views.FrameURL(sc, on, cont, lang), sc.Frames(), step)
+		switch {
+		case err != nil || n < 1:
+		case n > sc.Frames():
+			f.step = sc.Frames()
+		default:
+			f.step = n
 		}
-		k = n
+		if (err != nil || n < 1 || n > sc.Frames()) && p == nil {
+			p = bad("err.step", "", field, sc.Frames(), step)
+		}
 	}
-	return on, k, nil
+	var err error
+	if f.lang, err = s.lang(c, lang); err != nil && p == nil {
+		p = err.(*problem)
+	}
+	if p != nil {
+		p.cont = views.FrameURL(sc, f.on, f.step, f.lang)
+		return f, p
+	}
+	return f, nil
 }
 
 var langMatcher = language.NewMatcher([]language.Tag{language.English, language.Japanese})
@@ -310,7 +336,7 @@ func (s *server) lang(c echo.Context, explicit string) (string, error) {
 	case "":
 		return acceptLang(c.Request()), nil
 	}
-	return "", &problem{status: http.StatusBadRequest, key: "err.lang", args: []any{explicit}}
+	return acceptLang(c.Request()), &problem{status: http.StatusBadRequest, key: "err.lang", args: []any{explicit}}
 }
 
 func acceptLang(r *http.Request) string {
@@ -340,6 +366,9 @@ func (s *server) handleError(err error, c echo.Context) {
 		return
 	}
 	lang := c.QueryParam("lang")
+	if form := c.Request().Form; lang == "" && form != nil {
+		lang = form.Get("lang") // a click's language travels in its form
+	}
 	if lang != "ja" && lang != "en" {
 		lang = acceptLang(c.Request())
 	}
@@ -381,7 +410,9 @@ func (s *server) handleError(err error, c echo.Context) {
 	if p.known {
 		page.Known = s.catalog.IDs()
 	}
-	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	h := c.Response().Header()
+	h.Set(echo.HeaderCacheControl, "no-store")
+	h.Add(echo.HeaderVary, "HX-Request")
 	comp := views.ErrorView(page)
 	if isHTMX(c) {
 		comp = views.ErrorFragment(page)
@@ -401,6 +432,9 @@ func httpProblem(he *echo.HTTPError, c echo.Context) *problem {
 	r := c.Request()
 	switch he.Code {
 	case http.StatusNotFound:
+		if strings.HasPrefix(r.URL.Path, "/static/") {
+			return &problem{status: he.Code, key: "err.file", args: []any{r.URL.Path}}
+		}
 		return &problem{status: he.Code, key: "err.page", args: []any{r.URL.Path}, known: true}
 	case http.StatusMethodNotAllowed:
 		return &problem{status: he.Code, key: "err.methodmsg", args: []any{r.Method, r.URL.Path}}

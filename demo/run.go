@@ -367,7 +367,7 @@ func (r *Run) apply(a Action) error {
 func (r *Run) redis(c *Client, a Action) error {
 	n := r.primary()
 	if !n.Up {
-		r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: a.Key})
+		r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: string(a.Verb) + " " + a.Key})
 		if a.Verb == Set || a.Verb == SetNX {
 			c.tries++
 		}
@@ -454,7 +454,7 @@ func (r *Run) redlock(c *Client, a Action) {
 		reachable := n.Up && !slices.Contains(c.Cut, n.Name)
 		if !reachable {
 			r.now += r.sc.Timeout
-			r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: a.Key, N: r.sc.Timeout})
+			r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: a.Key, Value: c.Value, N: a.N, NX: a.Verb == Redlock, Expiry: r.sc.Timeout})
 			continue
 		}
 		r.now += r.sc.Latency

@@ -67,10 +67,16 @@ func (e Event) Wire() (call, reply string) {
 	case WaitCmd:
 		return fmt.Sprintf("WAIT %d 0", e.Expiry), "(integer) " + strconv.Itoa(e.N)
 	case Unreachable:
-		if e.N > 0 {
-			return "SET " + e.Key + " … NX PX …", fmt.Sprintf("timeout after %d ms", e.N)
+		// N is the PX of a Redlock SET; Expiry how long the client waited.
+		switch {
+		case e.NX:
+			call = fmt.Sprintf("SET %s %s NX PX %d", e.Key, v, e.N)
+		case e.Value != "":
+			call = fmt.Sprintf("EVAL '%s' 1 %s %s", unlockScript, e.Key, v)
+		default:
+			return e.Key, "connection refused"
 		}
-		return "…", "connection refused"
+		return call, fmt.Sprintf("no answer in %d ms", e.Expiry)
 	}
 	return "", ""
 }

@@ -142,7 +142,8 @@ func init() {
 	for k, v := range map[string][2]string{
 		"err.scenario":  {"シナリオ %q は無い。", "There is no scenario %q."},
 		"err.page":      {"%s というページは無い。", "There is no page at %s."},
-		"err.step":      {"step は 1 から %d までの整数で指定する。%q は使えない。", "step must be a whole number from 1 to %d; %q is not."},
+		"err.step":      {"%[1]s は 1 から %[2]d までの整数で指定する。%[3]q は使えない。", "%[1]s must be a whole number from 1 to %[2]d; %[3]q is not."},
+		"err.file":      {"%s というファイルは無い。", "There is no file at %s."},
 		"err.switch":    {"%s は on か off で指定する。%q は使えない。", "%s must be on or off; %q is not."},
 		"err.lang":      {"lang は ja か en で指定する。%q は使えない。", "lang must be ja or en; %q is not."},
 		"err.run":       {"run %q は実行 ID の形をしていない (16 進 32 文字)。", "run %q is not a run id (32 hexadecimal characters)."},
