@@ -125,7 +125,6 @@ type Span struct {
 // view's business.
 type Timeline struct {
 	Now     int
-	End     int // the latest time worth drawing: now, or a lease's end past it
 	Holds   []Span
 	Locks   []Span // on the store lanes: the lock service's lease, or a node's key
 	Pauses  []Span
@@ -136,7 +135,7 @@ type Timeline struct {
 
 // Timeline derives the diagram from the frame.
 func (f *Frame) Timeline() Timeline {
-	t := Timeline{Now: f.Now, End: f.Now, Verdict: f.Violations}
+	t := Timeline{Now: f.Now, Verdict: f.Violations}
 	for _, h := range f.Holdings {
 		s := Span{Lane: h.Client, Owner: h.Client, From: h.From, To: f.Now, Open: true, Until: h.Until}
 		end := -1
@@ -148,8 +147,6 @@ func (f *Frame) Timeline() Timeline {
 		}
 		if end >= 0 {
 			s.To, s.Open = end, false
-		} else if h.Until > f.Now {
-			t.End = max(t.End, h.Until)
 		}
 		t.Holds = append(t.Holds, s)
 	}

@@ -521,7 +521,7 @@ func (r *Run) applyNode(a Action) error {
 			}
 			for _, m := range r.nodes {
 				if m.Role == "primary" {
-					m.Role = "replica"
+					m.Role = "former-primary"
 				}
 			}
 			n.Role = "primary"

@@ -61,8 +61,8 @@ type Scenario struct {
 	Initial Narration `yaml:"initial"` // narration of frame 1, before any move
 	Moves   []Move    `yaml:"moves"`
 
-	// Horizon is the latest time the scenario's diagram reaches in either
-	// switch position, worked out by Load, so a drawing can keep one scale.
+	// Horizon is the latest time any frame shows in either switch position,
+	// worked out by Load, so a drawing can keep one scale for every frame.
 	Horizon int `yaml:"-"`
 }
 
@@ -583,16 +583,10 @@ func check(sc *Scenario) *checkError {
 		}
 	}
 	for _, on := range []bool{true, false} {
-		// Every frame counts for the horizon: a lease released early shows
-		// its planned expiry in the frames before the release.
 		r := NewRun(sc, on)
-		for {
-			f := r.Frame()
-			sc.Horizon = max(sc.Horizon, f.Timeline().End)
-			if !r.Step() {
-				break
-			}
+		for r.Step() {
 		}
+		sc.Horizon = max(sc.Horizon, r.now)
 		if err := r.Err(); err != nil {
 			var ae *ActionError
 			if errors.As(err, &ae) {

@@ -76,8 +76,13 @@ const (
 func NewDiagram(lang string, f demo.Frame) Diagram {
 	sc := f.Scenario
 	t := f.Timeline()
-	horizon := max(sc.Horizon, t.End, 1)
-	x := func(at int) int { return laneLeft + at*(diagramWidth-laneLeft-laneRight)/horizon }
+	// A tenth more than the last moment shown, so the last marks have room;
+	// a lease that runs on past it is drawn to the edge.
+	horizon := max(sc.Horizon+sc.Horizon/10, 1)
+	x := func(at int) int {
+		at = min(max(at, 0), horizon)
+		return laneLeft + at*(diagramWidth-laneLeft-laneRight)/horizon
+	}
 	clock := func(at int) string { return Clock(sc, at) }
 
 	d := Diagram{Width: diagramWidth}

@@ -69,6 +69,9 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 	case demo.Expired:
 		return fmt.Sprintf(T(lang, key), e.Client, clock(e.At), e.Token)
 	case demo.Accepted:
+		if e.Token == 0 {
+			key += ".notoken"
+		}
 		s := fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token)
 		if Stale(f, e) {
 			s += " — " + fmt.Sprintf(T(lang, "ev.overwrote"), e.Before)
@@ -156,7 +159,7 @@ func TTL(lang string, sc *demo.Scenario, ttl int) string {
 	if ttl < 0 {
 		return T(lang, "ttl.none")
 	}
-	return "TTL " + Duration(sc, ttl)
+	return Duration(sc, ttl)
 }
 
 // ErrorPage is the view model of an error: what went wrong, in words meant
@@ -193,3 +196,5 @@ func Stale(f demo.Frame, e demo.Event) bool {
 	}
 	return false
 }
+
+func clientIndexOf(d Demo, name string) int { return clientIndex(d.Sc(), name) }
