@@ -35,6 +35,7 @@ type server struct {
 	catalog *demo.Catalog
 	runs    *runs
 	assets  *assets
+	groups  []views.Group // the scenario index, worked out once
 	log     *slog.Logger
 	echo    *echo.Echo
 }
@@ -52,8 +53,40 @@ func newServer(cfg config, catalog *demo.Catalog, static fs.FS, log *slog.Logger
 		log:     log,
 		echo:    echo.New(),
 	}
+	if s.groups, err = indexGroups(catalog); err != nil {
+		return nil, err
+	}
 	s.routes()
 	return s, nil
+}
+
+// indexGroups plays every scenario to its end in both switch positions and
+// groups them as the texts do: by purpose, then by topology.
+func indexGroups(catalog *demo.Catalog) ([]views.Group, error) {
+	var groups []views.Group
+	for _, purpose := range []string{"efficiency", "correctness"} {
+		for _, topology := range []string{"single", "replicated", "quorum", "consensus"} {
+			g := views.Group{Purpose: purpose, Topology: topology}
+			for _, sc := range catalog.Scenarios {
+				if sc.Purpose != purpose || sc.Topology != topology {
+					continue
+				}
+				off, err := demo.Replay(sc, false, sc.Frames())
+				if err != nil {
+					return nil, err
+				}
+				on, err := demo.Replay(sc, true, sc.Frames())
+				if err != nil {
+					return nil, err
+				}
+				g.Entries = append(g.Entries, views.Entry{Sc: sc, Off: off.Frame(), On: on.Frame()})
+			}
+			if len(g.Entries) > 0 {
+				groups = append(groups, g)
+			}
+		}
+	}
+	return groups, nil
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
@@ -266,7 +299,7 @@ func (s *server) index(c echo.Context) error {
 			Canonical: "/scenarios?lang=" + lang,
 			OtherLang: "/scenarios?lang=" + otherLang(lang),
 		},
-		Scenarios: s.catalog.Scenarios,
+		Groups: s.groups,
 	}))
 }
 

@@ -466,10 +466,10 @@ func check(sc *Scenario) *checkError {
 	if !slices.Contains(stores, sc.Store) {
 		return fail(0, "store %q: want one of %s", sc.Store, strings.Join(stores, ", "))
 	}
-	if sc.Purpose != "" && !slices.Contains(purposes, sc.Purpose) {
+	if !slices.Contains(purposes, sc.Purpose) {
 		return fail(0, "purpose %q: want one of %s", sc.Purpose, strings.Join(purposes, ", "))
 	}
-	if sc.Topology != "" && !slices.Contains(topologies, sc.Topology) {
+	if !slices.Contains(topologies, sc.Topology) {
 		return fail(0, "topology %q: want one of %s", sc.Topology, strings.Join(topologies, ", "))
 	}
 	if sc.Store == "redlock" {

@@ -33,6 +33,8 @@ func scenario(id string, do ...string) string {
     title: {ja: 題, en: Title}
     summary: {ja: 要約, en: Summary}
     lesson: {ja: 教訓, en: Lesson}
+    purpose: correctness
+    topology: consensus
     switch: fencing
     switch-label: {ja: フェンシング, en: Fencing}
     fencing: switch
