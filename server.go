@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,9 @@ func (s *server) routes() {
 	e.Match(get, "/scenarios", s.index)
 	e.Match(get, "/scenarios/:id", s.page)
 	e.POST("/scenarios/:id/:action", s.act)
+	e.Match(get, "/qr.svg", s.qr)
+	e.Match(get, "/embed/:id", s.page)
+	e.POST("/embed/:id/:action", s.act)
 	e.Match(get, "/static/:name", s.assets.serve)
 }
 
@@ -176,15 +180,15 @@ func (s *server) page(c echo.Context) error {
 		return err
 	}
 	q := c.QueryParams()
-	f, err := s.frameParams(c, sc, q.Get(sc.Switch), q.Get("step"), "step", q.Get("lang"))
+	here, err := s.place(c, sc, q, q.Get("step"), "step")
 	if err != nil {
 		return err
 	}
 	run := q.Get("run")
 	if run != "" && !validRunID(run) {
-		return bad("err.run", views.FrameURL(sc, f.on, f.step, f.lang), run)
+		return bad("err.run", here.URL(), run)
 	}
-	return s.showFrame(c, sc, f.on, f.step, f.lang, run)
+	return s.showFrame(c, here, run)
 }
 
 func (s *server) home(c echo.Context) error {
@@ -193,31 +197,36 @@ func (s *server) home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.showFrame(c, sc, sc.Default, 1, lang, "")
+	return s.showFrame(c, views.Place{Sc: sc, On: sc.Default, Step: 1, Lang: lang}, "")
 }
 
 // showFrame renders a whole page for a frame. A page on its own needs no
 // run: the frame is played from scratch, and the first click makes the run.
-func (s *server) showFrame(c echo.Context, sc *demo.Scenario, on bool, step int, lang, run string) error {
-	r, err := demo.Replay(sc, on, step)
+func (s *server) showFrame(c echo.Context, here views.Place, run string) error {
+	r, err := demo.Replay(here.Sc, here.On, here.Step)
 	if err != nil {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
-	return render(c, http.StatusOK, views.DemoPage(s.demoView(r.Frame(), lang, run)))
+	return render(c, http.StatusOK, views.DemoPage(s.demoView(r.Frame(), here, run)))
 }
 
-func (s *server) demoView(f demo.Frame, lang, run string) views.Demo {
-	sc := f.Scenario
+func (s *server) demoView(f demo.Frame, here views.Place, run string) views.Demo {
+	sc, lang := f.Scenario, here.Lang
 	return views.Demo{
 		Page: views.Page{
 			Lang:      lang,
 			Title:     fmt.Sprintf("%s %d/%d · %s", sc.Title.In(lang), f.Index, f.Total, views.T(lang, "site")),
 			Assets:    s.assetURLs(),
-			Canonical: views.FrameURL(sc, f.On, f.Index, lang),
-			OtherLang: views.FrameURL(sc, f.On, f.Index, otherLang(lang)),
+			Canonical: here.PageURL(),
+			OtherLang: here.In(otherLang(lang)).URL(),
+			Home:      "/?lang=" + lang,
+			Index:     "/scenarios?lang=" + lang,
+			Chrome:    here.View == views.PageView,
+			Present:   here.Present,
 		},
 		Frame: f,
+		Here:  here,
 		Run:   run,
 	}
 }
@@ -226,6 +235,7 @@ func (s *server) assetURLs() views.Assets {
 	return views.Assets{
 		CSS:  s.assets.URL("app.css"),
 		HTMX: s.assets.URL("htmx.min.js"),
+		JS:   s.assets.URL("app.js"),
 		Icon: s.assets.URL("icon.svg"),
 	}
 }
@@ -249,41 +259,40 @@ func (s *server) act(c echo.Context) error {
 		return &problem{status: http.StatusBadRequest, key: "err.form"}
 	}
 	form := c.Request().Form
-	f, err := s.frameParams(c, sc, form.Get(sc.Switch), form.Get("from"), "from", form.Get("lang"))
+	here, err := s.place(c, sc, form, form.Get("from"), "from")
 	if err != nil {
 		return err
 	}
-	on, from, lang := f.on, f.step, f.lang
-	here := views.FrameURL(sc, on, from, lang)
 	run := form.Get("run")
 	if run != "" && !validRunID(run) {
-		return bad("err.run", here, run)
+		return bad("err.run", here.URL(), run)
 	}
-	to := from
+	there := here
 	switch action := c.Param("action"); action {
 	case "step":
-		to = min(from+1, sc.Frames())
+		there.Step = min(here.Step+1, sc.Frames())
 	case "back":
-		to = max(from-1, 1)
+		there.Step = max(here.Step-1, 1)
 	case "reset":
-		to = 1
+		there.Step = 1
+	case "last":
+		there.Step = sc.Frames()
 	case "switch":
-		on = !on
+		there.On = !here.On
 	default:
-		return &problem{status: http.StatusNotFound, key: "err.action", args: []any{action}, cont: here}
+		return &problem{status: http.StatusNotFound, key: "err.action", args: []any{action}, cont: here.URL()}
 	}
-	run, shown, err := s.runs.goTo(run, sc, on, to)
+	run, shown, err := s.runs.goTo(run, sc, there.On, there.Step)
 	if err != nil {
 		return err
 	}
-	there := views.FrameURL(sc, on, to, lang)
 	if !isHTMX(c) {
 		// Without JavaScript: post, then redirect to the frame's address. The
 		// run rides along in the URL, since there is no page state to keep it.
-		return c.Redirect(http.StatusSeeOther, there+"&run="+run)
+		return c.Redirect(http.StatusSeeOther, there.URL()+"&run="+run)
 	}
-	c.Response().Header().Set("HX-Push-Url", there)
-	return render(c, http.StatusOK, views.DemoSwap(s.demoView(shown, lang, run)))
+	c.Response().Header().Set("HX-Push-Url", there.URL())
+	return render(c, http.StatusOK, views.DemoSwap(s.demoView(shown, there, run)))
 }
 
 func (s *server) index(c echo.Context) error {
@@ -298,6 +307,8 @@ func (s *server) index(c echo.Context) error {
 			Assets:    s.assetURLs(),
 			Canonical: "/scenarios?lang=" + lang,
 			OtherLang: "/scenarios?lang=" + otherLang(lang),
+			Home:      "/?lang=" + lang,
+			Chrome:    true,
 		},
 		Groups: s.groups,
 	}))
@@ -312,50 +323,47 @@ func (s *server) scenario(c echo.Context) (*demo.Scenario, error) {
 	return sc, nil
 }
 
-// frame is where a request says the visitor is.
-type frame struct {
-	on   bool
-	step int
-	lang string
-}
-
-// frameParams reads the switch, the step (named field in a form) and the
-// language. Any may be left out: the switch then takes the scenario's
-// default, the step is 1, and the language is the browser's. When one is
-// wrong, the error page's way back keeps the others, so a typo in one
-// parameter does not lose the visitor's place.
-func (s *server) frameParams(c echo.Context, sc *demo.Scenario, sw, step, field, lang string) (frame, error) {
-	f := frame{on: sc.Default, step: 1}
-	var p *problem
-	switch sw {
+// place reads where a request says the visitor is: the switch, the step
+// (named field in a form), the language, whether it came through the embed
+// address, and presenter mode. Any may be left out: the switch then takes
+// the scenario's default, the step is 1, and the language is the browser's.
+// When one is wrong, the error page's way back keeps the others, so a typo
+// in one parameter does not lose the visitor's place.
+func (s *server) place(c echo.Context, sc *demo.Scenario, v url.Values, step, field string) (views.Place, error) {
+	p := views.Place{Sc: sc, On: sc.Default, Step: 1, Present: v.Get("present") == "1"}
+	if strings.HasPrefix(c.Path(), "/embed/") {
+		p.View = views.EmbedView
+	}
+	var prob *problem
+	switch sw := v.Get(sc.Switch); sw {
 	case "":
 	case "on", "off":
-		f.on = sw == "on"
+		p.On = sw == "on"
 	default:
-		p = bad("err.switch", "", sc.Switch, sw)
+		prob = bad("err.switch", "", sc.Switch, sw)
 	}
 	if step != "" {
 		n, err := strconv.Atoi(step)
 		switch {
 		case err != nil || n < 1:
 		case n > sc.Frames():
-			f.step = sc.Frames()
+			p.Step = sc.Frames()
 		default:
-			f.step = n
+			p.Step = n
 		}
-		if (err != nil || n < 1 || n > sc.Frames()) && p == nil {
-			p = bad("err.step", "", field, sc.Frames(), step)
+		if (err != nil || n < 1 || n > sc.Frames()) && prob == nil {
+			prob = bad("err.step", "", field, sc.Frames(), step)
 		}
 	}
 	var err error
-	if f.lang, err = s.lang(c, lang); err != nil && p == nil {
-		p = err.(*problem)
+	if p.Lang, err = s.lang(c, v.Get("lang")); err != nil && prob == nil {
+		prob = err.(*problem)
 	}
-	if p != nil {
-		p.cont = views.FrameURL(sc, f.on, f.step, f.lang)
-		return f, p
+	if prob != nil {
+		prob.cont = p.URL()
+		return p, prob
 	}
-	return f, nil
+	return p, nil
 }
 
 var langMatcher = language.NewMatcher([]language.Tag{language.English, language.Japanese})
@@ -434,6 +442,9 @@ func (s *server) handleError(err error, c echo.Context) {
 			Lang:   lang,
 			Title:  fmt.Sprintf("%d %s · %s", p.status, views.T(lang, heading), views.T(lang, "site")),
 			Assets: s.assetURLs(),
+			Home:   "/?lang=" + lang,
+			Index:  "/scenarios?lang=" + lang,
+			Chrome: !strings.HasPrefix(c.Path(), "/embed/"),
 		},
 		Status:   p.status,
 		Heading:  views.T(lang, heading),

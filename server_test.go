@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // The handler tests drive the whole application, wired as main wires it,
@@ -427,14 +428,49 @@ func TestHome(t *testing.T) {
 	}
 }
 
-// The scenario list links to the first frame of each scenario.
+// The scenario list shows every scenario, grouped as the texts group them,
+// with a link to its first frame and its verdict at the last frame in each
+// switch position, as the model computes it.
 func TestIndex(t *testing.T) {
 	s := newTestServer(t, defaultConfig())
 	w := get(t, s, "/scenarios?lang=en")
 	mustStatus(t, w, http.StatusOK)
 	doc := parse(t, w.Body.Bytes())
-	if got, want := doc.Find(".scenario-list a").AttrOr("href", ""), gcPauseURL(true, 1, "en"); got != want {
-		t.Fatalf("first scenario link=%q, want %q", got, want)
+	for _, sc := range s.catalog.Scenarios {
+		entry := doc.Find(`[data-testid="scenario-` + sc.ID + `"]`)
+		if entry.Length() != 1 {
+			t.Fatalf("%s: %d index entries, want 1", sc.ID, entry.Length())
+		}
+		if got, want := entry.Find("a").First().AttrOr("href", ""), views.FrameURL(sc, sc.Default, 1, "en"); got != want {
+			t.Fatalf("%s: link=%q, want %q", sc.ID, got, want)
+		}
+		group := entry.Closest("section").Find("h2").Text()
+		for _, word := range []string{sc.Purpose, map[string]string{"single": "one Redis node", "replicated": "primary and replica", "quorum": "quorum", "consensus": "consensus"}[sc.Topology]} {
+			if !strings.Contains(group, word) {
+				t.Fatalf("%s: group heading %q does not mention %q", sc.ID, group, word)
+			}
+		}
+		for _, on := range []bool{false, true} {
+			r, err := demo.Replay(sc, on, sc.Frames())
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := r.Frame()
+			want := "safe"
+			if !f.Safe() {
+				want = views.T("en", "verdict."+f.Violations[0].Kind.String()+".short")
+			}
+			o := entry.Find(`[data-testid="outcome-` + views.OnOff(on) + `"]`)
+			if !strings.Contains(o.Text(), want) {
+				t.Fatalf("%s %s: outcome %q does not say %q", sc.ID, views.OnOff(on), o.Text(), want)
+			}
+			if got, want := o.AttrOr("href", ""), views.FrameURL(sc, on, sc.Frames(), "en"); got != want {
+				t.Fatalf("%s %s: outcome link=%q, want %q", sc.ID, views.OnOff(on), got, want)
+			}
+		}
+	}
+	if got, want := doc.Find(".group h2").First().Text(), "Locks for efficiency · one Redis node"; got != want {
+		t.Fatalf("first group=%q, want %q", got, want)
 	}
 }
 

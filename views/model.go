@@ -2,9 +2,6 @@ package views
 
 import (
 	"fmt"
-	"net/url"
-	"strconv"
-
 	"github.com/distlock/fencing-demo/demo"
 )
 
@@ -20,37 +17,22 @@ type Page struct {
 	Assets    Assets
 	Canonical string // this page's address, without the run
 	OtherLang string // the same page in the other language
+	Home      string // the site's front page and its scenario list;
+	Index     string // "" leaves the link out
+	Chrome    bool   // the site's header; off inside an iframe
+	Present   bool   // presenter mode: large type, high contrast
 }
 
 // Demo is the view model of one frame of a scenario.
 type Demo struct {
 	Page
 	Frame demo.Frame
+	Here  Place
 	Run   string // the visitor's run id; "" until the first click makes one
 }
 
 // Sc returns the scenario being shown.
 func (d Demo) Sc() *demo.Scenario { return d.Frame.Scenario }
-
-// FrameURL is the address of a frame: the scenario, the switch, the step and
-// the language. It is what the address bar shows and what a copied link opens.
-func FrameURL(sc *demo.Scenario, on bool, step int, lang string) string {
-	return "/scenarios/" + sc.ID + "?" + url.QueryEscape(sc.Switch) + "=" + OnOff(on) +
-		"&step=" + strconv.Itoa(step) + "&lang=" + url.QueryEscape(lang)
-}
-
-// OnOff is a switch position as it appears in a URL.
-func OnOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
-
-// ActionURL is where the controls post: step, back, reset or switch.
-func (d Demo) ActionURL(action string) string {
-	return "/scenarios/" + d.Sc().ID + "/" + action
-}
 
 // SwitchLabel is the switch's name on screen.
 func (d Demo) SwitchLabel() string { return d.Sc().SwitchLabel.In(d.Lang) }
@@ -198,3 +180,9 @@ func Stale(f demo.Frame, e demo.Event) bool {
 }
 
 func clientIndexOf(d Demo, name string) int { return clientIndex(d.Sc(), name) }
+
+// EmbedSnippet is the iframe a textbook pastes to embed a frame. The address
+// is made absolute by app.js, which knows the host the visitor sees.
+func EmbedSnippet(src, title string) string {
+	return `<iframe src="` + src + `" title="` + title + `" width="100%" height="720" style="border:0" loading="lazy"></iframe>`
+}

@@ -1,0 +1,143 @@
+// The demo's small script: presenter keys, autoplay, copy buttons, and the
+// height message an embedding page needs. Everything it touches also works
+// without it, through plain forms and links.
+(function () {
+  "use strict";
+
+  var doc = document;
+  var playing = null; // the autoplay timer, while playing
+
+  function $(sel) { return doc.querySelector(sel); }
+
+  // click presses one of the demo's own controls, so a key does exactly what
+  // the button does, through htmx or, without it, a plain form post.
+  function click(testid) {
+    var el = $('#demo [data-testid="' + testid + '"]');
+    if (!el || el.disabled || el.getAttribute("aria-disabled") === "true") return false;
+    el.click();
+    return true;
+  }
+
+  // post sends an action that has no button of its own (the last frame).
+  function post(action) {
+    var form = $('#demo form[action$="/step"]');
+    if (!form) return;
+    var clone = form.cloneNode(true);
+    var target = form.getAttribute("action").replace(/\/step$/, "/" + action);
+    clone.setAttribute("action", target);
+    if (window.htmx) {
+      htmx.ajax("POST", target, { source: form, target: "#demo", swap: "outerHTML", values: htmx.values(form) });
+    } else {
+      clone.hidden = true;
+      doc.body.appendChild(clone);
+      clone.submit();
+    }
+  }
+
+  function isTyping(el) {
+    return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  }
+
+  // Keys act only when the focus is in the demo's own page and not in a
+  // field, and never on a key with a modifier, so the browser's and the
+  // host page's own shortcuts keep working. Inside an iframe the keys only
+  // reach us while the frame has the focus.
+  doc.addEventListener("keydown", function (ev) {
+    if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || isTyping(ev.target)) return;
+    var dialog = $("#help");
+    if (dialog && dialog.open) return;
+    var onControl = ev.target && /^(BUTTON|A|SUMMARY)$/.test(ev.target.tagName);
+    var done = false;
+    switch (ev.key) {
+      case "ArrowRight": case "PageDown": done = click("step"); break;
+      case " ": if (!onControl) done = click("step"); break;
+      case "ArrowLeft": case "PageUp": done = click("back"); break;
+      case "Home": done = click("reset"); break;
+      case "End": if ($("#demo").dataset.last !== "true") { post("last"); done = true; } break;
+      case "r": case "R": done = click("reset"); break;
+      case "f": case "F": done = !!switchButton() && (switchButton().click(), true); break;
+      case "p": case "P": toggle(); done = true; break;
+      case "?": openHelp(); done = true; break;
+    }
+    if (done) ev.preventDefault();
+  });
+
+  function switchButton() { return $("#demo .switch [aria-pressed]"); }
+
+  // Autoplay steps on at the chosen pace and stops by itself at the end.
+  function toggle() { if (playing) stop(); else start(); }
+
+  function start() {
+    var btn = $("#play");
+    if (!btn) return;
+    btn.setAttribute("aria-pressed", "true");
+    btn.textContent = "⏸ " + btn.dataset.pause;
+    schedule();
+  }
+
+  function schedule() {
+    clearTimeout(playing);
+    playing = setTimeout(function () {
+      if ($("#demo").dataset.last === "true" || !click("step")) { stop(); return; }
+      schedule();
+    }, Number(($("#speed") || {}).value || 2000));
+  }
+
+  function stop() {
+    clearTimeout(playing);
+    playing = null;
+    var btn = $("#play");
+    if (!btn) return;
+    btn.setAttribute("aria-pressed", "false");
+    btn.textContent = "▶ " + btn.dataset.play;
+  }
+
+  function openHelp() {
+    var d = $("#help");
+    if (d && !d.open) d.showModal();
+  }
+
+  // Addresses in the share box are made absolute with the host the visitor
+  // sees, and copy buttons appear now that there is script to run them.
+  function enhance() {
+    var link = $("#share-link");
+    if (link) link.value = new URL(link.value, location.href).href;
+    var code = $("#embed-code");
+    if (code) {
+      var src = new URL(code.dataset.embed, location.href).href;
+      code.value = '<iframe src="' + src + '" title="' + code.dataset.title.replace(/"/g, "&quot;") +
+        '" width="100%" height="720" style="border:0" loading="lazy"></iframe>';
+    }
+    Array.prototype.forEach.call(doc.querySelectorAll("button.copy"), function (b) {
+      b.hidden = false;
+      b.onclick = function () {
+        var field = doc.getElementById(b.dataset.copy);
+        field.select();
+        var done = function () { b.textContent = "✓"; };
+        if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, function () { doc.execCommand("copy"); done(); });
+        else { doc.execCommand("copy"); done(); }
+      };
+    });
+    tellHeight();
+  }
+
+  // An embedding page sizes its iframe from this message.
+  function tellHeight() {
+    if (window.parent === window) return;
+    window.parent.postMessage({ type: "fencing-demo:height", height: doc.documentElement.scrollHeight }, "*");
+  }
+
+  doc.addEventListener("DOMContentLoaded", function () {
+    var player = $("#player");
+    if (player) player.hidden = false;
+    var play = $("#play");
+    if (play) play.onclick = toggle;
+    var speed = $("#speed");
+    if (speed) speed.onchange = function () { if (playing) schedule(); };
+    var help = $("#help-open");
+    if (help) help.onclick = openHelp;
+    enhance();
+    if (window.ResizeObserver) new ResizeObserver(tellHeight).observe(doc.body);
+  });
+  doc.addEventListener("htmx:afterSettle", enhance);
+})();
