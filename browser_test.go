@@ -43,9 +43,9 @@ import (
 )
 
 const (
-	browserBudget = 90 * time.Second // the whole test, browser start included; a hang fails here
+	browserBudget = 4 * time.Minute // the whole test, browser start included; a hang fails here
 	tabBudget     = 30 * time.Second // one subtest's tab
-	waitBudget    = 5 * time.Second  // one wait for the screen to show a frame
+	waitBudget    = 10 * time.Second // one wait for the screen to show a frame
 )
 
 // installChromium is what a developer or CI runs when no browser is found.
@@ -141,6 +141,27 @@ func TestBrowser(t *testing.T) {
 			}
 		})
 	}
+
+	// Every scenario of scenarios.yaml, stepped to its end in the browser,
+	// alternating languages, then its switch flipped: each frame's address,
+	// index, clock, resource and verdict as the model computes them.
+	t.Run("every-scenario", func(t *testing.T) {
+		for i, sc := range catalog.Scenarios {
+			lang := []string{"en", "ja"}[i%2]
+			t.Run(sc.ID+"/"+lang, func(t *testing.T) {
+				b := env.newTab(t, true)
+				b.do(chromedp.Navigate(srv.URL + views.FrameURL(sc, sc.Default, 1, lang)))
+				for k := 1; k <= sc.Frames(); k++ {
+					if k > 1 {
+						b.click("step")
+					}
+					b.waitScenarioFrame(sc, sc.Default, k, lang)
+				}
+				b.click(sc.Switch)
+				b.waitScenarioFrame(sc, !sc.Default, sc.Frames(), lang)
+			})
+		}
+	})
 
 	t.Run("history", func(t *testing.T) {
 		const on, lang = true, "en"
@@ -747,4 +768,67 @@ func (l *postLog) since(n int) []url.Values {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]url.Values(nil), l.posts[n:]...)
+}
+
+// scenarioJS reads what every scenario's page shows, whatever its store.
+const scenarioJS = `(() => {
+  const q = id => document.querySelector('[data-testid="' + id + '"]');
+  const text = id => { const e = q(id); return e ? e.innerText.replace(/\s+/g, ' ').trim() : ''; };
+  return {
+    index: text('step-index'), now: text('now'), value: text('resource-value'),
+    verdict: q('verdict') ? (q('verdict').dataset.verdict || '') : '',
+    pressed: (document.querySelector('#demo .switch [aria-pressed]') || {getAttribute: () => ''}).getAttribute('aria-pressed'),
+    href: location.href,
+    busy: (window.__inflight ? window.__inflight() : 0) +
+      document.querySelectorAll('.htmx-request, .htmx-added, .htmx-settling, .htmx-swapping').length,
+    error: text('error-message'),
+  };
+})()`
+
+type scenarioScreen struct {
+	Index, Now, Value, Verdict, Pressed, Href, Error string
+	Busy                                             int
+}
+
+// waitScenarioFrame waits until the tab shows frame k of sc at its address
+// and checks the values every scenario has against the model.
+func (b *tab) waitScenarioFrame(sc *demo.Scenario, on bool, k int, lang string) {
+	b.t.Helper()
+	r, err := demo.Replay(sc, on, k)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	f := r.Frame()
+	want := scenarioScreen{
+		Index:   fmt.Sprintf("%d / %d", k, sc.Frames()),
+		Now:     views.Clock(sc, f.Now),
+		Value:   `"` + f.Data + `"`,
+		Verdict: "safe",
+		Pressed: strconv.FormatBool(on),
+		Href:    b.env.base + views.FrameURL(sc, on, k, lang),
+	}
+	if f.Data == "" {
+		want.Value = views.T(lang, "empty")
+	}
+	if !f.Safe() {
+		want.Verdict = f.Violations[0].Kind.String()
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, waitBudget)
+	defer cancel()
+	var got scenarioScreen
+	for {
+		got, err = chromedp.Run(ctx, chromedp.Evaluate[scenarioScreen](scenarioJS))
+		if err == nil && (got.Error != "" || got.Busy == 0 && got.Index == want.Index && got.Href == want.Href) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			b.t.Fatalf("%s %s: waiting for frame %d: %v\nlast screen: %+v", sc.ID, views.OnOff(on), k, ctx.Err(), got)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	got.Busy = 0
+	if got != want {
+		b.t.Fatalf("%s %s=%s frame %d (%s):\n got %+v\nwant %+v", sc.ID, sc.Switch, views.OnOff(on), k, lang, got, want)
+	}
 }
