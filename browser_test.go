@@ -43,7 +43,7 @@ import (
 )
 
 const (
-	browserBudget = 4 * time.Minute // the whole test, browser start included; a hang fails here
+	browserBudget = 4 * time.Minute  // the whole test, browser start included; a hang fails here
 	tabBudget     = 30 * time.Second // one subtest's tab
 	waitBudget    = 10 * time.Second // one wait for the screen to show a frame
 )
