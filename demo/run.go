@@ -220,7 +220,37 @@ func (r *Run) Step() bool {
 	r.frame++
 	r.play(r.sc.Moves[r.frame-2].Do)
 	r.checkStuck()
+	r.share()
 	return r.err == nil
+}
+
+// share swaps the run's own copy of the events for the scenario's, which Load
+// recorded once. Every run of a scenario in one switch position tells the
+// same story, so thousands of live runs need not keep thousands of copies.
+// The shared slice is capped at its length: the next move's events are
+// appended to a fresh copy, never into the shared array.
+func (r *Run) share() {
+	log := &r.sc.logs[b2i(r.on)]
+	if r.err != nil || len(log.ends) < r.frame {
+		return
+	}
+	if end := log.ends[r.frame-1]; end == len(r.events) {
+		r.events = log.events[:end:end]
+	}
+}
+
+// story is the events of a whole scenario in one switch position, and how
+// many of them each frame shows.
+type story struct {
+	events []Event
+	ends   []int // ends[k-1]: the number of events up to frame k
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (r *Run) play(actions []Action) {

@@ -64,6 +64,8 @@ type Scenario struct {
 	// Horizon is the latest time any frame shows in either switch position,
 	// worked out by Load, so a drawing can keep one scale for every frame.
 	Horizon int `yaml:"-"`
+
+	logs [2]story // the events of each switch position, recorded by Load for runs to share
 }
 
 // Narration is the title and text shown with a frame.
@@ -582,10 +584,17 @@ func check(sc *Scenario) *checkError {
 			return err
 		}
 	}
+	var logs [2]story
 	for _, on := range []bool{true, false} {
 		r := NewRun(sc, on)
-		for r.Step() {
+		var log story
+		for {
+			log.ends = append(log.ends, len(r.events))
+			if !r.Step() {
+				break
+			}
 		}
+		log.events = r.events
 		sc.Horizon = max(sc.Horizon, r.now)
 		if err := r.Err(); err != nil {
 			var ae *ActionError
@@ -594,7 +603,9 @@ func check(sc *Scenario) *checkError {
 			}
 			return fail(0, "%s", err)
 		}
+		logs[b2i(on)] = log
 	}
+	sc.logs = logs // shared only once both positions played to the end
 	return nil
 }
 
