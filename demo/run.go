@@ -95,7 +95,9 @@ type Event struct {
 	Value  string // a lock's random value, or what a write wrote
 	Token  int64  // the token issued, renewed, expired or written with
 	N      int    // the lease, TTL, jump or replica count the command carried
-	Expiry int    // when the lease or key runs out; for a write, maxToken before it
+	Expiry int    // when the lease or key runs out
+	Count  int    // WAIT: replicas that acknowledged; a node that did not answer: ms waited
+	Max    int64  // a write: the resource's maxToken before it
 	OK     bool   // the answer: granted, set, deleted, renewed
 	NX     bool   // SET with NX; for SetCmd without NX or PX, a plain SETNX
 	Before string // a write: the value it replaced
@@ -111,9 +113,6 @@ type Quorum struct {
 	Drift    int // 0.01 x TTL + 2 ms, as the reference implementations
 	Validity int // TTL - elapsed - drift
 }
-
-// Max is, for a write, the resource's maxToken before it.
-func (e Event) Max() int64 { return int64(e.Expiry) }
 
 // Holding is one client's hold on the lock by its own reckoning: from the
 // moment it got the lock until its lease or validity runs out. Ended is when
@@ -361,7 +360,7 @@ func (r *Run) apply(a Action) error {
 		if r.res.Write(c.Token, a.Value) {
 			kind = Accepted
 		}
-		r.log(Event{Client: c.Name, Kind: kind, Token: c.Token, Value: a.Value, Before: before, Expiry: int(max)})
+		r.log(Event{Client: c.Name, Kind: kind, Token: c.Token, Value: a.Value, Before: before, Max: max})
 		if kind == Accepted {
 			r.checkWrite(c, before)
 		}
@@ -449,13 +448,12 @@ func (r *Run) redis(c *Client, a Action) error {
 	case Wait:
 		// WAIT blocks until numreplicas replicas acknowledged what this
 		// client wrote. The model ships the backlog if the replica is up.
-		e.Kind, e.N = WaitCmd, 0
+		e.Kind = WaitCmd
 		if rep := r.replicaOf(n); rep != nil && rep.Up {
 			n.ship(rep)
-			e.N = 1
+			e.Count = 1
 		}
-		e.OK = e.N >= a.N
-		e.Expiry = a.N
+		e.OK = e.Count >= a.N
 	}
 	r.log(e)
 	return nil
@@ -484,7 +482,7 @@ func (r *Run) redlock(c *Client, a Action) {
 		reachable := n.Up && !slices.Contains(c.Cut, n.Name)
 		if !reachable {
 			r.now += r.sc.Timeout
-			r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: a.Key, Value: c.Value, N: a.N, NX: a.Verb == Redlock, Expiry: r.sc.Timeout})
+			r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: a.Key, Value: c.Value, N: a.N, NX: a.Verb == Redlock, Count: r.sc.Timeout})
 			continue
 		}
 		r.now += r.sc.Latency

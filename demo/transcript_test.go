@@ -124,9 +124,9 @@ func describe(sc *Scenario, e Event) string {
 		case Acquired, Renewed:
 			line += ", lease until " + clock(sc, e.Expiry)
 		case Accepted:
-			line += fmt.Sprintf(", replacing %q (maxToken was %d)", e.Before, e.Max())
+			line += fmt.Sprintf(", replacing %q (maxToken was %d)", e.Before, e.Max)
 		case Rejected:
-			line += fmt.Sprintf(" (maxToken %d)", e.Max())
+			line += fmt.Sprintf(" (maxToken %d)", e.Max)
 		}
 		return line
 	}
@@ -337,7 +337,7 @@ func TestGCPauseOutcome(t *testing.T) {
 				t.Fatal("the last frame has no events")
 			}
 			e := latest[len(latest)-1]
-			if e.Client != "A" || e.Token != 1 || e.Value != "A" || e.Before != "B" || e.Max() != 2 {
+			if e.Client != "A" || e.Token != 1 || e.Value != "A" || e.Before != "B" || e.Max != 2 {
 				t.Fatalf("last event=%+v, want A writing \"A\" with token 1 over \"B\" at maxToken 2", e)
 			}
 			if got, want := e.Kind, tt.last; got != want {

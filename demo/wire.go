@@ -65,9 +65,9 @@ func (e Event) Wire() (call, reply string) {
 	case ExtendCmd:
 		return fmt.Sprintf("EVAL '%s' 1 %s %s %d", renewScript, e.Key, v, e.N), integer(e.OK)
 	case WaitCmd:
-		return fmt.Sprintf("WAIT %d 0", e.Expiry), "(integer) " + strconv.Itoa(e.N)
+		return fmt.Sprintf("WAIT %d 0", e.N), "(integer) " + strconv.Itoa(e.Count)
 	case Unreachable:
-		// N is the PX of a Redlock SET; Expiry how long the client waited.
+		// N is the PX of a Redlock SET; Count how long the client waited.
 		switch {
 		case e.NX:
 			call = fmt.Sprintf("SET %s %s NX PX %d", e.Key, v, e.N)
@@ -76,7 +76,7 @@ func (e Event) Wire() (call, reply string) {
 		default:
 			return e.Key, "connection refused"
 		}
-		return call, fmt.Sprintf("no answer in %d ms", e.Expiry)
+		return call, fmt.Sprintf("no answer in %d ms", e.Count)
 	}
 	return "", ""
 }
