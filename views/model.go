@@ -60,7 +60,7 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 		}
 		return s
 	case demo.Rejected:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token, e.Token, e.Max())
+		return fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token, e.Token, e.Max)
 	case demo.SetCmd, demo.NodeTry:
 		k := key + ".nil"
 		if e.OK {
@@ -74,7 +74,7 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 		}
 		return fmt.Sprintf(T(lang, k), e.Client, e.Node, e.Key)
 	case demo.WaitCmd:
-		return fmt.Sprintf(T(lang, key), e.Client, e.N, e.Expiry)
+		return fmt.Sprintf(T(lang, key), e.Client, e.Count, e.N)
 	case demo.QuorumHeld, demo.QuorumLost:
 		q := e.Quorum
 		return fmt.Sprintf(T(lang, key), e.Client, q.Locked, q.Need, q.TTL, q.Elapsed, q.Drift, q.Validity)
