@@ -179,6 +179,7 @@ func (f *Frame) Timeline() Timeline {
 			}
 		case SetCmd, NodeTry:
 			if e.OK {
+				stop(e.Node, "", e.At) // a SET without NX replaces whoever's key it was
 				start(e.Node, e.Client, e.At, 0, e.Expiry)
 			}
 		case DelCmd, UnlockCmd:

@@ -178,9 +178,9 @@ func (n *Node) ship(to *Node) int {
 			}
 			continue
 		}
-		// Redis ships expiry as an absolute time; a replica counts it on
-		// its own clock, so keep the wall time the primary set it at.
-		e.wallAt += to.Offset - n.Offset
+		// Redis ships expiry as an absolute time, and a replica compares
+		// it with its own wall clock: one that runs ahead expires the key
+		// early. The entry keeps the primary's wall time for just that.
 		if i := to.find(e.key); i >= 0 {
 			to.keys[i] = e
 		} else {

@@ -99,7 +99,8 @@ type Event struct {
 	Count  int    // WAIT: replicas that acknowledged; a node that did not answer: ms waited
 	Max    int64  // a write: the resource's maxToken before it
 	OK     bool   // the answer: granted, set, deleted, renewed
-	NX     bool   // SET with NX; for SetCmd without NX or PX, a plain SETNX
+	NX     bool   // SET with NX (a separate SETNX command has N == -1)
+	Verb   Verb   // the action that sent the command, for one that got no answer
 	Before string // a write: the value it replaced
 	Quorum *Quorum
 }
@@ -396,10 +397,12 @@ func (r *Run) apply(a Action) error {
 func (r *Run) redis(c *Client, a Action) error {
 	n := r.primary()
 	if !n.Up {
-		r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: string(a.Verb) + " " + a.Key})
+		e := Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: a.Key, N: a.N, NX: a.NX, Verb: a.Verb, Value: c.Value}
 		if a.Verb == Set || a.Verb == SetNX {
 			c.tries++
+			e.Value = lockValue(r.sc.ID, c.Name, c.tries)
 		}
+		r.log(e)
 		return nil
 	}
 	e := Event{Client: c.Name, Node: n.Name, Key: a.Key, N: a.N}
@@ -479,13 +482,17 @@ func (r *Run) redlock(c *Client, a Action) {
 	t1 := r.now
 	locked := 0
 	for _, n := range r.nodes {
+		// Each request takes time, and keys may run out meanwhile.
+		before := r.now
 		reachable := n.Up && !slices.Contains(c.Cut, n.Name)
 		if !reachable {
 			r.now += r.sc.Timeout
-			r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: a.Key, Value: c.Value, N: a.N, NX: a.Verb == Redlock, Count: r.sc.Timeout})
+			r.expireKeys(before)
+			r.log(Event{Client: c.Name, Node: n.Name, Kind: Unreachable, Key: a.Key, Value: c.Value, N: a.N, NX: a.Verb == Redlock, Verb: a.Verb, Count: r.sc.Timeout})
 			continue
 		}
 		r.now += r.sc.Latency
+		r.expireKeys(before)
 		if a.Verb == RedlockUnlock {
 			ok := n.DelIfEq(a.Key, c.Value, r.now)
 			r.log(Event{Client: c.Name, Node: n.Name, Kind: UnlockCmd, Key: a.Key, Value: c.Value, OK: ok})
@@ -495,9 +502,12 @@ func (r *Run) redlock(c *Client, a Action) {
 		if ok {
 			locked++
 		}
-		r.log(Event{Client: c.Name, Node: n.Name, Kind: NodeTry, Key: a.Key, Value: c.Value, N: a.N, OK: ok, NX: true})
+		e := Event{Client: c.Name, Node: n.Name, Kind: NodeTry, Key: a.Key, Value: c.Value, N: a.N, OK: ok, NX: true}
+		if ok {
+			e.Expiry = r.now + a.N
+		}
+		r.log(e)
 	}
-	r.expireKeys(t1)
 	if a.Verb == RedlockUnlock {
 		r.letGo(c)
 		return
@@ -510,6 +520,7 @@ func (r *Run) redlock(c *Client, a Action) {
 		return
 	}
 	r.log(Event{Client: c.Name, Kind: QuorumLost, Key: a.Key, Value: c.Value, Quorum: q})
+	r.letGo(c) // it knows it failed, whatever it held before
 	// Without the lock, undo what was set, on every node: also those that
 	// failed to answer, since they may have set the key after all.
 	for _, n := range r.nodes {
@@ -609,10 +620,23 @@ func (r *Run) expireKeys(since int) {
 }
 
 // owner returns the client whose random value is v.
+// A client draws a fresh value for every attempt; the values are made from
+// the scenario, the client and the attempt, so they can be found again
+// without keeping a list of them.
 func (r *Run) owner(v string) string {
+	if v == "" {
+		return ""
+	}
 	for _, c := range r.clients {
-		if c.Value == v && v != "" {
+		if c.Value == v {
 			return c.Name
+		}
+	}
+	for _, c := range r.clients {
+		for try := 1; try < c.tries; try++ {
+			if lockValue(r.sc.ID, c.Name, try) == v {
+				return c.Name
+			}
 		}
 	}
 	return ""

@@ -248,10 +248,14 @@ func (a *Action) UnmarshalYAML(node ast.Node) error {
 	return nil
 }
 
+// maxNumber bounds every number in a script: a billion milliseconds is
+// eleven days, far more than any lock needs, and far from overflowing.
+const maxNumber = 1_000_000_000
+
 func number(s, what string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("the %s %q is not a whole number of 0 or more", what, s)
+	if err != nil || n < 0 || n > maxNumber {
+		return 0, fmt.Errorf("the %s %q is not a whole number from 0 to %d", what, s, maxNumber)
 	}
 	return n, nil
 }
@@ -289,8 +293,8 @@ func parseAction(s string) (Action, error) {
 			return want(" LEASE")
 		}
 		a.N, err = strconv.Atoi(args[0]) // below 1 is allowed: the lock service counts it as 1
-		if err != nil {
-			return wrap(fmt.Errorf("the lease %q is not a whole number", args[0]))
+		if err != nil || a.N > maxNumber || a.N < -maxNumber {
+			return wrap(fmt.Errorf("the lease %q is not a whole number of at most %d", args[0], maxNumber))
 		}
 	case Jump:
 		if len(args) != 1 {
@@ -414,7 +418,15 @@ func (e *LoadError) Error() string {
 // Besides the shape of the YAML it checks what only a replay shows (an action
 // by a client that is paused at that point, say), by playing every scenario to
 // its end in both switch positions: a scenario that loads always plays.
-func Load(file string, data []byte) (*Catalog, error) {
+func Load(file string, data []byte) (c *Catalog, err error) {
+	// The YAML library can panic on some malformed input (goccy/go-yaml
+	// issue 735, fixed upstream after v1.19.2): a bad file must still be
+	// an error that names the file, never a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, &LoadError{File: file, Msg: fmt.Sprintf("the YAML could not be read (%v)", p)}
+		}
+	}()
 	var doc struct {
 		Scenarios []*Scenario `yaml:"scenarios"`
 	}
@@ -424,7 +436,7 @@ func Load(file string, data []byte) (*Catalog, error) {
 	if len(doc.Scenarios) == 0 {
 		return nil, &LoadError{File: file, Msg: "no scenarios: the file needs a list under \"scenarios:\""}
 	}
-	c := &Catalog{Scenarios: doc.Scenarios, byID: map[string]*Scenario{}}
+	c = &Catalog{Scenarios: doc.Scenarios, byID: map[string]*Scenario{}}
 	for i, sc := range doc.Scenarios {
 		if sc == nil {
 			return nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %d is empty", i+1)}
@@ -487,8 +499,11 @@ func check(sc *Scenario) *checkError {
 		if sc.Timeout == 0 {
 			sc.Timeout = 50
 		}
-	} else if sc.Nodes != 0 {
-		return fail(0, "nodes is for the redlock store only")
+		if sc.Latency < 0 || sc.Timeout < 0 || sc.Latency > 10000 || sc.Timeout > 10000 {
+			return fail(0, "latency and timeout are milliseconds from 1 to 10000")
+		}
+	} else if sc.Nodes != 0 || sc.Latency != 0 || sc.Timeout != 0 {
+		return fail(0, "nodes, latency and timeout are for the redlock store only")
 	}
 	switch sc.Fencing {
 	case "":

@@ -264,27 +264,34 @@ func TestLoadErrors(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			le := loadError(t, tt.src)
-			want := 0
-			if tt.at != "" {
-				want = lineOf(t, tt.src, tt.at)
-			}
-			if got := le.Line; got != want {
-				t.Fatalf("Line=%d, want %d (%q); error: %v\nYAML:\n%s", got, want, tt.at, le, numbered(tt.src))
-			}
-			for _, m := range tt.msg {
-				if !strings.Contains(le.Msg, m) {
-					t.Errorf("Msg %q does not mention %q", le.Msg, m)
-				}
-			}
-			prefix := "test.yaml: "
-			if want > 0 {
-				prefix = fmt.Sprintf("test.yaml:%d: ", want)
-			}
-			if got := le.Error(); !strings.HasPrefix(got, prefix) {
-				t.Errorf("Error()=%q, want it to start with %q", got, prefix)
-			}
+			wantLoadError(t, tt.src, tt.at, tt.msg...)
 		})
+	}
+}
+
+// wantLoadError loads src, which must fail on the line containing at (no
+// line when at is ""), with a message that mentions each of msg.
+func wantLoadError(tb testing.TB, src, at string, msg ...string) {
+	tb.Helper()
+	le := loadError(tb, src)
+	want := 0
+	if at != "" {
+		want = lineOf(tb, src, at)
+	}
+	if got := le.Line; got != want {
+		tb.Fatalf("Line=%d, want %d (%q); error: %v\nYAML:\n%s", got, want, at, le, numbered(src))
+	}
+	for _, m := range msg {
+		if !strings.Contains(le.Msg, m) {
+			tb.Errorf("Msg %q does not mention %q", le.Msg, m)
+		}
+	}
+	prefix := "test.yaml: "
+	if want > 0 {
+		prefix = fmt.Sprintf("test.yaml:%d: ", want)
+	}
+	if got := le.Error(); !strings.HasPrefix(got, prefix) {
+		tb.Errorf("Error()=%q, want it to start with %q", got, prefix)
 	}
 }
 
@@ -369,6 +376,279 @@ func TestReplayIsDeterministic(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
+		}
+	}
+}
+
+// Mistakes in the grammar of the Redis family: who may do what on which
+// store, and the shape of the scenario around it.
+func TestLoadErrorsRedisGrammar(t *testing.T) {
+	redlock := func(do ...string) string { return file(onStore(t, "redlock", scenario("s", do...))) }
+	redis := func(do ...string) string { return file(onStore(t, "redis", scenario("s", do...))) }
+	replicated := func(do ...string) string { return file(onStore(t, "replicated", scenario("s", do...))) }
+	lockservice := func(do ...string) string { return file(scenario("s", do...)) }
+	for _, tt := range []struct {
+		name string
+		src  string
+		at   string   // the text on the culprit's line; "" when the error has no line
+		msg  []string // what Msg must mention
+	}{
+		{
+			name: "unknown node in a 5-node redlock",
+			src:  redlock("redis4 down", "redis9 down"),
+			at:   "redis9 down",
+			msg:  []string{`unknown node "redis9"`, "redis1, redis2, redis3, redis4, redis5"},
+		},
+		{
+			name: "cut from an unknown node",
+			src:  redlock("A cut redis2 redis6"),
+			at:   "A cut redis2 redis6",
+			msg:  []string{`unknown node "redis6"`},
+		},
+		{
+			name: "node verb on the lock service",
+			src:  lockservice("A acquire 10", "redis1 down"),
+			at:   "redis1 down",
+			msg:  []string{`unknown node "redis1"`, "the lock service has no nodes"},
+		},
+		{
+			name: "all nodes on the lock service",
+			src:  lockservice("all jump 100"),
+			at:   "all jump 100",
+			msg:  []string{"jump does not apply to the lockservice store"},
+		},
+		{
+			name: "redis verb on the lock service",
+			src:  lockservice("A set k NX PX 10"),
+			at:   "A set k NX PX 10",
+			msg:  []string{"set does not apply to the lockservice store"},
+		},
+		{
+			name: "lock service verb on a redis store",
+			src:  redis("A acquire 10"),
+			at:   "A acquire 10",
+			msg:  []string{"acquire does not apply to the redis store"},
+		},
+		{
+			name: "single-node verb on redlock",
+			src:  redlock("A set k NX PX 10"),
+			at:   "A set k NX PX 10",
+			msg:  []string{"set does not apply to the redlock store"},
+		},
+		{
+			name: "redlock on one node",
+			src:  redis("A redlock k PX 10"),
+			at:   "A redlock k PX 10",
+			msg:  []string{"redlock does not apply to the redis store"},
+		},
+		{
+			name: "WAIT without a replica",
+			src:  redis("A set k NX PX 10", "A wait 1 0"),
+			at:   "A wait 1 0",
+			msg:  []string{"wait does not apply to the redis store"},
+		},
+		{
+			name: "promote on one node",
+			src:  redis("redis promote"),
+			at:   "redis promote",
+			msg:  []string{"promote does not apply to the redis store"},
+		},
+		{
+			name: "promote a primary",
+			src:  replicated("tick 1", "primary promote"),
+			at:   "primary promote",
+			msg:  []string{"primary is not a replica"},
+		},
+		{
+			name: "replicate from a replica",
+			src:  replicated("A set k NX PX 10", "replica replicate"),
+			at:   "replica replicate",
+			msg:  []string{"cannot replicate"},
+		},
+		{
+			name: "replicate to a replica that is down",
+			src:  replicated("A set k NX PX 10", "replica down", "primary replicate"),
+			at:   "primary replicate",
+			msg:  []string{"cannot replicate"},
+		},
+		{
+			name: "conditional key other than if-on and if-off",
+			src:  lockservice("A acquire 10", "if-maybe: B acquire 10"),
+			at:   "if-maybe: B acquire 10",
+			msg:  []string{`"if-maybe"`, "if-on or if-off"},
+		},
+		{
+			name: "conditional action with a bad action",
+			src:  lockservice("if-on: A acquire soon"),
+			at:   "if-on: A acquire soon",
+			msg:  []string{`"soon"`},
+		},
+		{
+			name: "unknown SET option",
+			src:  redis("A set k NX EX 10"),
+			at:   "A set k NX EX 10",
+			msg:  []string{`unknown SET option "EX"`},
+		},
+		{
+			name: "SET PX without a number",
+			src:  redis("A set k NX PX"),
+			at:   "A set k NX PX",
+			msg:  []string{"KEY nx [px MS]"},
+		},
+		{
+			name: "SET PX 0",
+			src:  redis("A set k NX PX 0"),
+			at:   "A set k NX PX 0",
+			msg:  []string{"PX must be at least 1 ms"},
+		},
+		{
+			name: "redlock without PX",
+			src:  redlock("A redlock k 10000"),
+			at:   "A redlock k 10000",
+			msg:  []string{"KEY px MS"},
+		},
+		{
+			name: "EXPIRE of 0 seconds",
+			src:  redis("A setnx k", "A expire k 0"),
+			at:   "A expire k 0",
+			msg:  []string{"at least 1"},
+		},
+		{
+			name: "a client named like the redis node",
+			src:  replace(t, redis("tick 1"), "clients: [A, B]", "clients: [A, redis]"),
+			msg:  []string{`client "redis"`, "not a node's name"},
+		},
+		{
+			name: "a client named like a redlock node",
+			src:  replace(t, redlock("tick 1"), "clients: [A, B]", "clients: [redis3, B]"),
+			msg:  []string{`client "redis3"`},
+		},
+		{
+			name: "a client named all",
+			src:  replace(t, lockservice("tick 1"), "clients: [A, B]", "clients: [A, all]"),
+			msg:  []string{`client "all"`},
+		},
+		{
+			name: "missing purpose",
+			src:  replace(t, lockservice("tick 1"), "    purpose: correctness\n", ""),
+			msg:  []string{"purpose", "efficiency, correctness"},
+		},
+		{
+			name: "unknown purpose",
+			src:  replace(t, lockservice("tick 1"), "purpose: correctness", "purpose: speed"),
+			msg:  []string{`purpose "speed"`},
+		},
+		{
+			name: "missing topology",
+			src:  replace(t, lockservice("tick 1"), "    topology: consensus\n", ""),
+			msg:  []string{"topology", "single, replicated, quorum, consensus"},
+		},
+		{
+			name: "missing switch-label",
+			src:  replace(t, lockservice("tick 1"), "    switch-label: {ja: フェンシング, en: Fencing}\n", ""),
+			msg:  []string{"switch-label is missing"},
+		},
+		{
+			name: "switch-label without Japanese",
+			src:  replace(t, lockservice("tick 1"), "switch-label: {ja: フェンシング, en: Fencing}", "switch-label: {en: Fencing}"),
+			msg:  []string{"switch-label has no Japanese"},
+		},
+		{
+			name: "unknown store",
+			src:  file(onStore(t, "zookeeper", scenario("s", "tick 1"))),
+			msg:  []string{`store "zookeeper"`},
+		},
+		{
+			name: "nodes on a store that is not redlock",
+			src:  replace(t, redis("tick 1"), "    store: redis\n", "    store: redis\n    nodes: 3\n"),
+			msg:  []string{"nodes, latency and timeout are for the redlock store only"},
+		},
+		{
+			name: "too many redlock nodes",
+			src:  replace(t, redlock("tick 1"), "    store: redlock\n", "    store: redlock\n    nodes: 10\n"),
+			msg:  []string{"nodes: 10", "1 to 9"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wantLoadError(t, tt.src, tt.at, tt.msg...)
+		})
+	}
+}
+
+// An {if-on: ...} action plays only with the switch on, an {if-off: ...} only
+// with it off, in either YAML form; the others play in both.
+func TestConditionalActions(t *testing.T) {
+	src := file(scenario("s", "if-on: A acquire 10", "{if-off: B acquire 10}", "tick 1", "A write a"))
+	c, err := Load("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("Load: %v\n%s", err, numbered(src))
+	}
+	sc := c.Scenarios[0]
+	do := sc.Moves[0].Do
+	for i, want := range []struct {
+		when, source, line string
+	}{
+		{"on", "A acquire 10", "if-on: A acquire 10"},
+		{"off", "B acquire 10", "{if-off: B acquire 10}"},
+		{"", "tick 1", "tick 1"},
+		{"", "A write a", "A write a"},
+	} {
+		if got := do[i].When; got != want.when {
+			t.Errorf("action %d: When=%q, want %q", i, got, want.when)
+		}
+		if got := do[i].Source; got != want.source {
+			t.Errorf("action %d: Source=%q, want %q", i, got, want.source)
+		}
+		if got, want := do[i].Line, lineOf(t, src, want.line); got != want {
+			t.Errorf("action %d: Line=%d, want %d", i, got, want)
+		}
+	}
+	type played struct {
+		Kind   Kind
+		Client string
+	}
+	for _, tt := range []struct {
+		on   bool
+		want []played
+	}{
+		{true, []played{{Acquired, "A"}, {Accepted, "A"}}},
+		{false, []played{{Acquired, "B"}, {WriteSkipped, "A"}}},
+	} {
+		t.Run("switch-"+onOff(tt.on), func(t *testing.T) {
+			r, err := Replay(sc, tt.on, sc.Frames())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []played
+			for _, e := range r.Frame().Events {
+				got = append(got, played{e.Kind, e.Client})
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("events=%+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A conditional action in setup sets the stage in one position only, and the
+// setup's events are not part of the story.
+func TestConditionalSetup(t *testing.T) {
+	src := replace(t, file(onStore(t, "redlock", scenario("s", "tick 1"))),
+		"    initial:\n", "    setup:\n      - if-on: all monotonic\n    initial:\n")
+	c, err := Load("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("Load: %v\n%s", err, numbered(src))
+	}
+	for _, on := range []bool{true, false} {
+		r := NewRun(c.Scenarios[0], on)
+		f := r.Frame()
+		if len(f.Events) != 0 {
+			t.Fatalf("switch %s: the first frame shows the setup's events %+v", onOff(on), f.Events)
+		}
+		for _, n := range f.Nodes {
+			if n.Monotonic != on {
+				t.Fatalf("switch %s: %s Monotonic=%v, want %v", onOff(on), n.Name, n.Monotonic, on)
+			}
 		}
 	}
 }

@@ -67,16 +67,34 @@ func (e Event) Wire() (call, reply string) {
 	case WaitCmd:
 		return fmt.Sprintf("WAIT %d 0", e.N), "(integer) " + strconv.Itoa(e.Count)
 	case Unreachable:
-		// N is the PX of a Redlock SET; Count how long the client waited.
-		switch {
-		case e.NX:
-			call = fmt.Sprintf("SET %s %s NX PX %d", e.Key, v, e.N)
-		case e.Value != "":
+		// A node that is down refuses the connection; one cut off by the
+		// network never answers, and Count says how long the client waited.
+		switch e.Verb {
+		case Set, Redlock:
+			call = "SET " + e.Key + " " + v
+			if e.NX {
+				call += " NX"
+			}
+			if e.N > 0 {
+				call += " PX " + strconv.Itoa(e.N)
+			}
+		case SetNX:
+			call = fmt.Sprintf("SETNX %s %s", e.Key, v)
+		case Unlock, RedlockUnlock:
 			call = fmt.Sprintf("EVAL '%s' 1 %s %s", unlockScript, e.Key, v)
-		default:
-			return e.Key, "connection refused"
+		case Extend:
+			call = fmt.Sprintf("EVAL '%s' 1 %s %s %d", renewScript, e.Key, v, e.N)
+		case Expire:
+			call = fmt.Sprintf("EXPIRE %s %d", e.Key, e.N)
+		case Del:
+			call = "DEL " + e.Key
+		case Wait:
+			call = fmt.Sprintf("WAIT %d 0", e.N)
 		}
-		return call, fmt.Sprintf("no answer in %d ms", e.Count)
+		if e.Count > 0 {
+			return call, fmt.Sprintf("no answer in %d ms", e.Count)
+		}
+		return call, "connection refused"
 	}
 	return "", ""
 }

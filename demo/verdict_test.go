@@ -1,0 +1,353 @@
+package demo
+
+import (
+	"reflect"
+	"testing"
+)
+
+// violationSeen is what a verdict says: what went wrong, when, and who. For
+// two holders Client is the second holder and Other the first; for a stale
+// write Client wrote over Other's value; for a lock held forever Client is
+// the dead holder.
+type violationSeen struct {
+	Kind          ViolationKind
+	At            int
+	Client, Other string
+}
+
+func seen(vs []Violation) []violationSeen {
+	var out []violationSeen
+	for _, v := range vs {
+		out = append(out, violationSeen{v.Kind, v.At, v.Client, v.Other})
+	}
+	return out
+}
+
+// The verdict at the last frame of every scenario of scenarios.yaml, in both
+// switch positions: what each scenario teaches, computed by the model. No
+// violations means safe.
+var verdicts = []struct {
+	id   string
+	on   bool
+	want []violationSeen
+}{
+	{"gc-pause", false, []violationSeen{{StaleWrite, 16, "A", "B"}}},
+	{"gc-pause", true, nil},
+	{"no-lease", false, []violationSeen{{HeldForever, 3000, "A", ""}}},
+	{"no-lease", true, nil},
+	{"setnx-expire", false, []violationSeen{{HeldForever, 5, "A", ""}}},
+	{"setnx-expire", true, nil},
+	{"release-other", false, []violationSeen{{TwoHolders, 13000, "C", "B"}}},
+	{"release-other", true, nil},
+	{"redis-failover", false, []violationSeen{{TwoHolders, 1510, "B", "A"}}},
+	{"redis-failover", true, nil},
+	{"redlock-quorum", false, nil}, // see TestRedlockQuorumArithmetic
+	{"redlock-quorum", true, nil},
+	{"redlock-clock-jump", false, []violationSeen{{TwoHolders, 1212, "B", "A"}}},
+	{"redlock-clock-jump", true, nil},
+	// Fencing cannot help: Redlock hands out no token (see TestRedlockGCPauseHasNoToken).
+	{"redlock-gc-pause", false, []violationSeen{{StaleWrite, 15230, "A", "B"}}},
+	{"redlock-gc-pause", true, []violationSeen{{StaleWrite, 15230, "A", "B"}}},
+	{"watchdog", false, []violationSeen{{StaleWrite, 45000, "A", "B"}}},
+	{"watchdog", true, nil},
+}
+
+// Every scenario in the catalog must have its verdicts in the table above: a
+// new scenario without rows fails here, and so does a row for a scenario
+// that is gone.
+func TestVerdictAtLastFrame(t *testing.T) {
+	c := loadCatalog(t)
+	used := make([]bool, len(verdicts))
+	for _, sc := range c.Scenarios {
+		for _, on := range []bool{false, true} {
+			t.Run(transcriptName(sc, on), func(t *testing.T) {
+				row := -1
+				for i, v := range verdicts {
+					if v.id == sc.ID && v.on == on {
+						row = i
+					}
+				}
+				if row < 0 {
+					t.Fatalf("no expected verdict for %s with the switch %s: add a row to verdicts", sc.ID, onOff(on))
+				}
+				used[row] = true
+				f := lastFrame(t, sc.ID, on)
+				if got, want := seen(f.Violations), verdicts[row].want; !reflect.DeepEqual(got, want) {
+					t.Fatalf("violations=%+v, want %+v", got, want)
+				}
+				if got, want := f.Safe(), len(verdicts[row].want) == 0; got != want {
+					t.Fatalf("Safe()=%v, want %v", got, want)
+				}
+			})
+		}
+	}
+	for i, v := range verdicts {
+		if !used[i] {
+			t.Errorf("verdicts has a row for %s %s, which scenarios.yaml does not have", v.id, onOff(v.on))
+		}
+	}
+}
+
+// quorumEvent returns the one QuorumHeld or QuorumLost event among es.
+func quorumEvent(tb testing.TB, es []Event) Event {
+	tb.Helper()
+	var found []Event
+	for _, e := range es {
+		if e.Kind == QuorumHeld || e.Kind == QuorumLost {
+			found = append(found, e)
+		}
+	}
+	if len(found) != 1 {
+		tb.Fatalf("%d quorum events, want 1: %+v", len(found), found)
+	}
+	if found[0].Quorum == nil {
+		tb.Fatalf("%v event without its Quorum", found[0].Kind)
+	}
+	return found[0]
+}
+
+// redlock-quorum is safe either way, but the switch decides whether A gets the
+// lock. With two nodes down A locks three of five at T1=100 ms: 3 x 2 ms for
+// the nodes that answer and 2 x 50 ms for those that time out give elapsed
+// 106, drift is 10000/100+2 = 102, validity 10000-106-102 = 9792 > 0. With a
+// third node down it locks two, fails, and unlocks the two it did lock.
+func TestRedlockQuorumArithmetic(t *testing.T) {
+	sc, ok := loadCatalog(t).Get("redlock-quorum")
+	if !ok {
+		t.Fatal("scenarios.yaml has no redlock-quorum scenario")
+	}
+	const redlockFrame = 4 // "A runs Redlock"
+
+	t.Run("two nodes down", func(t *testing.T) {
+		r, err := Replay(sc, false, redlockFrame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.Frame()
+		e := quorumEvent(t, f.Latest())
+		if got, want := e.Kind, QuorumHeld; got != want {
+			t.Fatalf("quorum event=%v, want %v", got, want)
+		}
+		want := Quorum{Locked: 3, Need: 3, TTL: 10000, Elapsed: 106, Drift: 102, Validity: 9792}
+		if got := *e.Quorum; got != want {
+			t.Fatalf("Quorum=%+v, want %+v", got, want)
+		}
+		// A holds from T2 for the validity: until T1 + TTL - drift.
+		if got, want := e.Expiry, 100+10000-102; got != want {
+			t.Fatalf("QuorumHeld Expiry=%d, want %d", got, want)
+		}
+		a := f.Clients[0]
+		if !a.Holds || a.Until != 9998 {
+			t.Fatalf("A=%+v, want A believing it holds the lock until 9998", a)
+		}
+	})
+
+	t.Run("three nodes down", func(t *testing.T) {
+		r, err := Replay(sc, true, redlockFrame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.Frame()
+		latest := f.Latest()
+		e := quorumEvent(t, latest)
+		if got, want := e.Kind, QuorumLost; got != want {
+			t.Fatalf("quorum event=%v, want %v", got, want)
+		}
+		// 2 x 2 ms, then 3 x 50 ms of timeouts: elapsed 154. The validity
+		// is positive; the missing quorum alone fails the lock.
+		want := Quorum{Locked: 2, Need: 3, TTL: 10000, Elapsed: 154, Drift: 102, Validity: 9744}
+		if got := *e.Quorum; got != want {
+			t.Fatalf("Quorum=%+v, want %+v", got, want)
+		}
+		var unlocked []string
+		after := false
+		for _, e := range latest {
+			if e.Kind == QuorumLost {
+				after = true
+				continue
+			}
+			if after {
+				if e.Kind != UnlockCmd || e.Client != "A" || !e.OK {
+					t.Fatalf("after QuorumLost: %+v, want only A's successful unlocks", e)
+				}
+				unlocked = append(unlocked, e.Node)
+			}
+		}
+		if got, want := unlocked, []string{"redis1", "redis2"}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("A unlocked %q, want %q", got, want)
+		}
+		if a := f.Clients[0]; a.Holds {
+			t.Fatalf("A=%+v, want A not holding the lock", a)
+		}
+		for _, n := range f.Nodes {
+			if len(n.Keys) != 0 {
+				t.Fatalf("%s still has %+v after A unlocked", n.Name, n.Keys)
+			}
+		}
+	})
+
+	// And so A writes only with the switch off.
+	for _, tt := range []struct {
+		on    bool
+		write Kind
+	}{
+		{false, Accepted},
+		{true, WriteSkipped},
+	} {
+		r, err := Replay(sc, tt.on, redlockFrame+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.Frame()
+		latest := f.Latest()
+		if len(latest) != 1 || latest[0].Kind != tt.write || latest[0].Client != "A" {
+			t.Fatalf("switch %s: A's write gives %+v, want one %v", onOff(tt.on), latest, tt.write)
+		}
+	}
+}
+
+// Redlock's random value is no fencing token: every write carries token 0,
+// so a fencing resource's maxToken stays 0 and it takes A's late write.
+func TestRedlockGCPauseHasNoToken(t *testing.T) {
+	f := lastFrame(t, "redlock-gc-pause", true)
+	if !f.Fenced {
+		t.Fatal("redlock-gc-pause with the switch on: resource not fenced")
+	}
+	if got, want := f.MaxToken, int64(0); got != want {
+		t.Fatalf("MaxToken=%d, want %d", got, want)
+	}
+	var writes []string
+	for _, e := range f.Events {
+		switch e.Kind {
+		case Accepted:
+			if e.Token != 0 || e.Max != 0 {
+				t.Fatalf("write %+v: token %d over maxToken %d, want 0 over 0", e, e.Token, e.Max)
+			}
+			writes = append(writes, e.Client)
+		case Rejected:
+			t.Fatalf("fencing rejected %+v, but there is no token to tell the writes apart", e)
+		}
+	}
+	if got, want := writes, []string{"B", "A"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("accepted writes by %q, want %q", got, want)
+	}
+	if got, want := f.Data, "A"; got != want {
+		t.Fatalf("row-42=%q, want A's late write %q", got, want)
+	}
+}
+
+// onStore puts the minimal scenario of scenario() on another store.
+func onStore(tb testing.TB, store, sc string) string {
+	tb.Helper()
+	return replace(tb, sc, "    resource: row-1\n", "    store: "+store+"\n    resource: row-1\n")
+}
+
+// playToEnd loads src, which must hold one scenario, and plays it to its
+// last frame with the switch on or off.
+func playToEnd(tb testing.TB, src string, on bool) Frame {
+	tb.Helper()
+	c, err := Load("test.yaml", []byte(src))
+	if err != nil {
+		tb.Fatalf("Load: %v\n%s", err, numbered(src))
+	}
+	sc := c.Scenarios[0]
+	r, err := Replay(sc, on, sc.Frames())
+	if err != nil {
+		tb.Fatalf("Replay: %v", err)
+	}
+	return r.Frame()
+}
+
+// Each kind of violation on its own, in the smallest scenario that shows it,
+// and the near misses that are safe.
+func TestVerdictOfSmallScenarios(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		store string
+		on    bool // fencing
+		do    []string
+		want  []violationSeen
+	}{
+		{
+			name:  "write within the key's TTL is safe",
+			store: "redis",
+			do:    []string{"A set lock:k NX PX 100", "tick 99", "A write A"},
+		},
+		{
+			name:  "write at the instant the key runs out is stale",
+			store: "redis",
+			do:    []string{"A set lock:k NX PX 100", "tick 100", "A write A"},
+			want:  []violationSeen{{StaleWrite, 100, "A", ""}},
+		},
+		{
+			// B takes the key the instant it expires: one after the other,
+			// not two holders. A still believes and writes over B.
+			name:  "second SET NX after the first key expired, then the first writes",
+			store: "redis",
+			do:    []string{"A set lock:k NX PX 100", "tick 100", "B set lock:k NX PX 100", "B write B", "tick 10", "A write A"},
+			want:  []violationSeen{{StaleWrite, 110, "A", "B"}},
+		},
+		{
+			name:  "SET NX without PX, then a crash",
+			store: "redis",
+			do:    []string{"A set lock:k NX", "tick 5", "A crash"},
+			want:  []violationSeen{{HeldForever, 5, "A", ""}},
+		},
+		{
+			name:  "SET NX PX, then a crash, is not held forever",
+			store: "redis",
+			do:    []string{"A set lock:k NX PX 100", "tick 5", "A crash"},
+		},
+		{
+			name:  "SET NX without PX, released before the crash",
+			store: "redis",
+			do:    []string{"A set lock:k NX", "A unlock lock:k", "A crash"},
+		},
+		{
+			name:  "a plain SET without NX takes a held lock",
+			store: "redis",
+			do:    []string{"A set lock:k NX PX 1000", "tick 10", "B set lock:k PX 1000"},
+			want:  []violationSeen{{TwoHolders, 10, "B", "A"}},
+		},
+		{
+			name:  "lock service: write within the lease is safe",
+			store: "lockservice",
+			on:    true,
+			do:    []string{"A acquire 10", "tick 9", "A write A"},
+		},
+		{
+			// Fencing lets it through (token 1 is the largest yet), but the
+			// lease was over: the verdict is about the lease.
+			name:  "lock service: write when the lease is up",
+			store: "lockservice",
+			on:    true,
+			do:    []string{"A acquire 10", "tick 10", "A write A"},
+			want:  []violationSeen{{StaleWrite, 10, "A", ""}},
+		},
+		{
+			name:  "lock service: a paused holder's late write without fencing",
+			store: "lockservice",
+			do:    []string{"A acquire 10", "A pause", "tick 10", "B acquire 10", "B write B", "tick 1", "A resume", "A write A"},
+			want:  []violationSeen{{StaleWrite, 11, "A", "B"}},
+		},
+		{
+			name:  "lock service: the same late write bounces off fencing",
+			store: "lockservice",
+			on:    true,
+			do:    []string{"A acquire 10", "A pause", "tick 10", "B acquire 10", "B write B", "tick 1", "A resume", "A write A"},
+		},
+		{
+			name:  "lock service: a crashed holder's lease runs out",
+			store: "lockservice",
+			do:    []string{"A acquire 10", "A crash", "tick 10", "B acquire 10", "B write B"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := file(onStore(t, tt.store, scenario("s", tt.do...)))
+			f := playToEnd(t, src, tt.on)
+			if got := seen(f.Violations); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("violations=%+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
