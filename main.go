@@ -4,7 +4,10 @@
 //	go run .            # then open http://localhost:8080
 //
 // Settings come from flags, or from the environment when a flag is not given:
-// PORT, MAX_RUNS, RUN_IDLE, FRAME_ANCESTORS, SCENARIOS.
+// PORT, MAX_RUNS, RUN_IDLE, FRAME_ANCESTORS, SCENARIOS, RUN_RATE, RUN_BURST,
+// BEHIND_PROXY.
+//
+//	go run . load -target http://127.0.0.1:8080   # measure a running server (load.go)
 package main
 
 import (
@@ -42,6 +45,12 @@ func main() {
 
 // run is main with its inputs made explicit, so tests can start the program.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "load" || args[0] == "soak") {
+		return loadCommand(ctx, args[0], args[1:], os.Stdout, stderr) // load.go
+	}
+	if len(args) > 0 && args[0] == "export" {
+		return exportCommand(ctx, args[1:], getenv, os.Stdout, stderr) // export.go
+	}
 	cfg := defaultConfig()
 	var envErrs []error
 	fl := flag.NewFlagSet("fencing-demo", flag.ContinueOnError)
@@ -50,6 +59,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	fl.IntVar(&cfg.MaxRuns, "max-runs", envInt(getenv, "MAX_RUNS", cfg.MaxRuns, &envErrs), "live runs kept at most; the least recently used goes first (env MAX_RUNS)")
 	fl.DurationVar(&cfg.RunIdle, "run-idle", envDuration(getenv, "RUN_IDLE", cfg.RunIdle, &envErrs), "a run unused this long is dropped (env RUN_IDLE)")
 	fl.StringVar(&cfg.FrameAncestors, "frame-ancestors", envOr(getenv, "FRAME_ANCESTORS", cfg.FrameAncestors), "CSP frame-ancestors: the sites that may embed the demo (env FRAME_ANCESTORS)")
+	fl.Float64Var(&cfg.RunRate, "run-rate", envFloat(getenv, "RUN_RATE", cfg.RunRate, &envErrs), "new runs one client address may start per second; 0 for no limit (env RUN_RATE)")
+	fl.IntVar(&cfg.RunBurst, "run-burst", envInt(getenv, "RUN_BURST", cfg.RunBurst, &envErrs), "new runs one client address may start at once (env RUN_BURST)")
+	fl.BoolVar(&cfg.BehindProxy, "behind-proxy", envBool(getenv, "BEHIND_PROXY", &envErrs), "take the client address from X-Forwarded-For, set by a proxy on a private network (env BEHIND_PROXY)")
+	fl.BoolVar(&cfg.BenchRoutes, "bench-routes", false, "mount /_bench/ for the load and soak commands; never in production")
+	pprofPort := fl.String("pprof-port", "", "serve net/http/pprof on 127.0.0.1 at this port")
 	scenarios := fl.String("scenarios", getenv("SCENARIOS"), "read the scenarios from this file instead of the built-in scenarios.yaml (env SCENARIOS)")
 	health := fl.Bool("healthcheck", false, "ask a running server on -port whether it is healthy, and exit 0 if so (for Docker's HEALTHCHECK)")
 	verbose := fl.Bool("v", false, "log every request (debug level)")
@@ -67,6 +81,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	if cfg.RunIdle <= 0 {
 		return errors.New("-run-idle must be positive")
+	}
+	if cfg.RunRate < 0 || cfg.RunBurst < 1 {
+		return errors.New("-run-rate must be 0 or more and -run-burst at least 1")
 	}
 
 	level := slog.LevelInfo
@@ -93,17 +110,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 
-	hs := &http.Server{
-		Addr:              net.JoinHostPort("", *port),
-		Handler:           srv,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	hs := httpServer(net.JoinHostPort("", *port), srv, log)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *pprofPort != "" {
+		if err := servePprof(ctx, *pprofPort, log); err != nil {
+			return err
+		}
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()
 	log.Info("listening", "addr", "http://localhost:"+*port, "scenarios", len(catalog.Scenarios))
@@ -117,6 +131,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return hs.Shutdown(shutdown)
+}
+
+// httpServer bounds how long a client may take over each part of a request,
+// so slow or stalled connections cannot pile up.
+func httpServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 func healthcheck(port string) error {

@@ -24,10 +24,14 @@ type config struct {
 	MaxRuns        int           // live runs kept at most
 	RunIdle        time.Duration // a run unused for this long is dropped
 	FrameAncestors string        // CSP frame-ancestors: who may embed the demo
+	RunRate        float64       // new runs one client address may start per second; 0: no limit
+	RunBurst       int           // new runs one client address may start at once
+	BehindProxy    bool          // take the client's address from X-Forwarded-For
+	BenchRoutes    bool          // mount /_bench/ for the load and soak commands (stats.go)
 }
 
 func defaultConfig() config {
-	return config{MaxRuns: 10000, RunIdle: 30 * time.Minute, FrameAncestors: "*"}
+	return config{MaxRuns: 10000, RunIdle: 30 * time.Minute, FrameAncestors: "*", RunRate: 5, RunBurst: 200}
 }
 
 // server wires the lesson (demo) to HTTP and the screen (views).
@@ -35,6 +39,8 @@ type server struct {
 	cfg     config
 	catalog *demo.Catalog
 	runs    *runs
+	limiter *runLimiter // nil: no limit
+	follow  *broker     // follow-along sessions (follow.go)
 	assets  *assets
 	groups  []views.Group // the scenario index, worked out once
 	log     *slog.Logger
@@ -50,6 +56,7 @@ func newServer(cfg config, catalog *demo.Catalog, static fs.FS, log *slog.Logger
 		cfg:     cfg,
 		catalog: catalog,
 		runs:    newRuns(cfg.MaxRuns, cfg.RunIdle),
+		limiter: newRunLimiter(cfg.RunRate, cfg.RunBurst),
 		assets:  a,
 		log:     log,
 		echo:    echo.New(),
@@ -57,6 +64,7 @@ func newServer(cfg config, catalog *demo.Catalog, static fs.FS, log *slog.Logger
 	if s.groups, err = indexGroups(catalog); err != nil {
 		return nil, err
 	}
+	s.follow = newBroker(cfg.MaxRuns, cfg.RunIdle, s.renderFollowEvent) // follow.go
 	s.routes()
 	return s, nil
 }
@@ -96,12 +104,15 @@ func (s *server) routes() {
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.IPExtractor = clientAddr(s.cfg.BehindProxy)
 	e.Use(
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: true}),
 		s.requestLog(),
 		s.securityHeaders,
 		middleware.BodyLimit("16K"),
-		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 512}),
+		// Not the follow stream: each event must leave as it is written,
+		// never wait in a compressor's buffer (follow.go).
+		compress(func(c echo.Context) bool { return c.Path() == followEventsPath }), // compress.go
 	)
 	// HEAD answers wherever GET does: uptime monitors and link checkers use it.
 	get := []string{http.MethodGet, http.MethodHead}
@@ -114,6 +125,14 @@ func (s *server) routes() {
 	e.Match(get, "/embed/:id", s.page)
 	e.POST("/embed/:id/:action", s.act)
 	e.Match(get, "/static/:name", s.assets.serve)
+	e.Match(get, "/follow/:fid", s.followPage) // follow.go
+	e.GET(followEventsPath, s.followEvents)
+	e.Match(get, "/follow/:fid/qr.svg", s.followQR)
+	e.Match(get, "/guide/decision-tree", s.guideTree) // guide.go
+	e.Match(get, "/guide/quiz", s.guideQuiz)
+	if s.cfg.BenchRoutes {
+		s.benchRoutes()
+	}
 }
 
 // securityHeaders keeps every script and style on our own origin and lets
@@ -225,9 +244,10 @@ func (s *server) demoView(f demo.Frame, here views.Place, run string) views.Demo
 			Chrome:    here.View == views.PageView,
 			Present:   here.Present,
 		},
-		Frame: f,
-		Here:  here,
-		Run:   run,
+		Frame:  f,
+		Here:   here,
+		Run:    run,
+		Follow: s.follow.link(run),
 	}
 }
 
@@ -282,10 +302,14 @@ func (s *server) act(c echo.Context) error {
 	default:
 		return &problem{status: http.StatusNotFound, key: "err.action", args: []any{action}, cont: here.URL()}
 	}
+	if err := s.admitRun(c, run, here.URL()); err != nil {
+		return err
+	}
 	run, shown, err := s.runs.goTo(run, sc, there.On, there.Step)
 	if err != nil {
 		return err
 	}
+	s.publishMove(form.Get("run"), run, there) // followers see the move (follow.go)
 	if !isHTMX(c) {
 		// Without JavaScript: post, then redirect to the frame's address. The
 		// run rides along in the URL, since there is no page state to keep it.
@@ -428,6 +452,7 @@ func (s *server) handleError(err error, c echo.Context) {
 		http.StatusBadRequest:            "err.badrequest",
 		http.StatusMethodNotAllowed:      "err.method",
 		http.StatusRequestEntityTooLarge: "err.toolarge",
+		http.StatusTooManyRequests:       "err.toomany",
 		http.StatusInternalServerError:   "err.internal",
 	}[p.status]
 	if heading == "" {

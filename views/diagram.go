@@ -67,7 +67,7 @@ const (
 	diagramWidth = 600
 	laneLeft     = 118 // room for the lane labels
 	laneRight    = 20
-	laneTop      = 34
+	laneTop      = 46
 	laneGap      = 42
 	barHeight    = 14
 )

@@ -8,6 +8,7 @@ import (
 // Assets are the fingerprinted addresses of the files under static/.
 type Assets struct {
 	CSS, HTMX, JS, Icon string
+	Follow              string // follow.js, on a follower's page only
 }
 
 // Page is what every page shares: its language, title and where it lives.
@@ -29,6 +30,9 @@ type Demo struct {
 	Frame demo.Frame
 	Here  Place
 	Run   string // the visitor's run id; "" until the first click makes one
+	// Follow is the address of this run's follow-along page, where others
+	// watch it live; "" until the first click makes the run.
+	Follow string
 }
 
 // Sc returns the scenario being shown.
