@@ -111,6 +111,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 
 	hs := httpServer(net.JoinHostPort("", *port), srv, log)
+	// Shutdown waits for requests in flight, but a follower's event stream
+	// never ends by itself: tell the followers to go first.
+	hs.RegisterOnShutdown(srv.follow.close)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *pprofPort != "" {
