@@ -190,32 +190,14 @@ func TestKeys(t *testing.T) {
 						if m.InnerW != int(size[0]) || m.InnerH != int(size[1]) {
 							t.Fatalf("%s: viewport %dx%d, want %dx%d", path, m.InnerW, m.InnerH, size[0], size[1])
 						}
-						fits := m.ScrollW <= m.InnerW && m.ScrollH <= m.InnerH
-						why, known := presenterKnown[id]
-						switch {
-						case !fits && known:
-							t.Logf("KNOWN FAULT, reported and not failed here: %s at %dx%d is %dx%d and scrolls (%s)", path, size[0], size[1], m.ScrollW, m.ScrollH, why)
-						case !fits:
+						if m.ScrollW > m.InnerW || m.ScrollH > m.InnerH {
 							t.Errorf("%s at %dx%d: the page is %dx%d and scrolls; presenter mode must fit the screen", path, size[0], size[1], m.ScrollW, m.ScrollH)
-						case known:
-							t.Logf("%s at %dx%d fits now: take %s out of presenterKnown", path, size[0], size[1], id)
 						}
 					}
 				}
 			}
 		}
 	})
-}
-
-// presenterKnown lists the scenarios whose last frame is known not to fit
-// the screen in presenter mode, with why; the fit is checked for every other
-// scenario. Take a scenario out as soon as it fits, so its check is back.
-var presenterKnown = map[string]string{
-	// At 1280x720 the left column of .stage (title, text, the seven node
-	// replies of "what this move did" and the lesson) ends at about
-	// y=880 (en) and y=800 (ja), and at 1920x1080 at about y=1260 and
-	// y=1130; the fixed .player then also covers the bottom of the timeline.
-	"redlock-quorum": "the narration column is taller than the screen",
 }
 
 // bodyFocus takes the focus off any button or field, as a lecturer's click on

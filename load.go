@@ -68,7 +68,7 @@ func load(ctx context.Context, frames int, args []string, stdout, stderr io.Writ
 	levels := fl.String("clients", "1,64,512", "concurrency levels: students clicking at once, each as soon as its last answer came")
 	duration := fl.Duration("duration", 10*time.Second, "how long each measurement lasts")
 	warmup := fl.Duration("warmup", time.Second, "how long to click before each measurement, unmeasured")
-	rate := fl.Float64("rate", 0, "requests per second over all clients; 0 sends each click as soon as the last answer came (closed loop)")
+	rate := fl.Int("rate", 0, "requests per second over all clients; 0 sends each click as soon as the last answer came (closed loop)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -419,9 +419,8 @@ type classroom struct {
 	students []*student
 	idle     chan *student
 	left     atomic.Int64 // students with requests still to make
-	stop     chan struct{}
-	stopOnce sync.Once
-	follow   bool // read each answer's run id and page (the soak); the load's runs stay put
+	stop     *stopper     // the attack under way
+	follow   bool         // read each answer's run id and page (the soak); the load's runs stay put
 	next     http.RoundTripper
 }
 
@@ -429,7 +428,7 @@ type classroom struct {
 const studentHeader = "X-Load-Student"
 
 func newClassroom(frames int, base string, students []*student, next http.RoundTripper, follow bool) *classroom {
-	cl := &classroom{frames: frames, base: base, students: students, idle: make(chan *student, len(students)), stop: make(chan struct{}), follow: follow, next: next}
+	cl := &classroom{frames: frames, base: base, students: students, idle: make(chan *student, len(students)), follow: follow, next: next}
 	for _, st := range students {
 		cl.idle <- st
 	}
@@ -437,7 +436,15 @@ func newClassroom(frames int, base string, students []*student, next http.RoundT
 	return cl
 }
 
-func (cl *classroom) halt() { cl.stopOnce.Do(func() { close(cl.stop) }) }
+// stopper tells one attack's workers that there are no more clicks to make.
+// Each attack has its own, so a timer of an attack that has ended cannot stop
+// the next one.
+type stopper struct {
+	ch   chan struct{}
+	once sync.Once
+}
+
+func (s *stopper) halt() { s.once.Do(func() { close(s.ch) }) }
 
 // summary is one measurement.
 type summary struct {
@@ -450,7 +457,7 @@ type summary struct {
 
 // attack clicks for d with the given number of workers (students clicking
 // at once), as fast as the answers come when rate is 0.
-func (cl *classroom) attack(ctx context.Context, path string, workers int, rate float64, d time.Duration) summary {
+func (cl *classroom) attack(ctx context.Context, path string, workers, rate int, d time.Duration) summary {
 	atk := vegeta.NewAttacker(
 		vegeta.Workers(uint64(workers)),
 		vegeta.MaxWorkers(uint64(workers)),
@@ -463,21 +470,22 @@ func (cl *classroom) attack(ctx context.Context, path string, workers int, rate 
 	)
 	pacer := vegeta.ConstantPacer{} // no pacing: closed loop
 	if rate > 0 {
-		pacer = vegeta.ConstantPacer{Freq: int(rate), Per: time.Second}
+		pacer = vegeta.ConstantPacer{Freq: rate, Per: time.Second}
 	}
-	cl.stop, cl.stopOnce = make(chan struct{}), sync.Once{}
-	timer := time.AfterFunc(d, cl.halt)
+	stop := &stopper{ch: make(chan struct{})}
+	cl.stop = stop // before any worker starts
+	timer := time.AfterFunc(d, stop.halt)
 	defer timer.Stop()
 	var m vegeta.Metrics
 	errs := map[string]int{}
 	s := summary{}
-	for res := range atk.Attack(cl.targeter(path), pacer, d, "") {
+	for res := range atk.Attack(cl.targeter(path, stop), pacer, d, "") {
 		if res.Method == "" {
 			continue // a worker told there are no more clicks to make
 		}
 		if ctx.Err() != nil {
 			atk.Stop()
-			cl.halt()
+			stop.halt()
 		}
 		m.Add(res)
 		s.requests++
@@ -501,12 +509,12 @@ func (cl *classroom) attack(ctx context.Context, path string, workers int, rate 
 
 // targeter gives each free worker the next click of a student whose last
 // answer has come back.
-func (cl *classroom) targeter(path string) vegeta.Targeter {
+func (cl *classroom) targeter(path string, stop *stopper) vegeta.Targeter {
 	return func(t *vegeta.Target) error {
 		var st *student
 		select {
 		case st = <-cl.idle:
-		case <-cl.stop:
+		case <-stop.ch:
 			return vegeta.ErrNoTargets
 		}
 		h := http.Header{"Accept-Encoding": {"gzip"}, studentHeader: {strconv.Itoa(st.id)}}
@@ -605,7 +613,7 @@ func (cl *classroom) release(st *student, ok bool) {
 	}
 	if st.left == 0 {
 		if cl.left.Add(-1) == 0 {
-			cl.halt()
+			cl.stop.halt()
 		}
 		return
 	}
