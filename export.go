@@ -185,11 +185,11 @@ func renderSite(ctx context.Context, catalog *demo.Catalog, a *assets) ([]siteFi
 // staticDemo is the view model of a frame's file: what the server's demoView
 // makes, with links to files instead of addresses on a server, and no run.
 func staticDemo(f demo.Frame, here, home views.Place, assets views.Assets) views.Demo {
-	sc, lang := f.Scenario, here.Lang
+	lang := here.Lang
 	return views.Demo{
 		Page: views.Page{
 			Lang:      lang,
-			Title:     fmt.Sprintf("%s %d/%d · %s", sc.Title.In(lang), f.Index, f.Total, views.T(lang, "site")),
+			Title:     views.FrameTitle(f, lang),
 			Assets:    assets,
 			OtherLang: here.In(otherLang(lang)).URL(),
 			Home:      home.URL(),

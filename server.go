@@ -231,11 +231,11 @@ func (s *server) showFrame(c echo.Context, here views.Place, run string) error {
 }
 
 func (s *server) demoView(f demo.Frame, here views.Place, run string) views.Demo {
-	sc, lang := f.Scenario, here.Lang
+	lang := here.Lang
 	return views.Demo{
 		Page: views.Page{
 			Lang:      lang,
-			Title:     fmt.Sprintf("%s %d/%d · %s", sc.Title.In(lang), f.Index, f.Total, views.T(lang, "site")),
+			Title:     views.FrameTitle(f, lang),
 			Assets:    s.assetURLs(),
 			Canonical: here.PageURL(),
 			OtherLang: here.In(otherLang(lang)).URL(),

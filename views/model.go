@@ -190,3 +190,9 @@ func clientIndexOf(d Demo, name string) int { return clientIndex(d.Sc(), name) }
 func EmbedSnippet(src, title string) string {
 	return `<iframe src="` + src + `" title="` + title + `" width="100%" height="720" style="border:0" loading="lazy"></iframe>`
 }
+
+// FrameTitle is a frame's page title: the scenario, where the frame stands in
+// it, and the site.
+func FrameTitle(f demo.Frame, lang string) string {
+	return fmt.Sprintf("%s %d/%d · %s", f.Scenario.Title.In(lang), f.Index, f.Total, T(lang, "site"))
+}
