@@ -31,7 +31,7 @@ import (
 	"github.com/distlock/fencing-demo/views"
 )
 
-const a11yBudget = 120 * time.Second // the whole test, browser start included
+const a11yBudget = 5 * time.Minute // the whole test, browser start included
 
 func TestA11y(t *testing.T) {
 	exe := findBrowser(t)
@@ -53,7 +53,7 @@ func TestA11y(t *testing.T) {
 	env := &browserEnv{browser: browser, base: srv.URL, sc: gc}
 
 	t.Run("axe", func(t *testing.T) {
-		b := openTab(t, env, 20*time.Second)
+		b := openTab(t, env, 3*time.Minute)
 		// DevTools evaluates the vendored file although the page's CSP
 		// allows only its own scripts; the same CSP still stops a script
 		// the page itself would run inline. Both are checked once here.
@@ -126,7 +126,7 @@ func TestA11y(t *testing.T) {
 		for n := range tabs {
 			t.Run(fmt.Sprintf("tab%d", n+1), func(t *testing.T) {
 				t.Parallel()
-				b := openTab(t, env, 60*time.Second)
+				b := openTab(t, env, 3*time.Minute)
 				if _, err := chromedp.Call(b.ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 					t.Fatal(err)
 				}
@@ -210,31 +210,36 @@ func TestA11y(t *testing.T) {
 	})
 
 	t.Run("reflow", func(t *testing.T) {
-		b := openTab(t, env, 30*time.Second)
-		for _, vp := range []struct {
+		// Each page is loaded on a phone and then seen at 200 % zoom of a
+		// 1280x720 screen, as a reader who zooms in does, without a reload.
+		b := openTab(t, env, 90*time.Second)
+		viewports := []struct {
 			name          string
 			width, height int64
 			mobile        bool
 		}{
 			{"360px", 360, 740, true},
-			{"1280px-at-200%", 640, 360, false}, // 1280x720 zoomed to 200 %: 640 CSS px across
-		} {
-			if vp.mobile {
-				b.do(chromedp.EmulateViewport(vp.width, vp.height, chromedp.EmulateMobile))
-			} else {
-				b.do(chromedp.EmulateViewport(vp.width, vp.height))
-			}
-			for _, sc := range catalog.Scenarios {
-				for _, lang := range []string{"en", "ja"} {
-					path := views.FrameURL(sc, sc.Default, sc.Frames(), lang)
-					b.do(chromedp.Navigate(srv.URL + path))
+			{"1280px-at-200%", 640, 360, false}, // 640 CSS px across
+		}
+		for _, sc := range catalog.Scenarios {
+			for _, lang := range []string{"en", "ja"} {
+				path := views.FrameURL(sc, sc.Default, sc.Frames(), lang)
+				for i, vp := range viewports {
+					if vp.mobile {
+						b.do(chromedp.EmulateViewport(vp.width, vp.height, chromedp.EmulateMobile))
+					} else {
+						b.do(chromedp.EmulateViewport(vp.width, vp.height))
+					}
+					if i == 0 {
+						b.do(chromedp.Navigate(srv.URL + path))
+					}
 					w, err := chromedp.Run(b.ctx, chromedp.Evaluate[struct {
 						Scroll int    `json:"scroll"`
 						Inner  int    `json:"inner"`
 						Past   string `json:"past"` // the element reaching furthest past the right edge
 					}](`(() => {
-						const inner = window.innerWidth;
-						let past = '', edge = inner + 0.5;
+						const inner = window.innerWidth, screen = `+strconv.FormatInt(vp.width, 10)+`;
+						let past = '', edge = screen + 0.5;
 						for (const el of document.querySelectorAll('body *')) {
 							const r = el.getBoundingClientRect();
 							if (r.width > 0 && r.right > edge) {
@@ -249,11 +254,11 @@ func TestA11y(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if w.Inner != int(vp.width) {
-						t.Fatalf("%s: innerWidth=%d, want %d", vp.name, w.Inner, vp.width)
-					}
-					if w.Scroll > w.Inner {
-						t.Errorf("%s %s: scrollWidth=%d > innerWidth=%d: the page scrolls sideways; furthest out: %s", vp.name, path, w.Scroll, w.Inner, w.Past)
+					// On a phone a page wider than the screen is laid out
+					// wider (innerWidth grows) and shrunk to fit; elsewhere
+					// it scrolls. Either way it does not reflow.
+					if w.Inner != int(vp.width) || w.Scroll > int(vp.width) {
+						t.Errorf("%s %s: innerWidth=%d, scrollWidth=%d, want both %d: the page is wider than the screen; furthest out: %s", vp.name, path, w.Inner, w.Scroll, vp.width, w.Past)
 					}
 				}
 			}

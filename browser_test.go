@@ -44,7 +44,7 @@ import (
 
 const (
 	browserBudget = 4 * time.Minute  // the whole test, browser start included; a hang fails here
-	tabBudget     = 30 * time.Second // one subtest's tab
+	tabBudget     = 90 * time.Second // one subtest's tab
 	waitBudget    = 10 * time.Second // one wait for the screen to show a frame
 )
 

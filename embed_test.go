@@ -29,7 +29,7 @@ import (
 	"github.com/distlock/fencing-demo/views"
 )
 
-const embedBudget = 60 * time.Second // the whole test, browser start included
+const embedBudget = 3 * time.Minute // the whole test, browser start included
 
 // hostPage is the textbook's page: the iframe a textbook pastes, and a script
 // that sizes the frame from the demo's message and notes what it received.
@@ -155,7 +155,7 @@ func TestEmbed(t *testing.T) {
 	env := &browserEnv{browser: browser, base: app.URL, sc: gc}
 
 	t.Run("framed", func(t *testing.T) {
-		page := openTab(t, env, 25*time.Second)
+		page := openTab(t, env, 75*time.Second)
 		// Both ways of blocking third-party cookies: the command-line flag
 		// above and the DevTools setting here.
 		if _, err := chromedp.Call(page.ctx, network.SetCookieControls, network.SetCookieControlsParams{EnableThirdPartyCookieRestriction: true}); err != nil {
@@ -241,7 +241,7 @@ func TestEmbed(t *testing.T) {
 	})
 
 	t.Run("frame-ancestors-refused", func(t *testing.T) {
-		page := openTab(t, env, 15*time.Second)
+		page := openTab(t, env, 45*time.Second)
 		page.do(chromedp.Navigate(hostBase + "/?src=" + url.QueryEscape(strict.URL+src)))
 		page.waitJS("the frame to finish loading", `document.body.dataset.loads === '1'`)
 		f := attachFrame(t, page, strict.URL+"/embed/")

@@ -447,7 +447,7 @@ func TestExportDirectory(t *testing.T) {
 }
 
 const (
-	staticWalkBudget = 60 * time.Second // TestExportBrowser's walk through the files
+	staticWalkBudget = 3 * time.Minute  // TestExportBrowser's walk through the files
 	staticWaitBudget = 15 * time.Second // one file to be shown after a click
 )
 
