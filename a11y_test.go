@@ -110,6 +110,8 @@ func TestA11y(t *testing.T) {
 				visit{name: "index/" + lang, path: "/scenarios?lang=" + lang},
 				visit{name: "error/" + lang, path: "/scenarios/nope?lang=" + lang},
 				visit{name: "embed/" + lang, path: "/embed/gc-pause?fencing=off&step=7&lang=" + lang},
+				visit{name: "decision-tree/" + lang, path: "/guide/decision-tree?lang=" + lang},
+				visit{name: "quiz/" + lang, path: "/guide/quiz?lang=" + lang},
 			)
 		}
 		visits = append(visits, visit{name: "present/en", path: "/scenarios/gc-pause?fencing=off&step=7&lang=en&present=1"})

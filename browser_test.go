@@ -163,6 +163,53 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	// The share box follows the frame on screen: the link to it, the iframe
+	// snippet with a title, and a QR code image of the link that loads.
+	t.Run("share", func(t *testing.T) {
+		b := env.newTab(t, true)
+		b.open(true, 3, "en")
+		b.waitFrame(true, 3, "en")
+		b.click("step")
+		b.waitFrame(true, 4, "en")
+		b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=share]').open = true`))
+		type shareBox struct {
+			Link, Embed, QR string
+			QRLoaded, Copy  bool
+		}
+		want := shareBox{
+			Link:     srv.URL + frameURL(true, 4, "en"),
+			Embed:    srv.URL + "/embed/gc-pause?fencing=on&step=4&lang=en",
+			QR:       "/qr.svg?path=" + url.QueryEscape(frameURL(true, 4, "en")),
+			QRLoaded: true, Copy: true,
+		}
+		ctx, cancel := context.WithTimeout(b.ctx, waitBudget)
+		defer cancel()
+		var got shareBox
+		for {
+			var err error
+			got, err = chromedp.Run(ctx, chromedp.Evaluate[shareBox](`(() => {
+				const img = document.querySelector('[data-testid=qr]');
+				const code = document.querySelector('[data-testid=embed-code]').value;
+				const src = (code.match(/src="([^"]+)"/) || [])[1] || '';
+				return {
+					link: document.querySelector('[data-testid=share-link]').value,
+					embed: /title="[^"]+"/.test(code) ? src : 'no title in ' + code,
+					qr: img.getAttribute('src'),
+					qrLoaded: img.complete && img.naturalWidth > 0,
+					copy: !document.querySelector('button.copy').hidden,
+				};
+			})()`))
+			if err == nil && got == want {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("share box:\n got %+v\nwant %+v", got, want)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+
 	t.Run("history", func(t *testing.T) {
 		const on, lang = true, "en"
 		b := env.newTab(t, true)
