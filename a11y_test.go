@@ -401,38 +401,6 @@ func markProblem(class, lang, text string) string {
 	return "lacks " + strings.Join(missing, " and ")
 }
 
-// launchChromium starts one headless Chromium for a test and all its
-// subtests, with the browser test's flags and any extra ones. budget bounds
-// the whole test, browser start included.
-func launchChromium(t *testing.T, exe string, budget time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	t.Cleanup(cancel)
-	opts := append([]chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}, extra...)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc) // also waits for the browser to exit
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser)
-	start := time.Now()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	t.Logf("%s started in %v", exe, time.Since(start).Round(time.Millisecond))
-	return browserCtx
-}
-
 // openTab is browserEnv.newTab with a budget of its own, for a subtest that
 // visits many pages in one tab.
 func openTab(t *testing.T, env *browserEnv, budget time.Duration) *tab {

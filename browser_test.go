@@ -70,31 +70,7 @@ func TestBrowser(t *testing.T) {
 
 	// One browser for every subtest; each subtest gets its own tab in its
 	// own browser context, so the tabs share no history cache or storage.
-	ctx, cancel := context.WithTimeout(context.Background(), browserBudget)
-	t.Cleanup(cancel)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		// As chromedp's own Headless option does: the page is laid out at the
-		// full 1280 px, as on a projector, not 1280 less a scrollbar.
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(cancelAlloc) // also waits for the browser to exit
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser)
-	start := time.Now()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	t.Logf("%s started in %v", exe, time.Since(start).Round(time.Millisecond))
+	browserCtx := launchChromium(t, exe, browserBudget)
 
 	env := &browserEnv{browser: browserCtx, base: srv.URL, sc: sc, posts: posts}
 
@@ -878,4 +854,36 @@ func (b *tab) waitScenarioFrame(sc *demo.Scenario, on bool, k int, lang string) 
 	if got != want {
 		b.t.Fatalf("%s %s=%s frame %d (%s):\n got %+v\nwant %+v", sc.ID, sc.Switch, views.OnOff(on), k, lang, got, want)
 	}
+}
+
+// launchChromium starts one headless Chromium for a test and all its
+// subtests, with the browser test's flags and any extra ones. budget bounds
+// the whole test, browser start included.
+func launchChromium(t *testing.T, exe string, budget time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	t.Cleanup(cancel)
+	opts := append([]chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}, extra...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc) // also waits for the browser to exit
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	start := time.Now()
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	t.Logf("%s started in %v", exe, time.Since(start).Round(time.Millisecond))
+	return browserCtx
 }

@@ -464,26 +464,7 @@ func TestExportBrowser(t *testing.T) {
 	}
 	checkCheckpoints(t, sc)
 
-	ctx, cancel := context.WithTimeout(context.Background(), browserBudget)
-	t.Cleanup(cancel)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(cancelAlloc)
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser)
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
+	browserCtx := launchChromium(t, exe, browserBudget)
 
 	// A tab of its own, with a budget for the whole walk that allows for a
 	// busy machine: the files are local, so only a slow browser is slow.

@@ -946,27 +946,7 @@ func TestBrowserFollow(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(s.follow.close) // before srv.Close, which waits for open streams
 
-	ctx, cancel := context.WithTimeout(context.Background(), browserBudget)
-	t.Cleanup(cancel)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	t.Cleanup(cancelAlloc)
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser)
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
+	browserCtx := launchChromium(t, exe, browserBudget)
 	env := &browserEnv{browser: browserCtx, base: srv.URL, sc: sc, posts: posts}
 
 	const on = true
