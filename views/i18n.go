@@ -175,7 +175,7 @@ func init() {
 		"err.switch":    {"%s は on か off で指定する。%q は使えない。", "%s must be on or off; %q is not."},
 		"err.lang":      {"lang は ja か en で指定する。%q は使えない。", "lang must be ja or en; %q is not."},
 		"err.run":       {"run %q は実行 ID の形をしていない (16 進 32 文字)。", "run %q is not a run id (32 hexadecimal characters)."},
-		"err.action":    {"%q という操作は無い。使えるのは step、back、reset、switch。", "There is no action %q; the actions are step, back, reset and switch."},
+		"err.action":    {"%q という操作は無い。使えるのは step、back、reset、last、switch。", "There is no action %q; the actions are step, back, reset, last and switch."},
 		"err.form":      {"フォームを読めなかった。", "The form could not be read."},
 		"err.methodmsg": {"%s %s は使えない。デモの操作はボタンから行う。", "%s is not allowed on %s; use the demo's buttons."},
 		"err.body":      {"リクエストの本文が大きすぎる。", "The request body is too large."},
