@@ -71,15 +71,7 @@ func exportCommand(ctx context.Context, args []string, getenv func(string) strin
 		return errors.New("export: name one directory to write the site into")
 	}
 
-	file, data := "scenarios.yaml", scenariosYAML
-	if *scenarios != "" {
-		b, err := os.ReadFile(*scenarios)
-		if err != nil {
-			return err
-		}
-		file, data = *scenarios, b
-	}
-	catalog, err := demo.Load(file, data)
+	catalog, err := loadCatalog(*scenarios)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -92,15 +91,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	file, data := "scenarios.yaml", scenariosYAML
-	if *scenarios != "" {
-		b, err := os.ReadFile(*scenarios)
-		if err != nil {
-			return err
-		}
-		file, data = *scenarios, b
-	}
-	catalog, err := demo.Load(file, data)
+	catalog, err := loadCatalog(*scenarios)
 	if err != nil {
 		return err
 	}
@@ -163,37 +154,15 @@ func healthcheck(port string) error {
 	return nil
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
+// loadCatalog reads the scenarios from path, or the built-in scenarios.yaml
+// when path is "": the server and the export read them the same way.
+func loadCatalog(path string) (*demo.Catalog, error) {
+	if path == "" {
+		return demo.Load("scenarios.yaml", scenariosYAML)
 	}
-	return def
-}
-
-// envInt and envDuration read a default from the environment; a value that
-// does not parse is reported rather than silently ignored.
-func envInt(getenv func(string) string, key string, def int, errs *[]error) int {
-	v := getenv(key)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
+	b, err := os.ReadFile(path)
 	if err != nil {
-		*errs = append(*errs, fmt.Errorf("%s=%q is not a whole number", key, v))
-		return def
+		return nil, err
 	}
-	return n
-}
-
-func envDuration(getenv func(string) string, key string, def time.Duration, errs *[]error) time.Duration {
-	v := getenv(key)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		*errs = append(*errs, fmt.Errorf("%s=%q is not a duration such as 30m", key, v))
-		return def
-	}
-	return d
+	return demo.Load(path, b)
 }
