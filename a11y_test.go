@@ -28,6 +28,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -39,7 +40,7 @@ func TestA11y(t *testing.T) {
 	if err != nil {
 		t.Fatalf("axe-core is vendored at testdata/axe/axe.min.js: %v", err)
 	}
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
+	catalog, err := script.Load("scenarios.yaml", scenariosYAML)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -54,7 +55,7 @@ const installChromium = "no Chromium found (looked for chromium, chromium-browse
 func TestBrowser(t *testing.T) {
 	exe := findBrowser(t)
 
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
+	catalog, err := script.Load("scenarios.yaml", scenariosYAML)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -566,7 +567,7 @@ func wantScreen(t *testing.T, sc *demo.Scenario, on bool, k int, lang string) sc
 		s.Value = views.T(lang, "empty")
 	}
 	for _, e := range f.Events {
-		if e.Kind == demo.Rejected {
+		if e.Kind() == demo.Rejected {
 			s.RejectMarks++
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -54,7 +55,7 @@ const hostPage = `<!DOCTYPE html>
 
 func TestEmbed(t *testing.T) {
 	exe := findBrowser(t)
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
+	catalog, err := script.Load("scenarios.yaml", scenariosYAML)
 	if err != nil {
 		t.Fatal(err)
 	}

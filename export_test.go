@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -43,7 +44,7 @@ func noEnv(string) string { return "" }
 
 func testCatalog(tb testing.TB) *demo.Catalog {
 	tb.Helper()
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
+	catalog, err := script.Load("scenarios.yaml", scenariosYAML)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestExportFramesShowTheModel(t *testing.T) {
 					}
 					// Only the chapter's lock service has one holder and token;
 					// the Redis family shows a table of nodes instead.
-					hasHolder := sc.Store == "lockservice"
+					hasHolder := !sc.Store.HasNodes()
 					if hasHolder {
 						checks = append(checks, [2]string{"holder", want.Holder}, [2]string{"token", want.Token})
 					} else if _, ok := text(doc, "holder"); ok {

@@ -6,14 +6,14 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 )
 
 // newTestServer wires the whole application, as main does, with the embedded
 // scenarios and static files. Logs are dropped unless the test is verbose.
 func newTestServer(tb testing.TB, cfg config) *server {
 	tb.Helper()
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
+	catalog, err := script.Load("scenarios.yaml", scenariosYAML)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -26,7 +26,7 @@ const keysBudget = 3 * time.Minute // the whole test, browser start included
 
 func TestKeys(t *testing.T) {
 	exe := findBrowser(t)
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
+	catalog, err := script.Load("scenarios.yaml", scenariosYAML)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
-	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 )
 
 // The load and soak commands drive a running server over loopback HTTP the
@@ -40,7 +40,7 @@ import (
 
 // loadCommand runs "load" or "soak" with the arguments that follow it.
 func loadCommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
+	catalog, err := script.Load("scenarios.yaml", scenariosYAML)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 )
 
 //go:embed scenarios.yaml
@@ -158,11 +159,11 @@ func healthcheck(port string) error {
 // when path is "": the server and the export read them the same way.
 func loadCatalog(path string) (*demo.Catalog, error) {
 	if path == "" {
-		return demo.Load("scenarios.yaml", scenariosYAML)
+		return script.Load("scenarios.yaml", scenariosYAML)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return demo.Load(path, b)
+	return script.Load(path, b)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -32,7 +33,7 @@ import (
 // independently of the server under test.
 func gcPause(tb testing.TB) *demo.Scenario {
 	tb.Helper()
-	c, err := demo.Load("scenarios.yaml", scenariosYAML)
+	c, err := script.Load("scenarios.yaml", scenariosYAML)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,11 +1,16 @@
-package demo
+package demo_test
 
-import "testing"
+import (
+	"testing"
+
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
+)
 
 // BenchmarkReplay plays the chapter's scenario from scratch to its last
 // frame: what the server does for a deep link or a run it has lost.
 func BenchmarkReplay(b *testing.B) {
-	sc, ok := loadCatalog(b).Get("gc-pause")
+	sc, ok := demotest.Catalog(b).Get("gc-pause")
 	if !ok {
 		b.Fatal(`scenarios.yaml has no "gc-pause" scenario`)
 	}

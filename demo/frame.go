@@ -60,7 +60,7 @@ func (f *Frame) Safe() bool { return len(f.Violations) == 0 }
 // Latest returns the events of the move that led to this frame.
 func (f *Frame) Latest() []Event {
 	for i, e := range f.Events {
-		if e.Frame == f.Index {
+		if e.Header().Frame == f.Index {
 			return f.Events[i:]
 		}
 	}
@@ -85,19 +85,7 @@ func (r *Run) Frame() Frame {
 		Holdings:   slices.Clone(r.holdings),
 		Violations: slices.Clone(r.violations),
 	}
-	if r.svc != nil {
-		f.Holder, f.Token = r.svc.Holder()
-		f.Expiry = r.svc.Expiry()
-	}
-	for _, n := range r.nodes {
-		ns := NodeState{Name: n.Name, Role: n.Role, Up: n.Up, Offset: n.Offset, Monotonic: n.Monotonic}
-		for _, k := range n.Keys(r.now) {
-			v, _ := n.Get(k, r.now)
-			ttl, _ := n.TTL(k, r.now)
-			ns.Keys = append(ns.Keys, KeyState{Key: k, Value: v, Owner: r.owner(v), TTL: ttl})
-		}
-		f.Nodes = append(f.Nodes, ns)
-	}
+	r.store.show(r, &f)
 	if r.frame == 1 {
 		f.Narration = r.sc.Initial
 	} else {
@@ -128,7 +116,7 @@ type Timeline struct {
 	Holds   []Span
 	Locks   []Span // on the store lanes: the lock service's lease, or a node's key
 	Pauses  []Span
-	Writes  []Event
+	Writes  []WriteResult
 	Marks   []Event // store and client happenings worth a mark: expiries, crashes, nodes going down, clock jumps
 	Verdict []Violation
 }
@@ -169,30 +157,41 @@ func (f *Frame) Timeline() Timeline {
 	}
 	pause := map[string]int{}
 	for _, e := range f.Events {
-		switch e.Kind {
-		case Acquired:
-			start("", e.Client, e.At, e.Token, e.Expiry)
-		case Released, Expired:
-			stop("", e.Client, e.At)
-			if e.Kind == Expired {
-				t.Marks = append(t.Marks, e)
+		h := e.Header()
+		switch e := e.(type) {
+		case AcquireCall:
+			if e.OK {
+				start("", e.Client, e.At, e.Token, e.Expiry)
 			}
-		case SetCmd, NodeTry:
+		case ReleaseCall:
+			if e.Held {
+				stop("", e.Client, e.At)
+			}
+		case LeaseExpiry:
+			stop("", e.Client, e.At)
+			t.Marks = append(t.Marks, e)
+		case SetCommand:
 			if e.OK {
 				stop(e.Node, "", e.At) // a SET without NX replaces whoever's key it was
 				start(e.Node, e.Client, e.At, 0, e.Expiry)
 			}
-		case DelCmd, UnlockCmd:
+		case SetNXCommand:
+			if e.OK {
+				stop(e.Node, "", e.At)
+				start(e.Node, e.Client, e.At, 0, -1)
+			}
+		case DelCommand:
 			if e.OK {
 				stop(e.Node, "", e.At)
 			}
-		case KeyExpired:
+		case UnlockScript:
+			if e.OK {
+				stop(e.Node, "", e.At)
+			}
+		case KeyExpiry:
 			stop(e.Node, e.Client, e.At)
 			t.Marks = append(t.Marks, e)
-		case NodeDown:
-			stop(e.Node, "", e.At)
-			t.Marks = append(t.Marks, e)
-		case Replicated:
+		case Replication:
 			for k := range open {
 				if k[0] == e.Node {
 					for _, n := range f.Scenario.NodeNames() {
@@ -202,17 +201,30 @@ func (f *Frame) Timeline() Timeline {
 					}
 				}
 			}
-		case Crashed, ClockJump, Promoted:
+		case ClockJumped:
 			t.Marks = append(t.Marks, e)
-		case Accepted, Rejected:
+		case WriteResult:
 			t.Writes = append(t.Writes, e)
-		case Paused:
-			pause[e.Client] = len(t.Pauses)
-			t.Pauses = append(t.Pauses, Span{Lane: e.Client, Owner: e.Client, From: e.At, Open: true})
-		case Resumed:
-			if i, ok := pause[e.Client]; ok {
-				t.Pauses[i].To, t.Pauses[i].Open = e.At, false
-				delete(pause, e.Client)
+		case NodeChange:
+			switch e.What {
+			case NodeDown:
+				stop(e.Node, "", e.At)
+				t.Marks = append(t.Marks, e)
+			case Promoted:
+				t.Marks = append(t.Marks, e)
+			}
+		case ClientChange:
+			switch e.What {
+			case Crashed:
+				t.Marks = append(t.Marks, e)
+			case Paused:
+				pause[h.Client] = len(t.Pauses)
+				t.Pauses = append(t.Pauses, Span{Lane: h.Client, Owner: h.Client, From: h.At, Open: true})
+			case Resumed:
+				if i, ok := pause[h.Client]; ok {
+					t.Pauses[i].To, t.Pauses[i].Open = h.At, false
+					delete(pause, h.Client)
+				}
 			}
 		}
 	}

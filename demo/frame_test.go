@@ -1,23 +1,11 @@
-package demo
+package demo_test
 
 import (
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
 	"reflect"
 	"testing"
 )
-
-// lastFrame replays the scenario id of the real scenarios.yaml to its end.
-func lastFrame(tb testing.TB, id string, on bool) Frame {
-	tb.Helper()
-	sc, ok := loadCatalog(tb).Get(id)
-	if !ok {
-		tb.Fatalf("scenarios.yaml has no %q scenario", id)
-	}
-	r, err := Replay(sc, on, sc.Frames())
-	if err != nil {
-		tb.Fatalf("Replay(%s, %v): %v", id, on, err)
-	}
-	return r.Frame()
-}
 
 // The space-time diagram of the chapter, in model terms: A's lease [0,10]
 // closed by expiry, B's lease open from 11 and running until 21, A paused over
@@ -30,8 +18,8 @@ func TestGCPauseTimeline(t *testing.T) {
 		{true, Rejected},
 		{false, Accepted},
 	} {
-		t.Run("fencing-"+onOff(tt.on), func(t *testing.T) {
-			f := lastFrame(t, "gc-pause", tt.on)
+		t.Run("fencing-"+demotest.OnOff(tt.on), func(t *testing.T) {
+			f := demotest.LastFrame(t, "gc-pause", tt.on)
 			tl := f.Timeline()
 
 			if got, want := tl.Now, 16; got != want {
@@ -70,7 +58,7 @@ func TestGCPauseTimeline(t *testing.T) {
 			}
 			var gotWrites []writeSeen
 			for _, e := range tl.Writes {
-				gotWrites = append(gotWrites, writeSeen{e.At, e.Client, e.Token, e.Value, e.Kind})
+				gotWrites = append(gotWrites, writeSeen{e.At, e.Client, e.Token, e.Value, e.Kind()})
 			}
 			if !reflect.DeepEqual(gotWrites, wantWrites) {
 				t.Fatalf("Writes=\n%+v\nwant\n%+v", gotWrites, wantWrites)
@@ -79,7 +67,7 @@ func TestGCPauseTimeline(t *testing.T) {
 			if got, want := len(tl.Marks), 1; got != want {
 				t.Fatalf("len(Marks)=%d, want %d", got, want)
 			}
-			if e := tl.Marks[0]; e.Kind != Expired || e.At != 10 || e.Client != "A" || e.Token != 1 {
+			if e, ok := tl.Marks[0].(LeaseExpiry); !ok || e.At != 10 || e.Client != "A" || e.Token != 1 {
 				t.Fatalf("Marks[0]=%+v, want A's token 1 running out at t=10", e)
 			}
 		})
@@ -88,7 +76,7 @@ func TestGCPauseTimeline(t *testing.T) {
 
 // Before anything happens the diagram is empty and ends now.
 func TestTimelineOfFirstFrame(t *testing.T) {
-	sc, ok := loadCatalog(t).Get("gc-pause")
+	sc, ok := demotest.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -104,7 +92,7 @@ func TestTimelineOfFirstFrame(t *testing.T) {
 
 // Latest is the events of the move that led to the frame, and only those.
 func TestFrameLatest(t *testing.T) {
-	sc, ok := loadCatalog(t).Get("gc-pause")
+	sc, ok := demotest.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -117,7 +105,7 @@ func TestFrameLatest(t *testing.T) {
 	if got, want := len(latest), 1; got != want {
 		t.Fatalf("len(Latest())=%d, want %d: %+v", got, want, latest)
 	}
-	if e := latest[0]; e.Kind != Expired || e.Frame != 4 || e.At != 10 || e.Client != "A" {
+	if e, ok := latest[0].(LeaseExpiry); !ok || e.Frame != 4 || e.At != 10 || e.Client != "A" {
 		t.Fatalf("Latest()[0]=%+v, want A's lease expiring at t=10 in frame 4", e)
 	}
 	if got, want := len(f.Events), 4; got != want { // acquired, write, paused, expired
@@ -127,7 +115,7 @@ func TestFrameLatest(t *testing.T) {
 
 // A frame is a copy: the run moving on does not change a frame already taken.
 func TestFrameIsACopy(t *testing.T) {
-	sc, ok := loadCatalog(t).Get("gc-pause")
+	sc, ok := demotest.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -145,10 +133,10 @@ func TestFrameIsACopy(t *testing.T) {
 // Horizon, worked out by Load, keeps one scale for the whole scenario: no
 // frame's diagram reaches past it, in either switch position.
 func TestHorizonCoversEveryFrame(t *testing.T) {
-	c := loadCatalog(t)
+	c := demotest.Catalog(t)
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{true, false} {
-			t.Run(transcriptName(sc, on), func(t *testing.T) {
+			t.Run(demotest.Name(sc, on), func(t *testing.T) {
 				r := NewRun(sc, on)
 				for {
 					f := r.Frame()

@@ -1,88 +1,15 @@
-package demo
+package demo_test
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/script"
 )
-
-// FuzzLoad feeds any bytes to Load. It must never panic; an error must be a
-// *LoadError whose line is in the input; and a catalog that loads must play
-// every scenario to its end in both switch positions, as Load promises.
-func FuzzLoad(f *testing.F) {
-	real, err := os.ReadFile(filepath.Join("..", "scenarios.yaml"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(real)
-	minimal := file(scenario("s", "A acquire 10", "tick 2", "A write x"))
-	f.Add([]byte(minimal))
-	f.Add([]byte(file(onStore(f, "redlock", scenario("r", "A cut redis4 redis5", "A redlock lock:k PX 100", "redis3 jump 500", "B redlock lock:k PX 100", "A write A")))))
-	f.Add([]byte(file(onStore(f, "replicated", scenario("p", "A set lock:k NX PX 30000", "A wait 1 0", "primary down", "replica promote", "B set lock:k NX PX 30000")))))
-	// Broken variants: one mistake each.
-	for _, broken := range []string{
-		strings.Replace(string(real), "latency: 2", "latency: two", 1),
-		strings.Replace(string(real), "- redis4 down", "- redis9 down", 1),
-		strings.Replace(string(real), "if-on:", "if-maybe:", 1),
-		strings.Replace(string(real), "NX PX 30000", "NX EX 30", 1),
-		strings.Replace(minimal, "A acquire 10", "A pause", 1),
-		strings.Replace(minimal, "    purpose: correctness\n", "", 1),
-		strings.Replace(minimal, "clients: [A, B]", "clients: [A, A]", 1),
-		minimal[:len(minimal)/2],
-		"scenarios:\n  - [",
-		"",
-	} {
-		f.Add([]byte(broken))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Load("fuzz.yaml", data)
-		if err != nil {
-			var le *LoadError
-			if !errors.As(err, &le) {
-				t.Fatalf("Load error %v (%T) is not a *LoadError", err, err)
-			}
-			if c != nil {
-				t.Fatalf("Load returned a catalog with the error %v", err)
-			}
-			if got, want := le.File, "fuzz.yaml"; got != want {
-				t.Fatalf("LoadError.File=%q, want %q", got, want)
-			}
-			if lines := yamlLines(data); le.Line < 0 || le.Line > lines {
-				t.Fatalf("LoadError.Line=%d, but the input has %d lines: %v", le.Line, lines, le)
-			}
-			return
-		}
-		if len(c.Scenarios) == 0 {
-			t.Fatal("Load returned an empty catalog without an error")
-		}
-		for _, sc := range c.Scenarios {
-			if got, ok := c.Get(sc.ID); !ok || got != sc {
-				t.Fatalf("Get(%q) does not find the scenario", sc.ID)
-			}
-			for _, on := range []bool{false, true} {
-				r, err := Replay(sc, on, sc.Frames())
-				if err != nil {
-					t.Fatalf("%s %s: a scenario that loaded fails to play: %v", sc.ID, onOff(on), err)
-				}
-				if got, want := r.Index(), sc.Frames(); got != want {
-					t.Fatalf("%s %s: Replay stopped at frame %d of %d", sc.ID, onOff(on), got, want)
-				}
-			}
-		}
-	})
-}
-
-// yamlLines counts the lines of data as YAML does: a line ends at "\r\n", at
-// "\n", or at a lone "\r".
-func yamlLines(data []byte) int {
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	return bytes.Count(data, []byte("\n")) + bytes.Count(data, []byte("\r")) + 1
-}
 
 // FuzzRun plays random scripts on each store and checks, after every move,
 // what no script may break: the lock service lends the lock to one client at
@@ -95,7 +22,7 @@ func FuzzRun(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		src := fuzzScript(data)
-		c, err := Load("fuzz.yaml", []byte(src))
+		c, err := script.Load("fuzz.yaml", []byte(src))
 		if err != nil {
 			t.Skip() // a script the engine refuses, such as a replica that cannot replicate
 		}
@@ -108,10 +35,10 @@ func FuzzRun(f *testing.F) {
 				inv.check(t, r)
 			}
 			if err := r.Err(); err != nil {
-				t.Fatalf("switch %s: a script that loaded fails to play: %v\n%s", onOff(on), err, numbered(src))
+				t.Fatalf("switch %s: a script that loaded fails to play: %v\n%s", demotest.OnOff(on), err, demotest.Numbered(src))
 			}
 			if got, want := r.Index(), sc.Frames(); got != want {
-				t.Fatalf("switch %s: the run stopped at frame %d of %d", onOff(on), got, want)
+				t.Fatalf("switch %s: the run stopped at frame %d of %d", demotest.OnOff(on), got, want)
 			}
 		}
 	})
@@ -369,11 +296,14 @@ func (inv *invariants) check(tb testing.TB, r *Run) {
 	}
 	inv.now = f.Now
 	for _, e := range f.Events[inv.seen:] {
-		if e.Frame != f.Index {
-			tb.Fatalf("frame %d: new event %+v is marked for frame %d", f.Index, e, e.Frame)
+		if h := e.Header(); h.Frame != f.Index {
+			tb.Fatalf("frame %d: new event %+v is marked for frame %d", f.Index, e, h.Frame)
 		}
-		switch e.Kind {
-		case Acquired:
+		switch e := e.(type) {
+		case AcquireCall:
+			if !e.OK {
+				break
+			}
 			// The lock service never lends the lock to two clients at once:
 			// an acquisition finds it free, released or run out.
 			if inv.holder != "" {
@@ -383,20 +313,25 @@ func (inv *invariants) check(tb testing.TB, r *Run) {
 				tb.Fatalf("frame %d: %s got token %d after token %d: tokens must strictly increase", f.Index, e.Client, e.Token, inv.lastToken)
 			}
 			inv.holder, inv.lastToken = e.Client, e.Token
-		case Renewed:
-			if e.Client != inv.holder {
+		case RenewCall:
+			if e.OK && e.Client != inv.holder {
 				tb.Fatalf("frame %d: %s renewed a lock held by %q", f.Index, e.Client, inv.holder)
 			}
-		case Released, Expired:
-			if e.Client != inv.holder {
-				tb.Fatalf("frame %d: %v for %s, but the holder was %q", f.Index, e.Kind, e.Client, inv.holder)
+		case ReleaseCall, LeaseExpiry:
+			if e.Kind() == ReleaseIgnored {
+				break
+			}
+			if h := e.Header(); h.Client != inv.holder {
+				tb.Fatalf("frame %d: %v for %s, but the holder was %q", f.Index, e.Kind(), h.Client, inv.holder)
 			}
 			inv.holder = ""
-		case Accepted:
-			if f.Fenced && e.Token < e.Max {
+		case WriteResult:
+			if e.OK && f.Fenced && e.Token < e.Max {
 				tb.Fatalf("frame %d: the fenced resource took token %d below its maxToken %d", f.Index, e.Token, e.Max)
 			}
-		case Rejected:
+			if e.OK {
+				break
+			}
 			if !f.Fenced {
 				tb.Fatalf("frame %d: the unfenced resource rejected %+v", f.Index, e)
 			}
@@ -407,8 +342,7 @@ func (inv *invariants) check(tb testing.TB, r *Run) {
 	}
 	inv.seen = len(f.Events)
 
-	if r.svc != nil {
-		holder, token := r.svc.Holder()
+	if holder, token, ok := r.LockHolder(); ok {
 		if holder != inv.holder {
 			tb.Fatalf("frame %d: Holder()=%q, but the events say %q", f.Index, holder, inv.holder)
 		}
@@ -424,13 +358,11 @@ func (inv *invariants) check(tb testing.TB, r *Run) {
 	if !f.Fenced && f.Rejected != 0 {
 		tb.Fatalf("frame %d: the unfenced resource rejected %d writes", f.Index, f.Rejected)
 	}
-	for _, n := range r.nodes {
-		var keys []string
-		for _, e := range n.keys {
-			if slices.Contains(keys, e.key) {
-				tb.Fatalf("frame %d: %s holds two values for %s: %+v", f.Index, n.Name, e.key, n.keys)
+	for node, keys := range r.NodeKeys() {
+		for i, k := range keys {
+			if slices.Contains(keys[:i], k) {
+				tb.Fatalf("frame %d: %s holds two values for %s: %q", f.Index, node, k, keys)
 			}
-			keys = append(keys, e.key)
 		}
 	}
 	for _, n := range f.Nodes {
@@ -462,8 +394,8 @@ func TestFuzzScriptSeeds(t *testing.T) {
 	}
 	for i, seed := range seeds {
 		src := fuzzScript(seed)
-		if _, err := Load("fuzz.yaml", []byte(src)); err != nil {
-			t.Errorf("seed %d: %v\n%s", i, err, numbered(src))
+		if _, err := script.Load("fuzz.yaml", []byte(src)); err != nil {
+			t.Errorf("seed %d: %v\n%s", i, err, demotest.Numbered(src))
 		}
 	}
 	// A client that crashed does nothing more, and one that is paused
@@ -477,7 +409,7 @@ func TestFuzzScriptSeeds(t *testing.T) {
 			t.Errorf("decodes without %q:\n%s", want, src)
 		}
 	}
-	if _, err := Load("fuzz.yaml", []byte(src)); err != nil {
-		t.Errorf("%v\n%s", err, numbered(src))
+	if _, err := script.Load("fuzz.yaml", []byte(src)); err != nil {
+		t.Errorf("%v\n%s", err, demotest.Numbered(src))
 	}
 }

@@ -1,8 +1,10 @@
-package demo
+package demo_test
 
 import (
 	"flag"
 	"fmt"
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,25 +21,11 @@ import (
 //	go test ./demo -run TestTranscripts -update
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")
 
-// transcriptName is the name of a scenario's transcript for one switch
-// position, without the directory and the ".txt".
-func transcriptName(sc *Scenario, on bool) string {
-	return sc.ID + "-" + sc.Switch + "-" + onOff(on)
-}
-
-// onOff names a switch position.
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
-
 func TestTranscripts(t *testing.T) {
-	c := loadCatalog(t)
+	c := demotest.Catalog(t)
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{true, false} {
-			name := transcriptName(sc, on)
+			name := demotest.Name(sc, on)
 			t.Run(name, func(t *testing.T) {
 				got := transcript(t, sc, on)
 				path := filepath.Join("testdata", name+".txt")
@@ -68,7 +56,7 @@ func TestTranscripts(t *testing.T) {
 func transcript(tb testing.TB, sc *Scenario, on bool) string {
 	tb.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, onOff(on), sc.Title.EN)
+	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, demotest.OnOff(on), sc.Title.EN)
 	fmt.Fprintf(&b, "# store %s, resource %s (fencing %s), clients %s\n", sc.Store, sc.Resource, sc.Fencing, strings.Join(sc.Clients, ", "))
 	r := NewRun(sc, on)
 	for {
@@ -76,7 +64,7 @@ func transcript(tb testing.TB, sc *Scenario, on bool) string {
 		fmt.Fprintf(&b, "\nframe %d/%d: %s\n", f.Index, f.Total, f.Title.EN)
 		if f.Index > 1 {
 			for _, a := range sc.Moves[f.Index-2].Do {
-				if a.When == "" || a.When == onOff(on) {
+				if a.When == "" || a.When == demotest.OnOff(on) {
 					fmt.Fprintf(&b, "> %s\n", a.Source)
 				}
 			}
@@ -91,7 +79,7 @@ func transcript(tb testing.TB, sc *Scenario, on bool) string {
 		}
 	}
 	if err := r.Err(); err != nil {
-		tb.Fatalf("%s: %v", transcriptName(sc, on), err)
+		tb.Fatalf("%s: %v", demotest.Name(sc, on), err)
 	}
 	return b.String()
 }
@@ -107,50 +95,59 @@ func clock(sc *Scenario, t int) string {
 // describe puts one event in a line: when, who, what was sent and what the
 // store or the resource answered.
 func describe(sc *Scenario, e Event) string {
-	who := e.Client
-	if e.Node != "" {
+	h := e.Header()
+	who := h.Client
+	if h.Node != "" {
 		if who != "" {
 			who += " -> "
 		}
-		who += e.Node
+		who += h.Node
 	}
-	at := clock(sc, e.At) + " " + who
+	at := clock(sc, h.At) + " " + who
 	if call, reply := e.Wire(); call != "" {
 		line := fmt.Sprintf("%s: %s", at, call)
 		if reply != "" {
 			line += " => " + reply
 		}
-		switch e.Kind {
-		case Acquired, Renewed:
-			line += ", lease until " + clock(sc, e.Expiry)
-		case Accepted:
-			line += fmt.Sprintf(", replacing %q (maxToken was %d)", e.Before, e.Max)
-		case Rejected:
-			line += fmt.Sprintf(" (maxToken %d)", e.Max)
+		switch e := e.(type) {
+		case AcquireCall:
+			if e.OK {
+				line += ", lease until " + clock(sc, e.Expiry)
+			}
+		case RenewCall:
+			if e.OK {
+				line += ", lease until " + clock(sc, e.Expiry)
+			}
+		case WriteResult:
+			if e.OK {
+				line += fmt.Sprintf(", replacing %q (maxToken was %d)", e.Before, e.Max)
+			} else {
+				line += fmt.Sprintf(" (maxToken %d)", e.Max)
+			}
 		}
 		return line
 	}
-	switch e.Kind {
-	case Expired:
+	switch e := e.(type) {
+	case LeaseExpiry:
 		return fmt.Sprintf("%s: lease token=%d expired", at, e.Token)
-	case KeyExpired:
+	case KeyExpiry:
 		return fmt.Sprintf("%s: %s expired (%s's lock)", at, e.Key, e.Client)
-	case QuorumHeld, QuorumLost:
+	case RedlockResult:
 		q := e.Quorum
 		verdict := "holds the lock"
-		if e.Kind == QuorumLost {
+		if !q.Held() {
 			verdict = "fails"
 		}
 		return fmt.Sprintf("%s: %d/%d nodes (quorum %d), validity = %d - %d - %d = %d ms: %s",
 			at, q.Locked, len(sc.NodeNames()), q.Need, q.TTL, q.Elapsed, q.Drift, q.Validity, verdict)
-	case ClockJump:
-		return fmt.Sprintf("%s: clock jumps %d ms forward", at, e.N)
-	case Replicated:
-		return fmt.Sprintf("%s: shipped %d write(s) to the replica", at, e.N)
-	case WriteSkipped:
+	case ClockJumped:
+		return fmt.Sprintf("%s: clock jumps %d ms forward", at, e.By)
+	case Replication:
+		return fmt.Sprintf("%s: shipped %d write(s) to the replica", at, e.Shipped)
+	case SkippedWrite:
 		return fmt.Sprintf("%s: does not hold the lock, does not write %q", at, e.Value)
 	}
-	return fmt.Sprintf("%s: %s", at, e.Kind)
+	return fmt.Sprintf("%s: %s", at, e.Kind())
 }
 
 // writeState writes the state block of a frame: the clock, the store, the
@@ -158,7 +155,7 @@ func describe(sc *Scenario, e Event) string {
 func writeState(b *strings.Builder, f *Frame) {
 	sc := f.Scenario
 	fmt.Fprintf(b, "state:\n  now: %s\n", clock(sc, f.Now))
-	if sc.Store == "lockservice" {
+	if sc.Store == LockServiceStore {
 		switch {
 		case f.Holder != "":
 			fmt.Fprintf(b, "  lock: %s holds token %d, lease until %s\n", f.Holder, f.Token, clock(sc, f.Expiry))
@@ -296,7 +293,7 @@ func TestFirstDiff(t *testing.T) {
 // only guard: with fencing on A's late write bounces off and row-42 keeps B's
 // value; with fencing off it lands and B's value is destroyed.
 func TestGCPauseOutcome(t *testing.T) {
-	sc, ok := loadCatalog(t).Get("gc-pause")
+	sc, ok := demotest.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -313,7 +310,7 @@ func TestGCPauseOutcome(t *testing.T) {
 		{on: true, last: Rejected, data: "B", rejected: 1, writes: 2},
 		{on: false, last: Accepted, data: "A", rejected: 0, writes: 3},
 	} {
-		t.Run(transcriptName(sc, tt.on), func(t *testing.T) {
+		t.Run(demotest.Name(sc, tt.on), func(t *testing.T) {
 			r, err := Replay(sc, tt.on, sc.Frames())
 			if err != nil {
 				t.Fatal(err)
@@ -336,11 +333,14 @@ func TestGCPauseOutcome(t *testing.T) {
 			if len(latest) == 0 {
 				t.Fatal("the last frame has no events")
 			}
-			e := latest[len(latest)-1]
+			e, ok := latest[len(latest)-1].(WriteResult)
+			if !ok {
+				t.Fatalf("last event=%+v, want A's write", latest[len(latest)-1])
+			}
 			if e.Client != "A" || e.Token != 1 || e.Value != "A" || e.Before != "B" || e.Max != 2 {
 				t.Fatalf("last event=%+v, want A writing \"A\" with token 1 over \"B\" at maxToken 2", e)
 			}
-			if got, want := e.Kind, tt.last; got != want {
+			if got, want := e.Kind(), tt.last; got != want {
 				t.Fatalf("A's late write: %v, want %v", got, want)
 			}
 			if got, want := f.Data, tt.data; got != want {

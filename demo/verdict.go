@@ -95,40 +95,29 @@ func (r *Run) checkWrite(c *Client, before string) {
 func (r *Run) lastWriter(client string) string {
 	seen := false
 	for i := len(r.events) - 1; i >= 0; i-- {
-		e := r.events[i]
-		if e.Kind != Accepted {
+		w, ok := r.events[i].(WriteResult)
+		if !ok || !w.OK {
 			continue
 		}
-		if !seen && e.Client == client {
+		if !seen && w.Client == client {
 			seen = true
 			continue
 		}
-		return e.Client
+		return w.Client
 	}
 	return ""
 }
 
-// checkStuck looks, at the end of each move, for a lock key that never
-// expires and belongs to a client that is dead.
+// checkStuck looks, at the end of each move, for a lock that never expires
+// and belongs to a client that is dead.
 func (r *Run) checkStuck() {
 	for _, v := range r.violations {
 		if v.Kind == HeldForever {
 			return
 		}
 	}
-	for _, n := range r.nodes {
-		if !n.Up {
-			continue
-		}
-		for _, e := range n.keys {
-			if e.ttl != 0 {
-				continue
-			}
-			if c := r.client(r.owner(e.value)); c != nil && c.Crashed {
-				r.violate(Violation{Kind: HeldForever, At: r.now, Client: c.Name})
-				return
-			}
-		}
+	if dead := r.store.forever(r); dead != "" {
+		r.violate(Violation{Kind: HeldForever, At: r.now, Client: dead})
 	}
 }
 

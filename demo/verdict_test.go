@@ -1,6 +1,8 @@
-package demo
+package demo_test
 
 import (
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
 	"reflect"
 	"testing"
 )
@@ -56,11 +58,11 @@ var verdicts = []struct {
 // new scenario without rows fails here, and so does a row for a scenario
 // that is gone.
 func TestVerdictAtLastFrame(t *testing.T) {
-	c := loadCatalog(t)
+	c := demotest.Catalog(t)
 	used := make([]bool, len(verdicts))
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{false, true} {
-			t.Run(transcriptName(sc, on), func(t *testing.T) {
+			t.Run(demotest.Name(sc, on), func(t *testing.T) {
 				row := -1
 				for i, v := range verdicts {
 					if v.id == sc.ID && v.on == on {
@@ -68,10 +70,10 @@ func TestVerdictAtLastFrame(t *testing.T) {
 					}
 				}
 				if row < 0 {
-					t.Fatalf("no expected verdict for %s with the switch %s: add a row to verdicts", sc.ID, onOff(on))
+					t.Fatalf("no expected verdict for %s with the switch %s: add a row to verdicts", sc.ID, demotest.OnOff(on))
 				}
 				used[row] = true
-				f := lastFrame(t, sc.ID, on)
+				f := demotest.LastFrame(t, sc.ID, on)
 				if got, want := seen(f.Violations), verdicts[row].want; !reflect.DeepEqual(got, want) {
 					t.Fatalf("violations=%+v, want %+v", got, want)
 				}
@@ -83,25 +85,22 @@ func TestVerdictAtLastFrame(t *testing.T) {
 	}
 	for i, v := range verdicts {
 		if !used[i] {
-			t.Errorf("verdicts has a row for %s %s, which scenarios.yaml does not have", v.id, onOff(v.on))
+			t.Errorf("verdicts has a row for %s %s, which scenarios.yaml does not have", v.id, demotest.OnOff(v.on))
 		}
 	}
 }
 
-// quorumEvent returns the one QuorumHeld or QuorumLost event among es.
-func quorumEvent(tb testing.TB, es []Event) Event {
+// quorumEvent returns the one RedlockResult among es.
+func quorumEvent(tb testing.TB, es []Event) RedlockResult {
 	tb.Helper()
-	var found []Event
+	var found []RedlockResult
 	for _, e := range es {
-		if e.Kind == QuorumHeld || e.Kind == QuorumLost {
-			found = append(found, e)
+		if q, ok := e.(RedlockResult); ok {
+			found = append(found, q)
 		}
 	}
 	if len(found) != 1 {
 		tb.Fatalf("%d quorum events, want 1: %+v", len(found), found)
-	}
-	if found[0].Quorum == nil {
-		tb.Fatalf("%v event without its Quorum", found[0].Kind)
 	}
 	return found[0]
 }
@@ -112,7 +111,7 @@ func quorumEvent(tb testing.TB, es []Event) Event {
 // 106, drift is 10000/100+2 = 102, validity 10000-106-102 = 9792 > 0. With a
 // third node down it locks two, fails, and unlocks the two it did lock.
 func TestRedlockQuorumArithmetic(t *testing.T) {
-	sc, ok := loadCatalog(t).Get("redlock-quorum")
+	sc, ok := demotest.Catalog(t).Get("redlock-quorum")
 	if !ok {
 		t.Fatal("scenarios.yaml has no redlock-quorum scenario")
 	}
@@ -125,11 +124,11 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		}
 		f := r.Frame()
 		e := quorumEvent(t, f.Latest())
-		if got, want := e.Kind, QuorumHeld; got != want {
+		if got, want := e.Kind(), QuorumHeld; got != want {
 			t.Fatalf("quorum event=%v, want %v", got, want)
 		}
 		want := Quorum{Locked: 3, Need: 3, TTL: 10000, Elapsed: 106, Drift: 102, Validity: 9792}
-		if got := *e.Quorum; got != want {
+		if got := e.Quorum; got != want {
 			t.Fatalf("Quorum=%+v, want %+v", got, want)
 		}
 		// A holds from T2 for the validity: until T1 + TTL - drift.
@@ -150,27 +149,28 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		f := r.Frame()
 		latest := f.Latest()
 		e := quorumEvent(t, latest)
-		if got, want := e.Kind, QuorumLost; got != want {
+		if got, want := e.Kind(), QuorumLost; got != want {
 			t.Fatalf("quorum event=%v, want %v", got, want)
 		}
 		// 2 x 2 ms, then 3 x 50 ms of timeouts: elapsed 154. The validity
 		// is positive; the missing quorum alone fails the lock.
 		want := Quorum{Locked: 2, Need: 3, TTL: 10000, Elapsed: 154, Drift: 102, Validity: 9744}
-		if got := *e.Quorum; got != want {
+		if got := e.Quorum; got != want {
 			t.Fatalf("Quorum=%+v, want %+v", got, want)
 		}
 		var unlocked []string
 		after := false
 		for _, e := range latest {
-			if e.Kind == QuorumLost {
+			if e.Kind() == QuorumLost {
 				after = true
 				continue
 			}
 			if after {
-				if e.Kind != UnlockCmd || e.Client != "A" || !e.OK {
+				u, ok := e.(UnlockScript)
+				if !ok || u.Client != "A" || !u.OK {
 					t.Fatalf("after QuorumLost: %+v, want only A's successful unlocks", e)
 				}
-				unlocked = append(unlocked, e.Node)
+				unlocked = append(unlocked, u.Node)
 			}
 		}
 		if got, want := unlocked, []string{"redis1", "redis2"}; !reflect.DeepEqual(got, want) {
@@ -200,8 +200,8 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		}
 		f := r.Frame()
 		latest := f.Latest()
-		if len(latest) != 1 || latest[0].Kind != tt.write || latest[0].Client != "A" {
-			t.Fatalf("switch %s: A's write gives %+v, want one %v", onOff(tt.on), latest, tt.write)
+		if len(latest) != 1 || latest[0].Kind() != tt.write || latest[0].Header().Client != "A" {
+			t.Fatalf("switch %s: A's write gives %+v, want one %v", demotest.OnOff(tt.on), latest, tt.write)
 		}
 	}
 }
@@ -209,7 +209,7 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 // Redlock's random value is no fencing token: every write carries token 0,
 // so a fencing resource's maxToken stays 0 and it takes A's late write.
 func TestRedlockGCPauseHasNoToken(t *testing.T) {
-	f := lastFrame(t, "redlock-gc-pause", true)
+	f := demotest.LastFrame(t, "redlock-gc-pause", true)
 	if !f.Fenced {
 		t.Fatal("redlock-gc-pause with the switch on: resource not fenced")
 	}
@@ -218,14 +218,16 @@ func TestRedlockGCPauseHasNoToken(t *testing.T) {
 	}
 	var writes []string
 	for _, e := range f.Events {
-		switch e.Kind {
-		case Accepted:
-			if e.Token != 0 || e.Max != 0 {
-				t.Fatalf("write %+v: token %d over maxToken %d, want 0 over 0", e, e.Token, e.Max)
+		w, ok := e.(WriteResult)
+		switch {
+		case !ok:
+		case w.OK:
+			if w.Token != 0 || w.Max != 0 {
+				t.Fatalf("write %+v: token %d over maxToken %d, want 0 over 0", w, w.Token, w.Max)
 			}
-			writes = append(writes, e.Client)
-		case Rejected:
-			t.Fatalf("fencing rejected %+v, but there is no token to tell the writes apart", e)
+			writes = append(writes, w.Client)
+		default:
+			t.Fatalf("fencing rejected %+v, but there is no token to tell the writes apart", w)
 		}
 	}
 	if got, want := writes, []string{"B", "A"}; !reflect.DeepEqual(got, want) {
@@ -234,28 +236,6 @@ func TestRedlockGCPauseHasNoToken(t *testing.T) {
 	if got, want := f.Data, "A"; got != want {
 		t.Fatalf("row-42=%q, want A's late write %q", got, want)
 	}
-}
-
-// onStore puts the minimal scenario of scenario() on another store.
-func onStore(tb testing.TB, store, sc string) string {
-	tb.Helper()
-	return replace(tb, sc, "    resource: row-1\n", "    store: "+store+"\n    resource: row-1\n")
-}
-
-// playToEnd loads src, which must hold one scenario, and plays it to its
-// last frame with the switch on or off.
-func playToEnd(tb testing.TB, src string, on bool) Frame {
-	tb.Helper()
-	c, err := Load("test.yaml", []byte(src))
-	if err != nil {
-		tb.Fatalf("Load: %v\n%s", err, numbered(src))
-	}
-	sc := c.Scenarios[0]
-	r, err := Replay(sc, on, sc.Frames())
-	if err != nil {
-		tb.Fatalf("Replay: %v", err)
-	}
-	return r.Frame()
 }
 
 // Each kind of violation on its own, in the smallest scenario that shows it,
@@ -343,8 +323,8 @@ func TestVerdictOfSmallScenarios(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			src := file(onStore(t, tt.store, scenario("s", tt.do...)))
-			f := playToEnd(t, src, tt.on)
+			src := demotest.File(demotest.OnStore(t, tt.store, demotest.YAML("s", tt.do...)))
+			f := demotest.Play(t, src, tt.on)
 			if got := seen(f.Violations); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("violations=%+v, want %+v", got, tt.want)
 			}

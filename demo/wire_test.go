@@ -1,7 +1,9 @@
-package demo
+package demo_test
 
 import (
 	"fmt"
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
 	"testing"
 )
 
@@ -15,7 +17,7 @@ const (
 // short is how the wire shows a client's random value: its first 8 hex
 // digits and an ellipsis.
 func short(scenario, client string, attempt int) string {
-	return lockValue(scenario, client, attempt)[:8] + "…"
+	return LockValue(scenario, client, attempt)[:8] + "…"
 }
 
 // eventOf returns the one event of the given kind by client (to node, if node
@@ -24,7 +26,7 @@ func eventOf(tb testing.TB, f Frame, kind Kind, client, node string) Event {
 	tb.Helper()
 	var found []Event
 	for _, e := range f.Latest() {
-		if e.Kind == kind && e.Client == client && (node == "" || e.Node == node) {
+		if h := e.Header(); e.Kind() == kind && h.Client == client && (node == "" || h.Node == node) {
 			found = append(found, e)
 		}
 	}
@@ -143,7 +145,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sc, ok := loadCatalog(t).Get(tt.id)
+			sc, ok := demotest.Catalog(t).Get(tt.id)
 			if !ok {
 				t.Fatalf("scenarios.yaml has no %q scenario", tt.id)
 			}
@@ -154,7 +156,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 			e := eventOf(t, r.Frame(), tt.kind, tt.client, tt.node)
 			call, reply := e.Wire()
 			if call != tt.call || reply != tt.reply {
-				t.Fatalf("%s %s frame %d: Wire()=\n(%q, %q)\nwant\n(%q, %q)", tt.id, onOff(tt.on), tt.frame, call, reply, tt.call, tt.reply)
+				t.Fatalf("%s %s frame %d: Wire()=\n(%q, %q)\nwant\n(%q, %q)", tt.id, demotest.OnOff(tt.on), tt.frame, call, reply, tt.call, tt.reply)
 			}
 		})
 	}
@@ -221,7 +223,7 @@ func TestWireOfSmallScenarios(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := playToEnd(t, file(onStore(t, tt.store, scenario("s", tt.do...))), true)
+			f := demotest.Play(t, demotest.File(demotest.OnStore(t, tt.store, demotest.YAML("s", tt.do...))), true)
 			e := eventOf(t, f, tt.kind, tt.client, "")
 			wantCall, wantReply := tt.call, tt.reply
 			if tt.fromScenario {
@@ -236,11 +238,20 @@ func TestWireOfSmallScenarios(t *testing.T) {
 
 // What no client sent has nothing on the wire.
 func TestWireOfStoreEvents(t *testing.T) {
-	for _, kind := range []Kind{Expired, KeyExpired, QuorumHeld, QuorumLost, WriteSkipped, Paused, Resumed,
-		Crashed, CutOff, Healed, NodeDown, NodeUp, Promoted, Replicated, ClockJump, MonotonicOn} {
-		e := Event{Kind: kind, Client: "A", Node: "redis1", Key: "lock:row-42", Value: lockValue("s", "A", 1)}
+	h := Head{Client: "A", Node: "redis1"}
+	v := LockValue("s", "A", 1)
+	for _, e := range []Event{
+		LeaseExpiry{Head: h, Token: 1}, KeyExpiry{Head: h, Key: "lock:row-42", Value: v},
+		RedlockResult{Head: h, Key: "lock:row-42", Value: v, Quorum: Quorum{Locked: 3, Need: 3, Validity: 1}},
+		RedlockResult{Head: h, Key: "lock:row-42", Value: v},
+		SkippedWrite{Head: h, Value: "A"},
+		ClientChange{Head: h, What: Paused}, ClientChange{Head: h, What: Resumed}, ClientChange{Head: h, What: Crashed},
+		ClientChange{Head: h, What: CutOff}, ClientChange{Head: h, What: Healed},
+		NodeChange{Head: h, What: NodeDown}, NodeChange{Head: h, What: NodeUp}, NodeChange{Head: h, What: Promoted},
+		NodeChange{Head: h, What: MonotonicOn}, Replication{Head: h, Shipped: 1}, ClockJumped{Head: h, By: 500},
+	} {
 		if call, reply := e.Wire(); call != "" || reply != "" {
-			t.Errorf("%v: Wire()=(%q, %q), want nothing", kind, call, reply)
+			t.Errorf("%v: Wire()=(%q, %q), want nothing", e.Kind(), call, reply)
 		}
 	}
 }
@@ -250,7 +261,7 @@ func TestShort(t *testing.T) {
 		{"", ""},
 		{"abcdef12", "abcdef12"},
 		{"abcdef123", "abcdef12…"},
-		{lockValue("s", "A", 1), lockValue("s", "A", 1)[:8] + "…"},
+		{LockValue("s", "A", 1), LockValue("s", "A", 1)[:8] + "…"},
 	} {
 		if got := Short(tt.in); got != tt.want {
 			t.Errorf("Short(%q)=%q, want %q", tt.in, got, tt.want)

@@ -121,7 +121,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 				label = "token " + strconv.FormatInt(h.Token, 10)
 			}
 		}
-		if sc.Store == "lockservice" {
+		if !sc.Store.HasNodes() {
 			label = tokenAt(f, s)
 		}
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: label})
@@ -138,25 +138,31 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: label})
 	}
 	for _, e := range t.Marks {
-		switch e.Kind {
-		case demo.Expired:
-			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[""], Class: "expired", Label: T(lang, "expired") + " " + clock(e.At)})
-		case demo.KeyExpired:
-			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Node], Class: "expired", Label: T(lang, "expired")})
-		case demo.NodeDown:
-			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Node], Class: "down", Glyph: "✕", Label: T(lang, "down")})
-		case demo.Promoted:
-			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Node], Class: "promoted", Glyph: "↑", Label: T(lang, "promoted")})
-		case demo.ClockJump:
-			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Node], Class: "jump", Glyph: "⏩", Label: "+" + Duration(sc, e.N)})
-		case demo.Crashed:
-			d.Marks = append(d.Marks, Mark{X: x(e.At), Y: laneY[e.Client], Class: "crash", Glyph: "✕", Label: T(lang, "crashed")})
+		h := e.Header()
+		switch e := e.(type) {
+		case demo.LeaseExpiry:
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], Class: "expired", Label: T(lang, "expired") + " " + clock(h.At)})
+		case demo.KeyExpiry:
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "expired", Label: T(lang, "expired")})
+		case demo.ClockJumped:
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "jump", Glyph: "⏩", Label: "+" + Duration(sc, e.By)})
+		case demo.NodeChange:
+			switch e.What {
+			case demo.NodeDown:
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "down", Glyph: "✕", Label: T(lang, "down")})
+			case demo.Promoted:
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "promoted", Glyph: "↑", Label: T(lang, "promoted")})
+			}
+		case demo.ClientChange:
+			if e.What == demo.Crashed {
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Client], Class: "crash", Glyph: "✕", Label: T(lang, "crashed")})
+			}
 		}
 	}
 	for _, e := range t.Writes {
 		cls, glyph := "write ok", "✓"
 		switch {
-		case e.Kind == demo.Rejected:
+		case !e.OK:
 			cls, glyph = "write rejected", "✗"
 		case Stale(f, e):
 			cls, glyph = "write stale", "!"
@@ -183,7 +189,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 // tokenAt names the lock service's token for a hold.
 func tokenAt(f demo.Frame, s demo.Span) string {
 	for _, e := range f.Events {
-		if e.Kind == demo.Acquired && e.Client == s.Owner && e.At == s.From {
+		if e, ok := e.(demo.AcquireCall); ok && e.OK && e.Client == s.Owner && e.At == s.From {
 			return "token " + strconv.FormatInt(e.Token, 10)
 		}
 	}

@@ -452,7 +452,7 @@ func FollowFragment(f Follow) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var29 = []any{"panels", templ.KV("has-nodes", f.Sc().Store != "lockservice")}
+			var templ_7745c5c3_Var29 = []any{"panels", templ.KV("has-nodes", f.Sc().Store.HasNodes())}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var29...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -484,7 +484,7 @@ func FollowFragment(f Follow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if f.Sc().Store == "lockservice" {
+		if !f.Sc().Store.HasNodes() {
 			templ_7745c5c3_Err = lockPanel(f.Demo).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

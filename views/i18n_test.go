@@ -21,6 +21,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 )
 
 func TestMessagesInBothLanguages(t *testing.T) {
@@ -138,7 +139,7 @@ func TestNoRawKeysOnScreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog, err := demo.Load("../scenarios.yaml", data) // checks that every text has ja and en
+	catalog, err := script.Load("../scenarios.yaml", data) // checks that every text has ja and en
 	if err != nil {
 		t.Fatal(err)
 	}

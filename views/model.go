@@ -45,16 +45,31 @@ func (d Demo) SwitchLabel() string { return d.Sc().SwitchLabel.In(d.Lang) }
 // and the event log.
 func Describe(lang string, f demo.Frame, e demo.Event) string {
 	sc := f.Scenario
-	key := "ev." + e.Kind.String()
+	key := "ev." + e.Kind().String()
 	clock := func(t int) string { return Clock(sc, t) }
-	switch e.Kind {
-	case demo.Acquired:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Token, clock(e.Expiry))
-	case demo.Renewed:
-		return fmt.Sprintf(T(lang, key), e.Client, clock(e.Expiry), e.Token)
-	case demo.Expired:
+	h := e.Header()
+	// ok picks the sentence for a command's answer.
+	ok := func(yes bool, ok, no string) string {
+		if yes {
+			return key + ok
+		}
+		return key + no
+	}
+	switch e := e.(type) {
+	case demo.AcquireCall:
+		if e.OK {
+			return fmt.Sprintf(T(lang, key), e.Client, e.Token, clock(e.Expiry))
+		}
+	case demo.RenewCall:
+		if e.OK {
+			return fmt.Sprintf(T(lang, key), e.Client, clock(e.Expiry), e.Token)
+		}
+	case demo.LeaseExpiry:
 		return fmt.Sprintf(T(lang, key), e.Client, clock(e.At), e.Token)
-	case demo.Accepted:
+	case demo.WriteResult:
+		if !e.OK {
+			return fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token, e.Token, e.Max)
+		}
 		if e.Token == 0 {
 			key += ".notoken"
 		}
@@ -63,40 +78,37 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 			s += " — " + fmt.Sprintf(T(lang, "ev.overwrote"), e.Before)
 		}
 		return s
-	case demo.Rejected:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token, e.Token, e.Max)
-	case demo.SetCmd, demo.NodeTry:
-		k := key + ".nil"
-		if e.OK {
-			k = key + ".ok"
-		}
-		return fmt.Sprintf(T(lang, k), e.Client, e.Node, e.Key)
-	case demo.ExpireCmd, demo.DelCmd, demo.UnlockCmd, demo.ExtendCmd:
-		k := key + ".no"
-		if e.OK {
-			k = key + ".ok"
-		}
-		return fmt.Sprintf(T(lang, k), e.Client, e.Node, e.Key)
-	case demo.WaitCmd:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Count, e.N)
-	case demo.QuorumHeld, demo.QuorumLost:
+	case demo.SetCommand:
+		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".nil")), e.Client, e.Node, e.Key)
+	case demo.SetNXCommand:
+		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".nil")), e.Client, e.Node, e.Key)
+	case demo.ExpireCommand:
+		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
+	case demo.DelCommand:
+		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
+	case demo.UnlockScript:
+		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
+	case demo.RenewScript:
+		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
+	case demo.WaitCommand:
+		return fmt.Sprintf(T(lang, key), e.Client, e.Acked, e.Replicas)
+	case demo.RedlockResult:
 		q := e.Quorum
 		return fmt.Sprintf(T(lang, key), e.Client, q.Locked, q.Need, q.TTL, q.Elapsed, q.Drift, q.Validity)
-	case demo.KeyExpired:
+	case demo.KeyExpiry:
 		return fmt.Sprintf(T(lang, key), e.Key, e.Node, ownerOf(lang, e.Client))
-	case demo.Unreachable:
+	case demo.NoAnswer:
 		return fmt.Sprintf(T(lang, key), e.Client, e.Node)
-	case demo.NodeDown, demo.NodeUp, demo.Promoted, demo.MonotonicOn:
+	case demo.NodeChange:
 		return fmt.Sprintf(T(lang, key), e.Node)
-	case demo.Replicated:
-		return fmt.Sprintf(T(lang, key), e.Node, e.N)
-	case demo.ClockJump:
-		return fmt.Sprintf(T(lang, key), e.Node, Duration(sc, e.N))
-	case demo.WriteSkipped:
+	case demo.Replication:
+		return fmt.Sprintf(T(lang, key), e.Node, e.Shipped)
+	case demo.ClockJumped:
+		return fmt.Sprintf(T(lang, key), e.Node, Duration(sc, e.By))
+	case demo.SkippedWrite:
 		return fmt.Sprintf(T(lang, key), e.Client, e.Value)
-	default:
-		return fmt.Sprintf(T(lang, key), e.Client)
 	}
+	return fmt.Sprintf(T(lang, key), h.Client)
 }
 
 func ownerOf(lang, client string) string {
@@ -171,8 +183,9 @@ func verdictKind(d Demo) string {
 
 // Stale reports whether an accepted write is one the verdict found stale:
 // it landed after the writer's lock had run out.
-func Stale(f demo.Frame, e demo.Event) bool {
-	if e.Kind != demo.Accepted {
+func Stale(f demo.Frame, ev demo.Event) bool {
+	e, ok := ev.(demo.WriteResult)
+	if !ok || !e.OK {
 		return false
 	}
 	for _, v := range f.Violations {

@@ -1,0 +1,183 @@
+package demo
+
+import (
+	"slices"
+	"strconv"
+)
+
+// StoreKind is what lends the lock in a scenario. Each kind is played by a
+// Store type of its own (store.go); the views ask the kind how to draw it.
+type StoreKind string
+
+// The store kinds. The chapter's lock service counts time in ticks; the
+// Redis family counts it in milliseconds, as its commands do.
+const (
+	LockServiceStore StoreKind = "lockservice" // the chapter's LockService
+	RedisStore       StoreKind = "redis"       // one Redis node
+	ReplicatedStore  StoreKind = "replicated"  // a primary and an asynchronous replica
+	RedlockStore     StoreKind = "redlock"     // Redlock's N independent nodes
+)
+
+// StoreKinds lists every kind, in the order an error message names them.
+var StoreKinds = []StoreKind{LockServiceStore, RedisStore, ReplicatedStore, RedlockStore}
+
+// Valid reports whether k is a kind the engine can play.
+func (k StoreKind) Valid() bool { return slices.Contains(StoreKinds, k) }
+
+// Unit is the kind's unit of time: "tick" for the lock service, "ms" for the
+// Redis family, whose TTLs the real commands give in milliseconds.
+func (k StoreKind) Unit() string {
+	if k == LockServiceStore {
+		return "tick"
+	}
+	return "ms"
+}
+
+// HasNodes reports whether the store is made of named nodes (the Redis
+// family) rather than one service whose agreement is assumed.
+func (k StoreKind) HasNodes() bool { return k != LockServiceStore }
+
+// NodeNames returns the names of the store's nodes, in order: n of them for
+// Redlock, the fixed cast for the others, none for the lock service.
+func (k StoreKind) NodeNames(n int) []string {
+	switch k {
+	case RedisStore:
+		return []string{"redis"}
+	case ReplicatedStore:
+		return []string{"primary", "replica"}
+	case RedlockStore:
+		names := make([]string, n)
+		for i := range names {
+			names[i] = "redis" + strconv.Itoa(i+1)
+		}
+		return names
+	}
+	return nil
+}
+
+// Takes reports whether a store of kind k can play verb v.
+func (k StoreKind) Takes(v Verb) bool {
+	spec, ok := verbs[v]
+	return ok && (spec.stores == nil || slices.Contains(spec.stores, k))
+}
+
+// Verb is what an action does.
+type Verb string
+
+// The actions. Each names who does it first: a client, a node, or nobody
+// (tick). The comments give the form written in scenarios.yaml.
+const (
+	Tick Verb = "tick" // tick N: the clock moves N forward
+
+	// Any client.
+	Write  Verb = "write"  // C write VALUE: with the token (or value) C believes it holds
+	Pause  Verb = "pause"  // C pause: a stop-the-world GC, say; C does nothing until resume
+	Resume Verb = "resume" // C resume: C carries on, believing what it believed before
+	Crash  Verb = "crash"  // C crash: C dies and never comes back
+	Cut    Verb = "cut"    // C cut NODE...: the network drops C's packets to those nodes
+	Heal   Verb = "heal"   // C heal: C reaches every node again
+
+	// A client of the lock service.
+	Acquire Verb = "acquire" // C acquire LEASE
+	Renew   Verb = "renew"   // C renew LEASE
+	Release Verb = "release" // C release
+
+	// A client of one Redis node or a replicated pair (the primary answers).
+	Set    Verb = "set"    // C set KEY nx [px MS]: SET KEY <random value> NX [PX MS]
+	SetNX  Verb = "setnx"  // C setnx KEY: SETNX KEY <random value>
+	Expire Verb = "expire" // C expire KEY SECONDS
+	Del    Verb = "del"    // C del KEY: a plain DEL, whoever's lock it is
+	Unlock Verb = "unlock" // C unlock KEY: the compare-and-delete script
+	Extend Verb = "extend" // C extend KEY MS: renew the TTL if the lock is still C's (Redisson's watchdog)
+	Wait   Verb = "wait"   // C wait NUMREPLICAS TIMEOUT
+
+	// A client of Redlock.
+	Redlock       Verb = "redlock"        // C redlock KEY px MS: the whole Redlock acquisition
+	RedlockUnlock Verb = "redlock-unlock" // C redlock-unlock KEY: the script on every node
+
+	// A node ("all" for every node).
+	Down      Verb = "down"      // NODE down: it stops answering and loses what it had not persisted
+	Up        Verb = "up"        // NODE up
+	Jump      Verb = "jump"      // NODE jump MS: its wall clock jumps forward
+	Promote   Verb = "promote"   // NODE promote: the replica becomes the primary
+	Replicate Verb = "replicate" // NODE replicate: the primary ships what the replica lacks
+	Monotonic Verb = "monotonic" // NODE monotonic: TTLs count elapsed time, not the wall clock
+)
+
+// verbs says, for each verb, who performs it and with which stores.
+var verbs = map[Verb]struct {
+	node   bool        // performed by a node, not a client
+	stores []StoreKind // the stores it works with; nil for any
+}{
+	Tick: {}, Write: {}, Pause: {}, Resume: {}, Crash: {},
+	Cut:     {stores: []StoreKind{RedlockStore}},
+	Heal:    {stores: []StoreKind{RedlockStore}},
+	Acquire: {stores: []StoreKind{LockServiceStore}},
+	Renew:   {stores: []StoreKind{LockServiceStore}},
+	Release: {stores: []StoreKind{LockServiceStore}},
+	Set:     {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	SetNX:   {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Expire:  {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Del:     {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Unlock:  {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Extend:  {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Wait:    {stores: []StoreKind{ReplicatedStore}},
+	Redlock: {stores: []StoreKind{RedlockStore}}, RedlockUnlock: {stores: []StoreKind{RedlockStore}},
+	Down:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
+	Up:        {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
+	Jump:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
+	Monotonic: {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
+	Promote:   {node: true, stores: []StoreKind{ReplicatedStore}},
+	Replicate: {node: true, stores: []StoreKind{ReplicatedStore}},
+}
+
+// Known reports whether v is a verb the engine plays.
+func (v Verb) Known() bool { _, ok := verbs[v]; return ok }
+
+// ByNode reports whether a node performs v (a client performs the others;
+// nobody performs tick).
+func (v Verb) ByNode() bool { return verbs[v].node }
+
+// Verbs returns every verb, sorted, for messages that list them.
+func Verbs() []Verb {
+	vs := make([]Verb, 0, len(verbs))
+	for v := range verbs {
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	return vs
+}
+
+// Action is one line of a move, such as "A acquire 10" or "tick 3": the
+// engine's input, as a message is etcd raft's. Who and Verb say who does
+// what; of the arguments below, each verb sets the ones its form names, and
+// each argument means one thing only. When is "on" or "off" for an action
+// played in one switch position only. Line and Source say where the action
+// was written, so that a mistake can be reported where it is.
+type Action struct {
+	Who  string // a client or a node ("all" for every node); "" for tick
+	Verb Verb
+
+	Forward  int      // tick: how far the clock moves, in the scenario's unit
+	Lease    int      // acquire, renew: the lease in ticks (below 1 counts as 1)
+	Key      string   // the Redis key
+	NX       bool     // set: only if the key does not exist
+	PX       int      // set, extend, redlock: the TTL in ms; 0 for none
+	Seconds  int      // expire: the TTL in seconds
+	Replicas int      // wait: how many replicas must acknowledge
+	Timeout  int      // wait: ms to block; 0 blocks until they do
+	Jump     int      // jump: how far the node's wall clock jumps, in ms
+	Value    string   // write: what it writes
+	Nodes    []string // cut: the nodes cut off
+
+	When   string // "", "on" or "off"
+	Line   int
+	Source string // the action as written
+}
+
+func (a Action) String() string { return a.Source }
+
+// playsWhen reports whether a is played with the switch on or off.
+func (a Action) playsWhen(on bool) bool {
+	return a.When == "" || a.When == "on" && on || a.When == "off" && !on
+}

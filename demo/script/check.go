@@ -1,0 +1,246 @@
+package script
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// checkError is a mistake in one scenario, with its line when it has one.
+type checkError struct {
+	line int
+	msg  string
+}
+
+func fail(line int, format string, args ...any) *checkError {
+	return &checkError{line: line, msg: fmt.Sprintf(format, args...)}
+}
+
+var (
+	purposes   = []string{"efficiency", "correctness"}
+	topologies = []string{"single", "replicated", "quorum", "consensus"}
+)
+
+// check fills in defaults and finds what is wrong with sc, one concern at a
+// time: its names, its store, its grouping, its cast, its prose, its
+// actions, and last whether it plays.
+func check(sc *demo.Scenario) *checkError {
+	for _, c := range []func(*demo.Scenario) *checkError{
+		checkNames, checkStore, checkGrouping, checkCast, checkTexts, checkMoves, checkPlays,
+	} {
+		if err := c(sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkNames: the id and the switch name travel in URLs.
+func checkNames(sc *demo.Scenario) *checkError {
+	if !validID(sc.ID) {
+		return fail(0, "the id must be lower-case letters, digits and dashes")
+	}
+	if sc.Switch == "" || !validID(sc.Switch) {
+		return fail(0, "the switch needs a name of lower-case letters, digits and dashes")
+	}
+	return nil
+}
+
+// checkStore: the store kind, and Redlock's nodes and timing with their
+// defaults (five nodes, 2 ms to answer, 50 ms before giving up).
+func checkStore(sc *demo.Scenario) *checkError {
+	if sc.Store == "" {
+		sc.Store = demo.LockServiceStore
+	}
+	if !sc.Store.Valid() {
+		kinds := make([]string, len(demo.StoreKinds))
+		for i, k := range demo.StoreKinds {
+			kinds[i] = string(k)
+		}
+		return fail(0, "store %q: want one of %s", sc.Store, strings.Join(kinds, ", "))
+	}
+	if sc.Store != demo.RedlockStore {
+		if sc.Nodes != 0 || sc.Latency != 0 || sc.Timeout != 0 {
+			return fail(0, "nodes, latency and timeout are for the redlock store only")
+		}
+		return nil
+	}
+	if sc.Nodes == 0 {
+		sc.Nodes = 5
+	}
+	if sc.Nodes < 1 || sc.Nodes > 9 {
+		return fail(0, "nodes: %d; Redlock here takes 1 to 9 nodes", sc.Nodes)
+	}
+	if sc.Latency == 0 {
+		sc.Latency = 2
+	}
+	if sc.Timeout == 0 {
+		sc.Timeout = 50
+	}
+	if sc.Latency < 0 || sc.Timeout < 0 || sc.Latency > 10000 || sc.Timeout > 10000 {
+		return fail(0, "latency and timeout are milliseconds from 1 to 10000")
+	}
+	return nil
+}
+
+// checkGrouping: the purpose and topology that place it on the index.
+func checkGrouping(sc *demo.Scenario) *checkError {
+	if !slices.Contains(purposes, sc.Purpose) {
+		return fail(0, "purpose %q: want one of %s", sc.Purpose, strings.Join(purposes, ", "))
+	}
+	if !slices.Contains(topologies, sc.Topology) {
+		return fail(0, "topology %q: want one of %s", sc.Topology, strings.Join(topologies, ", "))
+	}
+	return nil
+}
+
+// checkCast: the fencing, the resource and the clients, whose names must
+// not be confused with a node's or with the words "tick" and "all".
+func checkCast(sc *demo.Scenario) *checkError {
+	switch sc.Fencing {
+	case "":
+		sc.Fencing = "off"
+	case "on", "off", "switch":
+	default:
+		return fail(0, "fencing %q: want on, off or switch", sc.Fencing)
+	}
+	if sc.Resource == "" {
+		return fail(0, "no resource")
+	}
+	if len(sc.Clients) == 0 {
+		return fail(0, "no clients")
+	}
+	nodes := sc.NodeNames()
+	for i, c := range sc.Clients {
+		if c == string(demo.Tick) || c == "all" || strings.ContainsAny(c, " \t") ||
+			slices.Contains(sc.Clients[:i], c) || slices.Contains(nodes, c) {
+			return fail(0, "client %q: names must be unique, one word, not a node's name, and not \"tick\" or \"all\"", c)
+		}
+	}
+	return nil
+}
+
+// checkTexts: every piece of prose of the scenario in both languages.
+func checkTexts(sc *demo.Scenario) *checkError {
+	for _, t := range []struct {
+		what string
+		text demo.Text
+	}{
+		{"title", sc.Title}, {"summary", sc.Summary}, {"lesson", sc.Lesson}, {"switch-label", sc.SwitchLabel},
+		{"initial title", sc.Initial.Title}, {"initial text", sc.Initial.Text},
+	} {
+		if err := complete(t.what, t.text); err != "" {
+			return fail(0, "%s", err)
+		}
+	}
+	return nil
+}
+
+// checkMoves: the setup's actions, then each move's prose and actions.
+func checkMoves(sc *demo.Scenario) *checkError {
+	if len(sc.Moves) == 0 {
+		return fail(0, "no moves")
+	}
+	if err := checkActions(sc, sc.Setup); err != nil {
+		return err
+	}
+	for i, m := range sc.Moves {
+		line := 0
+		if len(m.Do) > 0 {
+			line = m.Do[0].Line
+		}
+		texts := []struct {
+			what string
+			text *demo.Text
+		}{{"title", &m.Title}, {"text", &m.Text}, {"text-on", m.TextOn}, {"text-off", m.TextOff}}
+		for _, t := range texts {
+			if t.text == nil {
+				continue
+			}
+			if err := complete(fmt.Sprintf("move %d %s", i+1, t.what), *t.text); err != "" {
+				return fail(line, "%s", err)
+			}
+		}
+		if len(m.Do) == 0 {
+			return fail(0, "move %d does nothing: it needs a \"do:\" list", i+1)
+		}
+		if err := checkActions(sc, m.Do); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkActions: who does each action, and whether the store takes it.
+func checkActions(sc *demo.Scenario, as []demo.Action) *checkError {
+	nodes := sc.NodeNames()
+	for _, a := range as {
+		if a.Verb == demo.Tick {
+			continue
+		}
+		if a.Verb.ByNode() {
+			if a.Who != "all" && !slices.Contains(nodes, a.Who) {
+				return fail(a.Line, "%q: unknown node %q (nodes: %s)", a.Source, a.Who, orNone(nodes))
+			}
+		} else if !slices.Contains(sc.Clients, a.Who) {
+			return fail(a.Line, "%q: unknown client %q (clients: %s)", a.Source, a.Who, strings.Join(sc.Clients, ", "))
+		}
+		if !sc.Store.Takes(a.Verb) {
+			return fail(a.Line, "%q: %s does not apply to the %s store", a.Source, a.Verb, sc.Store)
+		}
+		for _, n := range a.Nodes {
+			if !slices.Contains(nodes, n) {
+				return fail(a.Line, "%q: unknown node %q (nodes: %s)", a.Source, n, orNone(nodes))
+			}
+		}
+	}
+	return nil
+}
+
+// checkPlays plays the scenario to its end in both switch positions: what
+// only a replay shows, such as a paused client asked to write.
+func checkPlays(sc *demo.Scenario) *checkError {
+	err := demo.Rehearse(sc)
+	if err == nil {
+		return nil
+	}
+	var ae *demo.ActionError
+	if errors.As(err, &ae) {
+		return fail(ae.Action.Line, "%s", ae.Error())
+	}
+	return fail(0, "%s", err)
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none: the lock service has no nodes"
+	}
+	return strings.Join(names, ", ")
+}
+
+func complete(what string, t demo.Text) string {
+	switch {
+	case t.JA == "" && t.EN == "":
+		return what + " is missing"
+	case t.JA == "":
+		return what + " has no Japanese (ja)"
+	case t.EN == "":
+		return what + " has no English (en)"
+	}
+	return ""
+}
+
+func validID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}

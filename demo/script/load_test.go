@@ -1,0 +1,434 @@
+package script_test
+
+import (
+	"errors"
+	"fmt"
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/script"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// loadError loads src and returns the *script.LoadError it must fail with.
+func loadError(tb testing.TB, src string) *script.LoadError {
+	tb.Helper()
+	c, err := script.Load("test.yaml", []byte(src))
+	if err == nil {
+		tb.Fatalf("Load succeeded with %d scenarios, want an error; YAML:\n%s", len(c.Scenarios), src)
+	}
+	var le *script.LoadError
+	if !errors.As(err, &le) {
+		tb.Fatalf("Load error %v (%T) is not a *script.LoadError", err, err)
+	}
+	if got, want := le.File, "test.yaml"; got != want {
+		tb.Fatalf("LoadError.File=%q, want %q", got, want)
+	}
+	return le
+}
+
+func TestLoadMinimalScenario(t *testing.T) {
+	src := demotest.File(demotest.YAML("one", "A acquire 10", "tick 2", "A write x"), demotest.YAML("two", "tick 1"))
+	c, err := script.Load("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("Load: %v\n%s", err, src)
+	}
+	if got, want := c.IDs(), []string{"one", "two"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("IDs()=%q, want %q", got, want)
+	}
+	sc, ok := c.Get("one")
+	if !ok {
+		t.Fatal(`Get("one") found nothing`)
+	}
+	if _, ok := c.Get("three"); ok {
+		t.Fatal(`Get("three") found a scenario`)
+	}
+	if got, want := sc.Clients, []string{"A", "B"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Clients=%q, want %q", got, want)
+	}
+	if got, want := sc.Frames(), 2; got != want {
+		t.Fatalf("Frames()=%d, want %d", got, want)
+	}
+	want := []Action{
+		{Who: "A", Verb: Acquire, Lease: 10, Line: demotest.LineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
+		{Verb: Tick, Forward: 2, Line: demotest.LineOf(t, src, "tick 2"), Source: "tick 2"},
+		{Who: "A", Verb: Write, Value: "x", Line: demotest.LineOf(t, src, "A write x"), Source: "A write x"},
+	}
+	if got := sc.Moves[0].Do; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Do=\n%+v\nwant\n%+v", got, want)
+	}
+	if got, want := sc.Moves[0].Title.In("ja"), "一手"; got != want {
+		t.Fatalf(`Title.In("ja")=%q, want %q`, got, want)
+	}
+	if got, want := sc.Moves[0].Title.In("fr"), "One move"; got != want {
+		t.Fatalf(`Title.In("fr")=%q, want English %q`, got, want)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		src  string
+		at   string   // the text on the culprit's line; "" when the error has no line
+		msg  []string // what Msg must mention
+	}{
+		{
+			name: "bad YAML syntax",
+			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "resource: row-1", "resource: row-1: oops"),
+			at:   "resource: row-1: oops",
+		},
+		{
+			name: "unknown verb",
+			src:  demotest.File(demotest.YAML("s", "A acquire 3", "A fly 3")),
+			at:   "A fly 3",
+			msg:  []string{`"fly"`, "unknown action"},
+		},
+		{
+			name: "unknown client",
+			src:  demotest.File(demotest.YAML("s", "A acquire 10", "C acquire 10")),
+			at:   "C acquire 10",
+			msg:  []string{`"C"`, "unknown client", "C acquire 10"},
+		},
+		{
+			name: "paused client acts",
+			src:  demotest.File(demotest.YAML("s", "A acquire 10", "A pause", "tick 1", "A write x")),
+			at:   "A write x",
+			msg:  []string{"A write x", "paused"},
+		},
+		{
+			name: "resume by a client that is not paused",
+			src:  demotest.File(demotest.YAML("s", "B resume")),
+			at:   "B resume",
+			msg:  []string{"B resume", "not paused"},
+		},
+		{
+			name: "lease is not a number",
+			src:  demotest.File(demotest.YAML("s", "A acquire ten")),
+			at:   "A acquire ten",
+			msg:  []string{`"ten"`},
+		},
+		{
+			name: "negative tick",
+			src:  demotest.File(demotest.YAML("s", "tick -1")),
+			at:   "tick -1",
+			msg:  []string{"tick -1"},
+		},
+		{
+			name: "write of two words",
+			src:  demotest.File(demotest.YAML("s", "A write x y")),
+			at:   "A write x y",
+			msg:  []string{"A write x y"},
+		},
+		{
+			name: "move title without English",
+			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 一手, en: One move}", "{ja: 一手}"),
+			at:   "tick 1", // a move has no line of its own: its first action stands for it
+			msg:  []string{"move 1 title", "English"},
+		},
+		{
+			name: "move text without Japanese",
+			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 本文, en: Text}", "{en: Text}"),
+			at:   "tick 1",
+			msg:  []string{"move 1 text", "Japanese"},
+		},
+		{
+			name: "scenario title without Japanese",
+			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 題, en: Title}", "{en: Title}"),
+			msg:  []string{`"s"`, "title", "Japanese"},
+		},
+		{
+			name: "initial text missing",
+			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "      text: {ja: 空, en: Empty}\n", ""),
+			msg:  []string{"initial text", "missing"},
+		},
+		{
+			name: "lesson without English",
+			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 教訓, en: Lesson}", "{ja: 教訓}"),
+			msg:  []string{"lesson", "English"},
+		},
+		{
+			// Scenario carries no line of its own, so neither does this error.
+			name: "duplicate scenario id",
+			src:  demotest.File(demotest.YAML("twin", "tick 1"), demotest.YAML("other", "tick 1"), demotest.YAML("twin", "tick 2")),
+			msg:  []string{`"twin"`, "twice"},
+		},
+		{
+			name: "unknown top-level field",
+			src:  "version: 2\n" + demotest.File(demotest.YAML("s", "tick 1")),
+			at:   "version: 2",
+			msg:  []string{`"version"`},
+		},
+		{
+			name: "unknown scenario field",
+			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "    switch: fencing\n", "    switch: fencing\n    outcome: B wins\n"),
+			at:   "outcome: B wins",
+			msg:  []string{`"outcome"`},
+		},
+		{
+			name: "unknown move field",
+			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "        do:\n", "        expect: rejected\n        do:\n"),
+			at:   "expect: rejected",
+			msg:  []string{`"expect"`},
+		},
+		{
+			name: "no scenarios",
+			src:  "scenarios: []\n",
+			msg:  []string{"no scenarios"},
+		},
+		{
+			name: "bad id",
+			src:  demotest.File(demotest.YAML("GC_Pause", "tick 1")),
+			msg:  []string{"id"},
+		},
+		{
+			name: "move without actions",
+			src:  demotest.File(demotest.YAML("s")),
+			msg:  []string{"move 1", "do"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wantLoadError(t, tt.src, tt.at, tt.msg...)
+		})
+	}
+}
+
+// wantLoadError loads src, which must fail on the line containing at (no
+// line when at is ""), with a message that mentions each of msg.
+func wantLoadError(tb testing.TB, src, at string, msg ...string) {
+	tb.Helper()
+	le := loadError(tb, src)
+	want := 0
+	if at != "" {
+		want = demotest.LineOf(tb, src, at)
+	}
+	if got := le.Line; got != want {
+		tb.Fatalf("Line=%d, want %d (%q); error: %v\nYAML:\n%s", got, want, at, le, demotest.Numbered(src))
+	}
+	for _, m := range msg {
+		if !strings.Contains(le.Msg, m) {
+			tb.Errorf("Msg %q does not mention %q", le.Msg, m)
+		}
+	}
+	prefix := "test.yaml: "
+	if want > 0 {
+		prefix = fmt.Sprintf("test.yaml:%d: ", want)
+	}
+	if got := le.Error(); !strings.HasPrefix(got, prefix) {
+		tb.Errorf("Error()=%q, want it to start with %q", got, prefix)
+	}
+}
+
+// A mistake in a later scenario is reported on its own line, not the first
+// scenario's.
+func TestLoadErrorLineInSecondScenario(t *testing.T) {
+	src := demotest.File(demotest.YAML("first", "A acquire 10"), demotest.YAML("second", "tick 1", "B pause", "B release"))
+	le := loadError(t, src)
+	if got, want := le.Line, demotest.LineOf(t, src, "B release"); got != want {
+		t.Fatalf("Line=%d, want %d; error: %v", got, want, le)
+	}
+	if !strings.Contains(le.Msg, `"second"`) {
+		t.Fatalf("Msg %q does not name the scenario", le.Msg)
+	}
+}
+
+// Mistakes in the grammar of the Redis family: who may do what on which
+// store, and the shape of the scenario around it.
+func TestLoadErrorsRedisGrammar(t *testing.T) {
+	redlock := func(do ...string) string {
+		return demotest.File(demotest.OnStore(t, "redlock", demotest.YAML("s", do...)))
+	}
+	redis := func(do ...string) string {
+		return demotest.File(demotest.OnStore(t, "redis", demotest.YAML("s", do...)))
+	}
+	replicated := func(do ...string) string {
+		return demotest.File(demotest.OnStore(t, "replicated", demotest.YAML("s", do...)))
+	}
+	lockservice := func(do ...string) string { return demotest.File(demotest.YAML("s", do...)) }
+	for _, tt := range []struct {
+		name string
+		src  string
+		at   string   // the text on the culprit's line; "" when the error has no line
+		msg  []string // what Msg must mention
+	}{
+		{
+			name: "unknown node in a 5-node redlock",
+			src:  redlock("redis4 down", "redis9 down"),
+			at:   "redis9 down",
+			msg:  []string{`unknown node "redis9"`, "redis1, redis2, redis3, redis4, redis5"},
+		},
+		{
+			name: "cut from an unknown node",
+			src:  redlock("A cut redis2 redis6"),
+			at:   "A cut redis2 redis6",
+			msg:  []string{`unknown node "redis6"`},
+		},
+		{
+			name: "node verb on the lock service",
+			src:  lockservice("A acquire 10", "redis1 down"),
+			at:   "redis1 down",
+			msg:  []string{`unknown node "redis1"`, "the lock service has no nodes"},
+		},
+		{
+			name: "all nodes on the lock service",
+			src:  lockservice("all jump 100"),
+			at:   "all jump 100",
+			msg:  []string{"jump does not apply to the lockservice store"},
+		},
+		{
+			name: "redis verb on the lock service",
+			src:  lockservice("A set k NX PX 10"),
+			at:   "A set k NX PX 10",
+			msg:  []string{"set does not apply to the lockservice store"},
+		},
+		{
+			name: "lock service verb on a redis store",
+			src:  redis("A acquire 10"),
+			at:   "A acquire 10",
+			msg:  []string{"acquire does not apply to the redis store"},
+		},
+		{
+			name: "single-node verb on redlock",
+			src:  redlock("A set k NX PX 10"),
+			at:   "A set k NX PX 10",
+			msg:  []string{"set does not apply to the redlock store"},
+		},
+		{
+			name: "redlock on one node",
+			src:  redis("A redlock k PX 10"),
+			at:   "A redlock k PX 10",
+			msg:  []string{"redlock does not apply to the redis store"},
+		},
+		{
+			name: "WAIT without a replica",
+			src:  redis("A set k NX PX 10", "A wait 1 0"),
+			at:   "A wait 1 0",
+			msg:  []string{"wait does not apply to the redis store"},
+		},
+		{
+			name: "promote on one node",
+			src:  redis("redis promote"),
+			at:   "redis promote",
+			msg:  []string{"promote does not apply to the redis store"},
+		},
+		{
+			name: "promote a primary",
+			src:  replicated("tick 1", "primary promote"),
+			at:   "primary promote",
+			msg:  []string{"primary is not a replica"},
+		},
+		{
+			name: "replicate from a replica",
+			src:  replicated("A set k NX PX 10", "replica replicate"),
+			at:   "replica replicate",
+			msg:  []string{"cannot replicate"},
+		},
+		{
+			name: "replicate to a replica that is down",
+			src:  replicated("A set k NX PX 10", "replica down", "primary replicate"),
+			at:   "primary replicate",
+			msg:  []string{"cannot replicate"},
+		},
+		{
+			name: "conditional key other than if-on and if-off",
+			src:  lockservice("A acquire 10", "if-maybe: B acquire 10"),
+			at:   "if-maybe: B acquire 10",
+			msg:  []string{`"if-maybe"`, "if-on or if-off"},
+		},
+		{
+			name: "conditional action with a bad action",
+			src:  lockservice("if-on: A acquire soon"),
+			at:   "if-on: A acquire soon",
+			msg:  []string{`"soon"`},
+		},
+		{
+			name: "unknown SET option",
+			src:  redis("A set k NX EX 10"),
+			at:   "A set k NX EX 10",
+			msg:  []string{`unknown SET option "EX"`},
+		},
+		{
+			name: "SET PX without a number",
+			src:  redis("A set k NX PX"),
+			at:   "A set k NX PX",
+			msg:  []string{"KEY nx [px MS]"},
+		},
+		{
+			name: "SET PX 0",
+			src:  redis("A set k NX PX 0"),
+			at:   "A set k NX PX 0",
+			msg:  []string{"PX must be at least 1 ms"},
+		},
+		{
+			name: "redlock without PX",
+			src:  redlock("A redlock k 10000"),
+			at:   "A redlock k 10000",
+			msg:  []string{"KEY px MS"},
+		},
+		{
+			name: "EXPIRE of 0 seconds",
+			src:  redis("A setnx k", "A expire k 0"),
+			at:   "A expire k 0",
+			msg:  []string{"at least 1"},
+		},
+		{
+			name: "a client named like the redis node",
+			src:  demotest.Replace(t, redis("tick 1"), "clients: [A, B]", "clients: [A, redis]"),
+			msg:  []string{`client "redis"`, "not a node's name"},
+		},
+		{
+			name: "a client named like a redlock node",
+			src:  demotest.Replace(t, redlock("tick 1"), "clients: [A, B]", "clients: [redis3, B]"),
+			msg:  []string{`client "redis3"`},
+		},
+		{
+			name: "a client named all",
+			src:  demotest.Replace(t, lockservice("tick 1"), "clients: [A, B]", "clients: [A, all]"),
+			msg:  []string{`client "all"`},
+		},
+		{
+			name: "missing purpose",
+			src:  demotest.Replace(t, lockservice("tick 1"), "    purpose: correctness\n", ""),
+			msg:  []string{"purpose", "efficiency, correctness"},
+		},
+		{
+			name: "unknown purpose",
+			src:  demotest.Replace(t, lockservice("tick 1"), "purpose: correctness", "purpose: speed"),
+			msg:  []string{`purpose "speed"`},
+		},
+		{
+			name: "missing topology",
+			src:  demotest.Replace(t, lockservice("tick 1"), "    topology: consensus\n", ""),
+			msg:  []string{"topology", "single, replicated, quorum, consensus"},
+		},
+		{
+			name: "missing switch-label",
+			src:  demotest.Replace(t, lockservice("tick 1"), "    switch-label: {ja: フェンシング, en: Fencing}\n", ""),
+			msg:  []string{"switch-label is missing"},
+		},
+		{
+			name: "switch-label without Japanese",
+			src:  demotest.Replace(t, lockservice("tick 1"), "switch-label: {ja: フェンシング, en: Fencing}", "switch-label: {en: Fencing}"),
+			msg:  []string{"switch-label has no Japanese"},
+		},
+		{
+			name: "unknown store",
+			src:  demotest.File(demotest.OnStore(t, "zookeeper", demotest.YAML("s", "tick 1"))),
+			msg:  []string{`store "zookeeper"`},
+		},
+		{
+			name: "nodes on a store that is not redlock",
+			src:  demotest.Replace(t, redis("tick 1"), "    store: redis\n", "    store: redis\n    nodes: 3\n"),
+			msg:  []string{"nodes, latency and timeout are for the redlock store only"},
+		},
+		{
+			name: "too many redlock nodes",
+			src:  demotest.Replace(t, redlock("tick 1"), "    store: redlock\n", "    store: redlock\n    nodes: 10\n"),
+			msg:  []string{"nodes: 10", "1 to 9"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wantLoadError(t, tt.src, tt.at, tt.msg...)
+		})
+	}
+}
