@@ -4,6 +4,8 @@ import (
 	"fmt"
 	. "github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -266,5 +268,60 @@ func TestShort(t *testing.T) {
 		if got := Short(tt.in); got != tt.want {
 			t.Errorf("Short(%q)=%q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Args is the command word for word, the full random value included, as the
+// conformance suite sends it to a real Redis; Wire only shortens the value.
+func TestArgsOfScenarioCommands(t *testing.T) {
+	for _, tt := range []struct {
+		id    string
+		on    bool
+		frame int
+		kind  Kind
+		node  string
+		args  func(v string) []string
+		reply string
+	}{
+		{"watchdog", false, 2, SetCmd, "", func(v string) []string {
+			return []string{"SET", "lock:row-42", v, "NX", "PX", "30000"}
+		}, "OK"},
+		{"setnx-expire", false, 2, SetCmd, "", func(v string) []string {
+			return []string{"SETNX", "lock:row-42", v}
+		}, "(integer) 1"},
+		{"release-other", true, 5, UnlockCmd, "", func(v string) []string {
+			return []string{"EVAL", docsUnlock, "1", "lock:row-42", v}
+		}, "(integer) 0"},
+		{"watchdog", true, 3, ExtendCmd, "", func(v string) []string {
+			return []string{"EVAL", docsRenew, "1", "lock:row-42", v, "30000"}
+		}, "(integer) 1"},
+		{"redis-failover", true, 3, WaitCmd, "", func(string) []string {
+			return []string{"WAIT", "1", "0"}
+		}, "(integer) 1"},
+		{"redlock-quorum", false, 4, NodeTry, "redis3", func(v string) []string {
+			return []string{"SET", "lock:row-42", v, "NX", "PX", "10000"}
+		}, "OK"},
+	} {
+		t.Run(fmt.Sprintf("%s-%d-%v", tt.id, tt.frame, tt.kind), func(t *testing.T) {
+			sc := demotest.Scenario(t, tt.id)
+			r, err := Replay(sc, tt.on, tt.frame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd, ok := eventOf(t, r.Frame(), tt.kind, "A", tt.node).(Command)
+			if !ok {
+				t.Fatalf("%v is not a Command", tt.kind)
+			}
+			want := tt.args(LockValue(tt.id, "A", 1))
+			if got := cmd.Args(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("Args()=%q, want %q", got, want)
+			}
+			if got := cmd.Reply(); got != tt.reply {
+				t.Fatalf("Reply()=%q, want %q", got, tt.reply)
+			}
+			if call, _ := cmd.Wire(); strings.Contains(call, LockValue(tt.id, "A", 1)) {
+				t.Fatalf("Wire()=%q shows the whole value; the screen shortens it", call)
+			}
+		})
 	}
 }
