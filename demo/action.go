@@ -131,9 +131,6 @@ var verbs = map[Verb]struct {
 	Replicate: {node: true, stores: []StoreKind{ReplicatedStore}},
 }
 
-// Known reports whether v is a verb the engine plays.
-func (v Verb) Known() bool { _, ok := verbs[v]; return ok }
-
 // ByNode reports whether a node performs v (a client performs the others;
 // nobody performs tick).
 func (v Verb) ByNode() bool { return verbs[v].node }
