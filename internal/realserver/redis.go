@@ -1,0 +1,114 @@
+package realserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis is one redis-server on a loopback port. Its config keeps nothing on
+// disk, so a node that is stopped and started again comes back empty, which
+// is what the demo's model says a node without persistence does.
+type Redis struct {
+	*Process
+	Name string
+	Port int
+}
+
+// StartRedis starts redis-server (Debian's redis-server package) with a
+// minimal config written into a temporary folder. extra lines are appended
+// to the config. It is stopped when the test ends.
+func StartRedis(tb testing.TB, name string, extra ...string) *Redis {
+	tb.Helper()
+	bin := Binary(tb, "redis-server", "redis-server")
+	dir := tb.TempDir()
+	port := FreePort(tb)
+	if port == 6379 {
+		tb.Fatalf("the kernel handed out 6379, Redis's own port: refusing to use it")
+	}
+	conf := []string{
+		"bind 127.0.0.1",
+		fmt.Sprintf("port %d", port),
+		"protected-mode no", // loopback only anyway; no surprise refusals
+		"daemonize no",
+		`save ""`, // no RDB snapshots
+		"appendonly no",
+		"dir " + dir,
+		"logfile " + filepath.Join(dir, "redis.log"),
+		// Redis 7 waits up to 10 s at shutdown for lagging replicas; a
+		// test that stops a primary wants it gone at once.
+		"shutdown-timeout 0",
+		// A replica's first sync without a disk file and without delay.
+		"repl-diskless-sync yes",
+		"repl-diskless-sync-delay 0",
+	}
+	conf = append(conf, extra...)
+	path := filepath.Join(dir, "redis.conf")
+	if err := os.WriteFile(path, []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	r := &Redis{Name: name, Port: port}
+	ping := redis.NewClient(&redis.Options{Addr: Addr(port), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 1})
+	tb.Cleanup(func() { _ = ping.Close() })
+	r.Process = Launch(tb, Spec{
+		Name: name,
+		Path: bin,
+		Args: []string{path},
+		Dir:  dir,
+		Log:  filepath.Join(dir, "redis.log"),
+		Ready: func(ctx context.Context) error {
+			return ping.Ping(ctx).Err()
+		},
+	})
+	return r
+}
+
+// Addr returns the node's host:port.
+func (r *Redis) Addr() string { return Addr(r.Port) }
+
+// Client returns a go-redis client for the node that does not retry, so a
+// refused connection or a timeout reaches the caller as it happened. It is
+// closed when the test ends.
+func (r *Redis) Client(tb testing.TB) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 2})
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// ReplicaOf makes r a replica of the server at addr (REPLICAOF host port)
+// and waits until the link is up and the first sync is done.
+func (r *Redis) ReplicaOf(tb testing.TB, addr string) {
+	tb.Helper()
+	host, port, _ := strings.Cut(addr, ":")
+	c := r.Client(tb)
+	ctx := context.Background()
+	if err := c.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+		tb.Fatalf("%s: REPLICAOF %s: %v", r.Name, addr, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := c.Info(ctx, "replication").Result()
+		if err == nil && strings.Contains(info, "master_link_status:up") && strings.Contains(info, "master_sync_in_progress:0") {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: replication link to %s not up after 10 s: %v\n%s", r.Name, addr, err, info)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Promote makes a replica a primary (REPLICAOF NO ONE), as an operator or
+// Sentinel does after the primary failed.
+func (r *Redis) Promote(tb testing.TB) {
+	tb.Helper()
+	if err := r.Client(tb).Do(context.Background(), "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		tb.Fatalf("%s: REPLICAOF NO ONE: %v", r.Name, err)
+	}
+}
