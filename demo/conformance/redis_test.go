@@ -144,6 +144,7 @@ type cluster struct {
 	frame  int
 	seen   map[string]bool // knownDiffs keys met
 	noted  map[string]bool
+	conns  map[[2]string]*redis.Client // (client, node): kept connections
 	server string // the redis_version the suite ran against
 }
 
@@ -151,8 +152,9 @@ func play(t *testing.T, sc *demo.Scenario, on bool) {
 	cl := &cluster{
 		t: t, sc: sc, name: sc.ID + "/" + position(on),
 		nodes: map[string]*realserver.Redis{}, cut: map[string][]string{},
-		seen: map[string]bool{}, noted: map[string]bool{},
+		seen: map[string]bool{}, noted: map[string]bool{}, conns: map[[2]string]*redis.Client{},
 	}
+	t.Cleanup(func() { cl.hangUp("", "") })
 	for _, n := range sc.NodeNames() {
 		cl.nodes[n] = realserver.StartRedis(t, n)
 	}
@@ -206,7 +208,7 @@ func (cl *cluster) note(format string, args ...any) {
 func (cl *cluster) setup(f demo.Frame) {
 	for _, n := range f.Nodes {
 		if !n.Up {
-			cl.nodes[n.Name].Stop()
+				cl.nodes[n.Name].Kill()
 		}
 		if n.Monotonic {
 			cl.note("%s: %s counts TTLs on a monotonic clock in the model; Redis has no such mode (it stores a key's expiry as an absolute Unix time in ms and compares it with its wall clock), so real Redis plays this position with its wall clock", cl.name, n.Name)
@@ -223,11 +225,15 @@ func (cl *cluster) apply(e demo.Event, f demo.Frame) {
 	}
 	switch e.Kind {
 	case demo.NodeDown:
+		// The model's node goes down at an instant and loses what it had
+		// not persisted: a crash, not a shutdown that takes its time.
 		cl.clock.until(e.At)
-		cl.nodes[e.Node].Stop()
+		cl.nodes[e.Node].Kill()
+		cl.hangUp("", e.Node)
 	case demo.NodeUp:
 		cl.clock.until(e.At)
 		cl.nodes[e.Node].Start()
+		cl.hangUp("", e.Node)
 	case demo.Promoted:
 		cl.clock.until(e.At)
 		cl.nodes[e.Node].Promote(t)
@@ -246,11 +252,13 @@ func (cl *cluster) apply(e demo.Event, f demo.Frame) {
 				cl.cut[e.Client] = slices.Clone(c.Cut)
 			}
 		}
+		cl.hangUp(e.Client, "")
 		if cl.hole == "" {
 			cl.hole = realserver.Blackhole(t)
 		}
 	case demo.Healed:
 		delete(cl.cut, e.Client)
+		cl.hangUp(e.Client, "")
 	}
 }
 
@@ -277,8 +285,7 @@ func (cl *cluster) ship() {
 // (PEXPIREAT) does. TTLs set after the jump are relative and unaffected.
 func (cl *cluster) jump(node string, d int) {
 	ctx := context.Background()
-	rdb := cl.dial("", node)
-	defer rdb.Close()
+	rdb := cl.conn("", node)
 	keys, err := rdb.Keys(ctx, "*").Result()
 	if err != nil {
 		cl.t.Fatalf("frame %d: %s: KEYS: %v", cl.frame, node, err)
@@ -295,20 +302,39 @@ func (cl *cluster) jump(node string, d int) {
 	cl.note("%s: %s's wall clock jumping %d ms is emulated by moving each key's absolute expiry %d ms earlier", cl.name, node, d, d)
 }
 
-// dial connects client (or the suite, "") to node, through the black hole
-// when the scenario has cut the client off from it. A fresh connection per
-// command, so a node that went down refuses the connection as it would.
-func (cl *cluster) dial(client, node string) *redis.Client {
+// conn returns client's connection to node ("" for the suite's own), opened
+// on first use and kept, as a real client keeps its connection: WAIT counts
+// the replicas that acknowledged the writes of its own connection. It goes
+// through the black hole when the scenario has cut the client off from the
+// node, and is reopened after the node or the network changes, so a node
+// that went down refuses the new connection as it would.
+func (cl *cluster) conn(client, node string) *redis.Client {
+	k := [2]string{client, node}
+	if c, ok := cl.conns[k]; ok {
+		return c
+	}
 	addr, wait := cl.nodes[node].Addr(), 5*time.Second
 	if slices.Contains(cl.cut[client], node) {
 		addr, wait = cl.hole, max(realDuration(cl.sc.Timeout), time.Millisecond)
 	}
-	return redis.NewClient(&redis.Options{
+	c := redis.NewClient(&redis.Options{
 		Addr: addr, MaxRetries: -1, PoolSize: 1, Protocol: 2, DisableIdentity: true,
 		// One dial, no retry: a refused connection is the answer.
 		DialerRetries: 1, DialerRetryTimeout: time.Millisecond,
 		DialTimeout: wait, ReadTimeout: wait, WriteTimeout: wait,
 	})
+	cl.conns[k] = c
+	return c
+}
+
+// hangUp closes the kept connections of client, or to node ("" for any).
+func (cl *cluster) hangUp(client, node string) {
+	for k, c := range cl.conns {
+		if (client == "" || k[0] == client) && (node == "" || k[1] == node) {
+			c.Close()
+			delete(cl.conns, k)
+		}
+	}
 }
 
 // send sends the page's command to the real node at the model's time and
@@ -321,7 +347,8 @@ func (cl *cluster) send(e demo.Event, c command) {
 		// WAIT n 0 waits for n replicas with no timeout: on a node without
 		// them it never returns. The relay lets the held stream through for
 		// it, as the model ships the backlog at WAIT.
-		if n, _ := strconv.Atoi(c.Args[1]); n > 0 && cl.info(c.Node, "replication", "connected_slaves") < c.Args[1] {
+		want, _ := strconv.Atoi(c.Args[1])
+		if live, _ := strconv.Atoi(cl.info(c.Node, "replication", "connected_slaves")); live < want {
 			t.Errorf("frame %d: %s: the page shows %s => %s, but %s has fewer live replicas: real Redis would block forever",
 				cl.frame, cl.name, strings.Join(c.Args, " "), c.Reply, c.Node)
 			return
@@ -331,8 +358,7 @@ func (cl *cluster) send(e demo.Event, c command) {
 			defer cl.relay.Hold()
 		}
 	}
-	rdb := cl.dial(c.Client, c.Node)
-	defer rdb.Close()
+	rdb := cl.conn(c.Client, c.Node)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	val, err := rdb.Do(ctx, toAny(args)...).Result()
@@ -437,8 +463,7 @@ func (cl *cluster) check(f demo.Frame) {
 // differences.
 func (cl *cluster) keys(f demo.Frame, n demo.NodeState) (diffs []string) {
 	t, ctx := cl.t, context.Background()
-	rdb := cl.dial("", n.Name)
-	defer rdb.Close()
+	rdb := cl.conn("", n.Name)
 	real, err := rdb.Keys(ctx, "*").Result()
 	if err != nil {
 		t.Fatalf("frame %d: %s: KEYS: %v", f.Index, n.Name, err)
@@ -490,9 +515,7 @@ func (cl *cluster) expiredLately(f demo.Frame, node, key string) bool {
 
 // info returns one field of INFO section on node.
 func (cl *cluster) info(node, section, field string) string {
-	rdb := cl.dial("", node)
-	defer rdb.Close()
-	s, err := rdb.Info(context.Background(), section).Result()
+	s, err := cl.conn("", node).Info(context.Background(), section).Result()
 	if err != nil {
 		cl.t.Fatalf("%s: INFO %s: %v", node, section, err)
 	}
