@@ -145,7 +145,7 @@ type cluster struct {
 	seen   map[string]bool // knownDiffs keys met
 	noted  map[string]bool
 	conns  map[[2]string]*redis.Client // (client, node): kept connections
-	server string // the redis_version the suite ran against
+	server string                      // the redis_version the suite ran against
 }
 
 func play(t *testing.T, sc *demo.Scenario, on bool) {
@@ -208,7 +208,7 @@ func (cl *cluster) note(format string, args ...any) {
 func (cl *cluster) setup(f demo.Frame) {
 	for _, n := range f.Nodes {
 		if !n.Up {
-				cl.nodes[n.Name].Kill()
+			cl.nodes[n.Name].Kill()
 		}
 		if n.Monotonic {
 			cl.note("%s: %s counts TTLs on a monotonic clock in the model; Redis has no such mode (it stores a key's expiry as an absolute Unix time in ms and compares it with its wall clock), so real Redis plays this position with its wall clock", cl.name, n.Name)
