@@ -185,6 +185,15 @@ func (p Place) Hidden(run string) []Field {
 	return fs
 }
 
+// fieldGap is the space the page has always had after a hidden field (all
+// but presenter mode's), kept so that the HTML stays byte for byte the same.
+func fieldGap(f Field) string {
+	if f.Name == PresentParam {
+		return ""
+	}
+	return " "
+}
+
 // Form is Hidden as form values, for a program that clicks (the load
 // command, the tests) rather than a browser.
 func (p Place) Form(run string) url.Values {

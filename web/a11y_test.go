@@ -1,4 +1,4 @@
-package main
+package web
 
 // The accessibility test: what a visitor with a screen reader, a keyboard, a
 // zoomed or narrow screen, or a wish for less motion gets from the demo. axe

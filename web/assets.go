@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -14,10 +14,11 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// assets serves the files under static/ at names that carry a hash of their
+// Assets serves the files under static/ at names that carry a hash of their
 // content, so a browser may cache them for a year: a changed file gets a new
-// name. The page asks assets for the current name of each file.
-type assets struct {
+// name. The page asks Assets for the current name of each file; the static
+// export writes the same files at the same names.
+type Assets struct {
 	byName map[string]string // "app.css" -> "/static/app.3f2a9c1b.css"
 	files  map[string]asset  // "app.3f2a9c1b.css" -> content
 }
@@ -28,8 +29,9 @@ type asset struct {
 	ctype string
 }
 
-func loadAssets(fsys fs.FS) (*assets, error) {
-	a := &assets{byName: map[string]string{}, files: map[string]asset{}}
+// LoadAssets reads every file of fsys (static/).
+func LoadAssets(fsys fs.FS) (*Assets, error) {
+	a := &Assets{byName: map[string]string{}, files: map[string]asset{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -53,9 +55,14 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 }
 
 // URL returns the fingerprinted address of a file under static/.
-func (a *assets) URL(name string) string { return a.byName[name] }
+func (a *Assets) URL(name string) string { return a.byName[name] }
 
-func (a *assets) serve(c echo.Context) error {
+// Body is the content of the file at url (as URL returns it), or nil.
+func (a *Assets) Body(url string) []byte {
+	return a.files[strings.TrimPrefix(url, "/static/")].body
+}
+
+func (a *Assets) serve(c echo.Context) error {
 	f, ok := a.files[c.Param("name")]
 	if !ok {
 		return echo.NewHTTPError(http.StatusNotFound, "no such file")

@@ -1,6 +1,9 @@
-package main
+//go:build bench
+
+package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
-	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -17,18 +19,25 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/distlock/fencing-demo/views"
 )
 
-// The routes under /_bench/ exist for the load and soak commands (load.go)
-// and are mounted only with -bench-routes: a public server has no use for
-// them, and the stats route forces a garbage collection on every call.
+// The routes under /_bench/ exist for the load and soak commands
+// (cmd/fencing-load). They are built only with -tags bench, so the server
+// built for production links neither them nor httptest and pprof, and even
+// then mounted only with -bench-routes: the stats route forces a garbage
+// collection on every call.
+//
+//	go run -tags bench . -bench-routes -pprof-port 6060
 //
 //	POST /_bench/scenarios/gc-pause/step  the ceiling: a step's answer, rendered in advance
 //	GET  /_bench/stats                    heap in use after a GC, and the live runs
-func (s *server) benchRoutes() {
+func (s *Server) benchRoutes() error {
 	ceiling := &ceiling{s: s}
 	s.echo.POST("/_bench/scenarios/:id/step", ceiling.serve)
 	s.echo.GET("/_bench/stats", s.stats)
+	return nil
 }
 
 // benchScenario is the scenario the load command steps through.
@@ -39,7 +48,7 @@ const benchScenario = "gc-pause"
 // middleware (gzip included), but with no model to move and nothing to
 // render. How fast it goes is the most any step could go on this server.
 type ceiling struct {
-	s       *server
+	s       *Server
 	once    sync.Once
 	answers map[string]prerendered // by ceilingKey
 	err     error
@@ -61,7 +70,7 @@ func (ce *ceiling) serve(c echo.Context) error {
 		return ce.err
 	}
 	r := c.Request()
-	a, ok := ce.answers[ceilingKey(r.FormValue("fencing"), r.FormValue("lang"), r.FormValue("from"))]
+	a, ok := ce.answers[ceilingKey(r.FormValue("fencing"), r.FormValue(views.LangParam), r.FormValue(views.FromField))]
 	if !ok {
 		return &problem{status: http.StatusBadRequest, key: "err.form"}
 	}
@@ -80,12 +89,13 @@ func (ce *ceiling) prerender() (map[string]prerendered, error) {
 	}
 	answers := map[string]prerendered{}
 	run := ""
-	for _, on := range []string{"on", "off"} {
+	for _, on := range []bool{true, false} {
 		for _, lang := range []string{"ja", "en"} {
 			for from := 1; from < sc.Frames(); from++ {
-				form := url.Values{"run": {run}, "from": {strconv.Itoa(from)}, sc.Switch: {on}, "lang": {lang}}
+				here := views.Place{Sc: sc, On: on, Step: from, Lang: lang}
+				form := here.Form(run)
 				w := httptest.NewRecorder()
-				r := httptest.NewRequestWithContext(context.Background(), http.MethodPost, "/scenarios/"+sc.ID+"/step", strings.NewReader(form.Encode()))
+				r := httptest.NewRequestWithContext(context.Background(), http.MethodPost, here.Action("step"), strings.NewReader(form.Encode()))
 				r.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
 				r.Header.Set("HX-Request", "true")
 				ce.s.echo.ServeHTTP(w, r)
@@ -93,11 +103,24 @@ func (ce *ceiling) prerender() (map[string]prerendered, error) {
 					return nil, fmt.Errorf("pre-rendering %v: status %d", form, w.Code)
 				}
 				run = runInBody(w.Body.Bytes())
-				answers[ceilingKey(on, lang, strconv.Itoa(from))] = prerendered{body: w.Body.Bytes(), pushURL: w.Header().Get("HX-Push-Url")}
+				answers[ceilingKey(views.OnOff(on), lang, strconv.Itoa(from))] = prerendered{body: w.Body.Bytes(), pushURL: w.Header().Get("HX-Push-Url")}
 			}
 		}
 	}
 	return answers, nil
+}
+
+// runInBody returns the run id an answer's forms carry, or "".
+func runInBody(body []byte) string {
+	const mark = `name="run" value="`
+	i := bytes.Index(body, []byte(mark))
+	if i < 0 || len(body) < i+len(mark)+runIDLen {
+		return ""
+	}
+	if id := string(body[i+len(mark) : i+len(mark)+runIDLen]); validRunID(id) {
+		return id
+	}
+	return ""
 }
 
 // serverStats is what /_bench/stats answers, in bytes.
@@ -110,7 +133,7 @@ type serverStats struct {
 	CPUSeconds float64 `json:"cpu_seconds"` // user and system, since the process started
 }
 
-func (s *server) stats(c echo.Context) error {
+func (s *Server) stats(c echo.Context) error {
 	cpu := processCPU() // before the collections, which are not the load's doing
 	runtime.GC()
 	runtime.GC() // the second empties what sync.Pools kept through the first
@@ -127,13 +150,13 @@ func (s *server) stats(c echo.Context) error {
 	})
 }
 
-// servePprof serves net/http/pprof on 127.0.0.1:port, apart from the demo, so
+// ServePprof serves net/http/pprof on 127.0.0.1:port, apart from the demo, so
 // a profile can be taken with the load running:
 //
 //	go tool pprof http://127.0.0.1:6060/debug/pprof/profile?seconds=10
 //
 // It stops when ctx is done.
-func servePprof(ctx context.Context, port string, log *slog.Logger) error {
+func ServePprof(ctx context.Context, port string, log *slog.Logger) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)

@@ -1,4 +1,4 @@
-package main
+package web
 
 // The browser test: the demo driven in a real Chromium, clicked as a visitor
 // clicks it. The other tests check the model and the HTML; this one checks

@@ -1,4 +1,4 @@
-package main
+package web
 
 // The embed test: the demo inside a textbook's page on another site, as a
 // reader sees it. The textbook is a host page served as http://localhost:<port>

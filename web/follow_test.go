@@ -1,4 +1,4 @@
-package main
+package web
 
 // The follow-along tests: the broker alone (latest wins, publishing never
 // waits, the limits), then the handlers through httptest with a plain HTTP

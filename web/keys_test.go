@@ -1,4 +1,4 @@
-package main
+package web
 
 // The presenter's keys (static/app.js), pressed as a lecturer presses them
 // at a projector: real key events from DevTools, with the focus on the page

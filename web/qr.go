@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // qr draws, as SVG, a QR code of one of this site's own frame addresses, so
 // students can scan the projector and open the same frame in their own run.
 // It only encodes paths of this site: it is not a QR service for anything.
-func (s *server) qr(c echo.Context) error {
+func (s *Server) qr(c echo.Context) error {
 	path := c.QueryParam("path")
 	if !strings.HasPrefix(path, "/scenarios/") || len(path) > 300 || strings.ContainsAny(path, "\r\n") {
 		return &problem{status: http.StatusBadRequest, key: "err.qr"}

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"math"
@@ -61,7 +61,7 @@ func (l *runLimiter) allow(addr string) (ok bool, retry time.Duration) {
 // run, or one this server no longer has) and its address has started too
 // many lately. The refusal is a 429 whose way back is the frame the click
 // was made on, so the visitor keeps their place.
-func (s *server) admitRun(c echo.Context, run, here string) error {
+func (s *Server) admitRun(c echo.Context, run, here string) error {
 	if run != "" && s.runs.has(run) {
 		return nil
 	}
@@ -72,12 +72,6 @@ func (s *server) admitRun(c echo.Context, run, here string) error {
 	secs := max(1, int(math.Ceil(retry.Seconds())))
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 	return &problem{status: http.StatusTooManyRequests, key: "err.rate", args: []any{secs}, cont: here}
-}
-
-// has reports whether run id is live, without making it more recently used.
-func (rs *runs) has(id string) bool {
-	_, ok := rs.cache.Peek(id)
-	return ok
 }
 
 // clientAddr is how the server tells one visitor's address from another's:

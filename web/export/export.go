@@ -1,7 +1,5 @@
-package main
-
-// The static export: every frame of every scenario as a plain HTML file, for
-// a textbook hosted on a static site. The files are rendered by the same view
+// Package export is the static export: every frame of every scenario as a
+// plain HTML file, for a textbook hosted on a static site. The files are rendered by the same view
 // components as the live page, in views.StaticView, where each control is a
 // link to the file of the frame it leads to. Nothing needs a server or
 // JavaScript, and every link is relative, so the directory can be copied
@@ -16,6 +14,7 @@ package main
 //	<lang>/index.html                 the scenario index
 //	<lang>/<scenario>/<on|off>/<k>.html  frame k (see views.StaticPath)
 //	static/<name>.<hash>.<ext>        the style sheet and the icon
+package export
 
 import (
 	"bytes"
@@ -23,7 +22,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"html/template"
 	"io"
 	"io/fs"
 	"os"
@@ -34,17 +32,20 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web"
 )
 
-// exportLangs are the languages the export is written in, one directory each.
-var exportLangs = []string{"en", "ja"}
+// langs are the languages the export is written in, one directory each.
+var langs = []string{"en", "ja"}
 
-// exportAssets are the files under static/ that the exported pages use. The
+// assetNames are the files under static/ that the exported pages use. The
 // export needs no JavaScript, so htmx and app.js are left out.
-var exportAssets = []string{"app.css", "icon.svg"}
+var assetNames = []string{"app.css", "icon.svg"}
 
-// exportCommand is "fencing-demo export [-force] [-scenarios file] <dir>".
-func exportCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// Command is "fencing-demo export [-force] [-scenarios file] <dir>". It reads
+// the scenarios with load (the built-in ones for "") and the site's files
+// from static, the same as the server does.
+func Command(ctx context.Context, args []string, getenv func(string) string, load func(path string) (*demo.Catalog, error), static fs.FS, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("fencing-demo export", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
@@ -71,12 +72,11 @@ func exportCommand(ctx context.Context, args []string, getenv func(string) strin
 		return errors.New("export: name one directory to write the site into")
 	}
 
-	catalog, err := loadCatalog(*scenarios)
+	catalog, err := load(*scenarios)
 	if err != nil {
 		return err
 	}
-	static, _ := fs.Sub(staticFiles, "static")
-	a, err := loadAssets(static)
+	a, err := web.LoadAssets(static)
 	if err != nil {
 		return fmt.Errorf("static files: %w", err)
 	}
@@ -101,11 +101,11 @@ type siteFile struct {
 
 // renderSite renders every file of the export into memory, so that a page
 // that fails to render stops the export before anything is written.
-func renderSite(ctx context.Context, catalog *demo.Catalog, a *assets) ([]siteFile, error) {
+func renderSite(ctx context.Context, catalog *demo.Catalog, a *web.Assets) ([]siteFile, error) {
 	if len(catalog.Scenarios) == 0 {
 		return nil, errors.New("export: there are no scenarios")
 	}
-	groups, err := indexGroups(catalog)
+	groups, err := views.IndexGroups(catalog)
 	if err != nil {
 		return nil, err
 	}
@@ -120,22 +120,19 @@ func renderSite(ctx context.Context, catalog *demo.Catalog, a *assets) ([]siteFi
 	}
 
 	// The style sheet and the icon, at their fingerprinted names.
-	for _, name := range exportAssets {
+	for _, name := range assetNames {
 		u := a.URL(name)
 		if u == "" {
 			return nil, fmt.Errorf("export: static/%s is missing", name)
 		}
-		p := strings.TrimPrefix(u, "/")
-		files = append(files, siteFile{path: p, body: a.files[strings.TrimPrefix(p, "static/")].body})
+		files = append(files, siteFile{path: strings.TrimPrefix(u, "/"), body: a.Body(u)})
 	}
 
-	var root bytes.Buffer
-	if err := rootPage.Execute(&root, rootData{Assets: staticAssets(a, "")}); err != nil {
-		return nil, fmt.Errorf("export: rendering index.html: %w", err)
+	if err := add("index.html", views.ExportRoot(staticAssets(a, ""))); err != nil {
+		return nil, err
 	}
-	files = append(files, siteFile{path: "index.html", body: root.Bytes()})
 
-	for _, lang := range exportLangs {
+	for _, lang := range langs {
 		// Home is what "/" shows on the server: the first scenario's first frame.
 		first := catalog.Scenarios[0]
 		home := views.Place{Sc: first, On: first.Default, Step: 1, Lang: lang, View: views.StaticView}
@@ -144,7 +141,7 @@ func renderSite(ctx context.Context, catalog *demo.Catalog, a *assets) ([]siteFi
 				Lang:      lang,
 				Title:     views.T(lang, "scenarios") + " · " + views.T(lang, "site"),
 				Assets:    staticAssets(a, "../"),
-				OtherLang: "../" + otherLang(lang) + "/index.html",
+				OtherLang: "../" + views.OtherLang(lang) + "/index.html",
 				Home:      "../" + views.StaticPath(home),
 				Chrome:    true,
 			},
@@ -183,7 +180,7 @@ func staticDemo(f demo.Frame, here, home views.Place, assets views.Assets) views
 			Lang:      lang,
 			Title:     views.FrameTitle(f, lang),
 			Assets:    assets,
-			OtherLang: here.In(otherLang(lang)).URL(),
+			OtherLang: here.In(views.OtherLang(lang)).URL(),
 			Home:      home.URL(),
 			Index:     views.StaticRoot + lang + "/index.html",
 			Chrome:    true,
@@ -196,45 +193,10 @@ func staticDemo(f demo.Frame, here, home views.Place, assets views.Assets) views
 // staticAssets are the addresses of the style sheet and the icon from a page
 // that climbs root ("", "../" or views.StaticRoot) to the top of the export.
 // HTMX and JS stay empty, so the layout leaves the scripts out.
-func staticAssets(a *assets, root string) views.Assets {
+func staticAssets(a *web.Assets, root string) views.Assets {
 	rel := func(name string) string { return root + strings.TrimPrefix(a.URL(name), "/") }
 	return views.Assets{CSS: rel("app.css"), Icon: rel("icon.svg")}
 }
-
-type rootData struct {
-	Assets views.Assets
-}
-
-// T is the site's words, for the page that comes before a language is chosen.
-func (rootData) T(lang, key string) string { return views.T(lang, key) }
-
-// rootPage is the top of the export: the site's name and description in both
-// languages, each with a link to its scenario index.
-var rootPage = template.Must(template.New("index.html").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.T "en" "site"}} · {{.T "ja" "site"}}</title>
-<link rel="icon" href="{{.Assets.Icon}}" type="image/svg+xml">
-<link rel="stylesheet" href="{{.Assets.CSS}}">
-</head>
-<body>
-<main id="main">
-<section lang="en">
-<h1 class="title">{{.T "en" "site"}}</h1>
-<p class="summary">{{.T "en" "site.desc"}}</p>
-<p><a class="button" href="en/index.html" hreflang="en" data-testid="lang-en">{{.T "en" "scenarios"}}</a></p>
-</section>
-<section lang="ja">
-<h1 class="title">{{.T "ja" "site"}}</h1>
-<p class="summary">{{.T "ja" "site.desc"}}</p>
-<p><a class="button" href="ja/index.html" hreflang="ja" data-testid="lang-ja">{{.T "ja" "scenarios"}}</a></p>
-</section>
-</main>
-</body>
-</html>
-`))
 
 // writeSite writes the files under dir, which must be new or empty unless
 // force is set. It reports how many files and bytes it wrote.

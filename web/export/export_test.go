@@ -1,4 +1,4 @@
-package main
+package export
 
 // Tests of the static export (export.go): every file is there, every frame
 // shows what the model computes, every link leads to a file of the export,

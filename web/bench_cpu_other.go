@@ -1,6 +1,6 @@
-//go:build !unix
+//go:build bench && !unix
 
-package main
+package web
 
 // processCPU is not measured on this system.
 func processCPU() float64 { return 0 }

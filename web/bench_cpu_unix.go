@@ -1,6 +1,6 @@
-//go:build unix
+//go:build bench && unix
 
-package main
+package web
 
 import "syscall"
 
