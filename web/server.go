@@ -101,7 +101,7 @@ func (s *Server) routes() error {
 	e.Match(get, "/", s.home)         // index.go
 	e.Match(get, "/healthz", healthz) // health.go
 	e.Match(get, "/scenarios", s.index)
-	e.Match(get, "/scenarios/:id", s.page) // scenario.go
+	e.Match(get, "/scenarios/:id", s.page)  // scenario.go
 	e.POST("/scenarios/:id/:action", s.act) // act.go
 	e.Match(get, "/embed/:id", s.page)      // embed.go: the same, without the site's header
 	e.POST("/embed/:id/:action", s.act)

@@ -25,22 +25,37 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // The load and soak commands drive a running server over loopback HTTP the
 // way a classroom does, with vegeta as the load generator:
 //
-//	go run . load -target http://127.0.0.1:8080 -clients 1,64,512 -duration 10s
-//	go run . soak -target http://127.0.0.1:8080 -students 1000
+//	go run ./cmd/fencing-load load -target http://127.0.0.1:8080 -clients 1,64,512 -duration 10s
+//	go run ./cmd/fencing-load soak -target http://127.0.0.1:8080 -students 1000
 //
-// Start the server with -bench-routes (for the ceiling and the memory
-// figures) and a run burst that lets every simulated student start a run at
-// once, e.g. -run-burst 2000. Both commands refuse any target that is not a
+// Start the server built with -tags bench and run with -bench-routes (for
+// the ceiling and the memory figures), and a run burst that lets every
+// simulated student start a run at once, e.g.
+//
+//	go run -tags bench . -bench-routes -run-burst 2000
+//
+// This is a program of its own so that the server links no load generator. Both commands refuse any target that is not a
 // loopback address: they measure this machine's server, nobody else's.
 
-// loadCommand runs "load" or "soak" with the arguments that follow it.
-func loadCommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
+// benchScenario is the scenario the commands step through; the server's
+// ceiling route pre-renders the same one.
+const benchScenario = "gc-pause"
+
+// loadCommand runs "load" or "soak" with the arguments that follow it. The
+// scenarios come from the file at scenarios, the server's own, so that
+// every address and form is written by views.Place as the page writes it.
+func loadCommand(ctx context.Context, name string, args []string, scenarios string, stdout, stderr io.Writer) error {
+	b, err := os.ReadFile(scenarios)
+	if err != nil {
+		return fmt.Errorf("%w (run from the repository's top, or set SCENARIOS)", err)
+	}
+	catalog, err := demo.Load(scenarios, b)
 	if err != nil {
 		return err
 	}
@@ -49,9 +64,35 @@ func loadCommand(ctx context.Context, name string, args []string, stdout, stderr
 		return fmt.Errorf("no scenario %q", benchScenario)
 	}
 	if name == "soak" {
-		return soak(ctx, sc.Frames(), args, stdout, stderr)
+		return soak(ctx, sc, args, stdout, stderr)
 	}
-	return load(ctx, sc.Frames(), args, stdout, stderr)
+	return load(ctx, sc, args, stdout, stderr)
+}
+
+// serverStats is what the server's /_bench/stats answers, in bytes.
+type serverStats struct {
+	HeapInuse  uint64  `json:"heap_inuse"`
+	HeapAlloc  uint64  `json:"heap_alloc"`
+	Sys        uint64  `json:"sys"`
+	Runs       int     `json:"runs"`
+	Goroutines int     `json:"goroutines"`
+	CPUSeconds float64 `json:"cpu_seconds"` // user and system, since the process started
+}
+
+// runIDLen is the length of the server's run ids: 128 random bits in hex.
+const runIDLen = 32
+
+// validRunID reports whether id has the shape of a run id.
+func validRunID(id string) bool {
+	if len(id) != runIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Bounds on what one command may ask for, so no run goes on forever.
@@ -61,7 +102,8 @@ const (
 	requestTimeout  = 10 * time.Second
 )
 
-func load(ctx context.Context, frames int, args []string, stdout, stderr io.Writer) error {
+func load(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr io.Writer) error {
+	frames := sc.Frames()
 	fl := flag.NewFlagSet("load", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	target := fl.String("target", "http://127.0.0.1:8080", "the running server (loopback only)")
@@ -91,11 +133,11 @@ func load(ctx context.Context, frames int, args []string, stdout, stderr io.Writ
 	defer transport.CloseIdleConnections()
 	students := newStudents(most, frames, -1)
 	fmt.Fprintf(stderr, "load: starting %d runs on %s\n", most, base)
-	if err := enroll(ctx, transport, base, students); err != nil {
+	if err := enroll(ctx, transport, base, sc, students); err != nil {
 		return err
 	}
 
-	stepPath := "/scenarios/" + benchScenario + "/step"
+	stepPath := views.Place{Sc: sc}.Action("step")
 	phases := []struct{ name, path string }{
 		{"step", stepPath},
 		{"ceiling", "/_bench" + stepPath},
@@ -120,7 +162,7 @@ func load(ctx context.Context, frames int, args []string, stdout, stderr io.Writ
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			cl := newClassroom(frames, base, students[:n], transport, false)
+			cl := newClassroom(sc, base, students[:n], transport, false)
 			if *warmup > 0 {
 				cl.attack(ctx, ph.path, n, *rate, *warmup)
 			}
@@ -162,7 +204,8 @@ func load(ctx context.Context, frames int, args []string, stdout, stderr io.Writ
 	return nil
 }
 
-func soak(ctx context.Context, frames int, args []string, stdout, stderr io.Writer) error {
+func soak(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr io.Writer) error {
+	frames := sc.Frames()
 	fl := flag.NewFlagSet("soak", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	target := fl.String("target", "http://127.0.0.1:8080", "the running server (loopback only), started with -bench-routes")
@@ -218,9 +261,9 @@ func soak(ctx context.Context, frames int, args []string, stdout, stderr io.Writ
 	for _, st := range students {
 		st.page, st.from = true, 1
 	}
-	cl := newClassroom(frames, base, students, transport, true)
+	cl := newClassroom(sc, base, students, transport, true)
 	began := time.Now()
-	s := cl.attack(ctx, "/scenarios/"+benchScenario+"/step", *n, 0, maxLoadDuration)
+	s := cl.attack(ctx, views.Place{Sc: sc}.Action("step"), *n, 0, maxLoadDuration)
 	walk := time.Since(began)
 	transport.CloseIdleConnections() // the students leave: their connections should not count as the server's memory
 	close(stopPoll)
@@ -350,7 +393,7 @@ func newStudents(n, frames, left int) []*student {
 // enroll starts a run for each student the way a browser without JavaScript
 // does (a click, then a redirect that names the run), so every measured
 // request is a step on a run the server has.
-func enroll(ctx context.Context, transport http.RoundTripper, base string, students []*student) error {
+func enroll(ctx context.Context, transport http.RoundTripper, base string, sc *demo.Scenario, students []*student) error {
 	client := &http.Client{
 		Transport:     transport,
 		Timeout:       requestTimeout,
@@ -364,7 +407,7 @@ func enroll(ctx context.Context, transport http.RoundTripper, base string, stude
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = enrollOne(ctx, client, base, students[i])
+				errs[i] = enrollOne(ctx, client, base, sc, students[i])
 			}
 		}()
 	}
@@ -376,9 +419,9 @@ func enroll(ctx context.Context, transport http.RoundTripper, base string, stude
 	return errors.Join(errs...)
 }
 
-func enrollOne(ctx context.Context, client *http.Client, base string, st *student) error {
-	form := url.Values{"from": {"1"}, "fencing": {onOffWord(st.on)}, "lang": {st.lang}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/scenarios/"+benchScenario+"/step", strings.NewReader(form.Encode()))
+func enrollOne(ctx context.Context, client *http.Client, base string, sc *demo.Scenario, st *student) error {
+	here := views.Place{Sc: sc, On: st.on, Step: 1, Lang: st.lang}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+here.Action("step"), strings.NewReader(here.Form("").Encode()))
 	if err != nil {
 		return err
 	}
@@ -414,6 +457,7 @@ func enrollOne(ctx context.Context, client *http.Client, base string, st *studen
 // which is where it sees each answer, checks that it shows the frame the
 // click asked for, and hands the student back.
 type classroom struct {
+	sc       *demo.Scenario
 	frames   int
 	base     string
 	students []*student
@@ -427,8 +471,8 @@ type classroom struct {
 // studentHeader says which student a request is from; the server ignores it.
 const studentHeader = "X-Load-Student"
 
-func newClassroom(frames int, base string, students []*student, next http.RoundTripper, follow bool) *classroom {
-	cl := &classroom{frames: frames, base: base, students: students, idle: make(chan *student, len(students)), follow: follow, next: next}
+func newClassroom(sc *demo.Scenario, base string, students []*student, next http.RoundTripper, follow bool) *classroom {
+	cl := &classroom{sc: sc, frames: sc.Frames(), base: base, students: students, idle: make(chan *student, len(students)), follow: follow, next: next}
 	for _, st := range students {
 		cl.idle <- st
 	}
@@ -520,11 +564,11 @@ func (cl *classroom) targeter(path string, stop *stopper) vegeta.Targeter {
 		h := http.Header{"Accept-Encoding": {"gzip"}, studentHeader: {strconv.Itoa(st.id)}}
 		if st.page {
 			st.want = 1
-			*t = vegeta.Target{Method: http.MethodGet, URL: cl.base + frameAddress(st, 1), Header: h}
+			*t = vegeta.Target{Method: http.MethodGet, URL: cl.base + cl.frameAddress(st, 1), Header: h}
 			return nil
 		}
 		st.want = st.from + 1
-		form := url.Values{"run": {st.run}, "from": {strconv.Itoa(st.from)}, "fencing": {onOffWord(st.on)}, "lang": {st.lang}}
+		form := views.Place{Sc: cl.sc, On: st.on, Step: st.from, Lang: st.lang}.Form(st.run)
 		h.Set("Content-Type", "application/x-www-form-urlencoded")
 		h.Set("HX-Request", "true")
 		*t = vegeta.Target{Method: http.MethodPost, URL: cl.base + path, Body: []byte(form.Encode()), Header: h}
@@ -621,16 +665,10 @@ func (cl *classroom) release(st *student, ok bool) {
 }
 
 // frameAddress is the page of a student's frame k, as a copied link names it.
-func frameAddress(st *student, k int) string {
-	return "/scenarios/" + benchScenario + "?fencing=" + onOffWord(st.on) + "&step=" + strconv.Itoa(k) + "&lang=" + st.lang
+func (cl *classroom) frameAddress(st *student, k int) string {
+	return views.Place{Sc: cl.sc, On: st.on, Step: k, Lang: st.lang}.URL()
 }
 
-func onOffWord(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
 
 // runInBody returns the run id an answer's forms carry, or "".
 func runInBody(body []byte) string {
