@@ -245,3 +245,9 @@ func FollowEventsURL(fid, lang string) string {
 
 // FollowQRURL is the QR code of a follow link.
 func FollowQRURL(link string) string { return link + "/qr.svg" }
+
+// FrameURL is the address of a frame as a page of the site: Place.URL for
+// the commonest case.
+func FrameURL(sc *demo.Scenario, on bool, step int, lang string) string {
+	return Place{Sc: sc, On: on, Step: step, Lang: lang}.URL()
+}

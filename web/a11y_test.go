@@ -28,28 +28,25 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
 
 const a11yBudget = 5 * time.Minute // the whole test, browser start included
 
 func TestA11y(t *testing.T) {
-	exe := findBrowser(t)
 	axeJS, err := os.ReadFile("testdata/axe/axe.min.js")
 	if err != nil {
 		t.Fatalf("axe-core is vendored at testdata/axe/axe.min.js: %v", err)
 	}
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalog := testkit.Catalog(t)
 	gc, ok := catalog.Get("gc-pause")
 	if !ok {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
 	}
-	srv := httptest.NewServer(newTestServer(t, defaultConfig()))
+	srv := httptest.NewServer(newTestServer(t, DefaultConfig()))
 	t.Cleanup(srv.Close)
-	browser := launchChromium(t, exe, a11yBudget)
+	browser := testkit.Chromium(t, a11yBudget)
 	env := &browserEnv{browser: browser, base: srv.URL, sc: gc}
 
 	t.Run("axe", func(t *testing.T) {
@@ -326,7 +323,7 @@ func TestA11y(t *testing.T) {
 // rejected or stale write says so with a symbol and in words, and each write
 // mark on the space-time diagram has its glyph.
 func TestMarksNotColourAlone(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	seen := map[string]int{}
 	for _, sc := range s.catalog.Scenarios {
 		for _, on := range []bool{false, true} {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -17,17 +18,17 @@ import (
 // plays a move (and each lap's first click replays the run from scratch, as
 // a click on a run that has moved on does).
 func BenchmarkStepRequest(b *testing.B) {
-	s := newTestServer(b, defaultConfig())
+	s := newTestServer(b, DefaultConfig())
 	sc := gcPause(b)
 	// The first click makes the run; the rest reuse it.
 	w := click(b, s, "step", place{from: 1, on: true, lang: "en"}, true)
-	mustStatus(b, w, http.StatusOK)
-	run := runID(b, parse(b, w.Body.Bytes()))
+	testkit.MustStatus(b, w, http.StatusOK)
+	run := runID(b, testkit.Parse(b, w.Body.Bytes()))
 	last := sc.Frames() - 1 // the last frame a step can start from
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for i := 0; b.Loop(); i++ {
-		r := postRequest("/scenarios/gc-pause/step", place{run: run, from: i%last + 1, on: true, lang: "en"}.form(), true)
+		r := testkit.PostRequest("/scenarios/gc-pause/step", place{run: run, from: i%last + 1, on: true, lang: "en"}.form(), true)
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, r)
 		if w.Code != http.StatusOK {
@@ -39,7 +40,7 @@ func BenchmarkStepRequest(b *testing.B) {
 // BenchmarkPage opens deep links to each frame in turn: replay the model to
 // the frame and render the whole page.
 func BenchmarkPage(b *testing.B) {
-	s := newTestServer(b, defaultConfig())
+	s := newTestServer(b, DefaultConfig())
 	sc := gcPause(b)
 	var targets []string
 	for step := 1; step <= sc.Frames(); step++ {
@@ -58,16 +59,16 @@ func BenchmarkPage(b *testing.B) {
 // BenchmarkStepRequestGzip is BenchmarkStepRequest as a browser sends it,
 // asking for gzip: the answer is compressed, as every real one is.
 func BenchmarkStepRequestGzip(b *testing.B) {
-	s := newTestServer(b, defaultConfig())
+	s := newTestServer(b, DefaultConfig())
 	sc := gcPause(b)
 	w := click(b, s, "step", place{from: 1, on: true, lang: "en"}, true)
-	mustStatus(b, w, http.StatusOK)
-	run := runID(b, parse(b, w.Body.Bytes()))
+	testkit.MustStatus(b, w, http.StatusOK)
+	run := runID(b, testkit.Parse(b, w.Body.Bytes()))
 	last := sc.Frames() - 1
 	b.ReportAllocs()
 	defer reportCPU(b)()
 	for i := 0; b.Loop(); i++ {
-		r := postRequest("/scenarios/gc-pause/step", place{run: run, from: i%last + 1, on: true, lang: "en"}.form(), true)
+		r := testkit.PostRequest("/scenarios/gc-pause/step", place{run: run, from: i%last + 1, on: true, lang: "en"}.form(), true)
 		r.Header.Set("Accept-Encoding", "gzip")
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, r)
@@ -81,10 +82,10 @@ func BenchmarkStepRequestGzip(b *testing.B) {
 // chapter's last frame (the most events and the fullest diagram) into a
 // buffer: the templ side of a step, without HTTP or the model.
 func BenchmarkRenderFrame(b *testing.B) {
-	s := newTestServer(b, defaultConfig())
+	s := newTestServer(b, DefaultConfig())
 	sc := gcPause(b)
-	f := modelFrame(b, sc, false, sc.Frames())
-	d := s.demoView(f, views.Place{Sc: sc, On: false, Step: sc.Frames(), Lang: "en"}, strings.Repeat("ab", 16))
+	f := testkit.Frame(b, sc, false, sc.Frames())
+	d := s.demoView(f, views.Place{Sc: sc, On: false, Step: sc.Frames(), Lang: "en"}, strings.Repeat("ab", 16), "")
 	var buf bytes.Buffer
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -23,7 +23,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -39,6 +38,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -48,29 +48,22 @@ const (
 	waitBudget    = 10 * time.Second // one wait for the screen to show a frame
 )
 
-// installChromium is what a developer or CI runs when no browser is found.
-const installChromium = "no Chromium found (looked for chromium, chromium-browser, google-chrome): install it with `apt-get install -y chromium`"
-
 func TestBrowser(t *testing.T) {
-	exe := findBrowser(t)
 
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalog := testkit.Catalog(t)
 	sc, ok := catalog.Get("gc-pause")
 	if !ok {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
 	}
-	checkCheckpoints(t, sc)
+	testkit.CheckCheckpoints(t, sc)
 
 	posts := &postLog{}
-	srv := httptest.NewServer(posts.wrap(newTestServer(t, defaultConfig())))
+	srv := httptest.NewServer(posts.wrap(newTestServer(t, DefaultConfig())))
 	t.Cleanup(srv.Close)
 
 	// One browser for every subtest; each subtest gets its own tab in its
 	// own browser context, so the tabs share no history cache or storage.
-	browserCtx := launchChromium(t, exe, browserBudget)
+	browserCtx := testkit.Chromium(t, browserBudget)
 
 	env := &browserEnv{browser: browserCtx, base: srv.URL, sc: sc, posts: posts}
 
@@ -254,7 +247,7 @@ func TestBrowser(t *testing.T) {
 		// a POST repeated from frame k lands on k+1 again (checked below).
 		b.do(chromedp.Evaluate[chromedp.Void](
 			`document.querySelector('[data-testid=step]').click(); document.querySelector('[data-testid=step]').click()`))
-		s := b.waitFor("the double click to settle", func(s screen) bool {
+		s := b.waitFor("the double click to settle", func(s testkit.Screen) bool {
 			return s.Index != fmt.Sprintf("%d / %d", k, sc.Frames()) && s.Busy == 0
 		})
 		got := 0
@@ -392,196 +385,6 @@ func TestBrowser(t *testing.T) {
 	})
 }
 
-// findBrowser finds Chromium or Chrome on the PATH. Without one, the test is
-// skipped on a developer's machine and fails in CI, where it must run.
-func findBrowser(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal(installChromium)
-	}
-	t.Skip(installChromium)
-	return ""
-}
-
-// checkpoints are the chapter's numbers, written out by hand: whatever the
-// model computes, the page must show these.
-var checkpoints = []struct {
-	on    bool
-	frame int
-	field string
-	want  string
-}{
-	{true, 5, "holder", "B"}, {true, 5, "token", "2"},
-	{false, 5, "holder", "B"}, {false, 5, "token", "2"},
-	{true, 7, "resource-value", `"B"`}, {true, 7, "max-token", "2"}, {true, 7, "rejected", "1"},
-	{false, 7, "resource-value", `"A"`}, {false, 7, "rejected", "0"},
-	{true, 7, "verdict", "safe"}, {false, 7, "verdict", "stale-write"},
-}
-
-// checkCheckpoints fails early, with a clear message, when the model itself
-// disagrees with the chapter.
-func checkCheckpoints(t *testing.T, sc *demo.Scenario) {
-	t.Helper()
-	if got, want := sc.Frames(), 7; got != want {
-		t.Fatalf("model: gc-pause has %d frames, want the chapter's %d", got, want)
-	}
-	for _, cp := range checkpoints {
-		got := field(wantScreen(t, sc, cp.on, cp.frame, "en"), cp.field)
-		if got != cp.want {
-			t.Errorf("model, fencing %s frame %d: %s=%q, want %q", views.OnOff(cp.on), cp.frame, cp.field, got, cp.want)
-		}
-	}
-	if t.Failed() {
-		t.FailNow()
-	}
-}
-
-// screen is everything the page shows of a frame, read as a visitor reads it.
-type screen struct {
-	Index        string `json:"index"`
-	Holder       string `json:"holder"`
-	Token        string `json:"token"`
-	Expiry       string `json:"expiry"`
-	Now          string `json:"now"`
-	Value        string `json:"value"`
-	MaxToken     string `json:"maxToken"`
-	Rejected     string `json:"rejected"`
-	Pressed      string `json:"pressed"`
-	StepLabel    string `json:"stepLabel"`
-	StepDisabled bool   `json:"stepDisabled"`
-	Lesson       bool   `json:"lesson"`
-	RejectMarks  int    `json:"rejectMarks"`
-	StaleMarks   int    `json:"staleMarks"`
-	Verdict      string `json:"verdict"`
-
-	Href  string `json:"href"`
-	Run   string `json:"run"`   // the run id in the step form
-	Busy  int    `json:"busy"`  // requests in flight plus htmx swaps not yet settled
-	Htmx  bool   `json:"htmx"`  // htmx has loaded
-	Error string `json:"error"` // the error page's message, if one is shown
-}
-
-// screenJS reads a screen. Text is innerText with spaces collapsed: what is
-// on the screen, not what is in the markup.
-const screenJS = `(() => {
-  const q = id => document.querySelector('[data-testid="' + id + '"]');
-  const text = id => { const e = q(id); return e ? e.innerText.replace(/\s+/g, ' ').trim() : ''; };
-  const step = q('step'), sw = q('fencing'), lesson = q('lesson'), tl = q('timeline');
-  const form = step && step.form;
-  return {
-    index: text('step-index'), holder: text('holder'), token: text('token'),
-    expiry: text('lease-expiry'), now: text('now'), value: text('resource-value'),
-    maxToken: text('max-token'), rejected: text('rejected'),
-    pressed: sw ? (sw.getAttribute('aria-pressed') || '') : '',
-    stepLabel: text('step'), stepDisabled: !!(step && step.disabled),
-    lesson: !!lesson && lesson.checkVisibility({visibilityProperty: true, opacityProperty: true}),
-    rejectMarks: tl ? tl.querySelectorAll('g.mark.rejected').length : -1,
-    staleMarks: tl ? tl.querySelectorAll('g.mark.stale').length : -1,
-    verdict: q('verdict') ? (q('verdict').dataset.verdict || '') : '',
-    href: location.href,
-    run: form && form.elements.run ? form.elements.run.value : '',
-    busy: (window.__inflight ? window.__inflight() : 0) +
-      document.querySelectorAll('.htmx-request, .htmx-added, .htmx-settling, .htmx-swapping').length,
-    htmx: typeof window.htmx === 'object',
-    error: text('error-message'),
-  };
-})()`
-
-// inflightJS counts the page's XMLHttpRequests that have not ended, so a wait
-// can tell "the screen shows frame k" from "and nothing more is coming".
-const inflightJS = `(() => {
-  let open = 0;
-  window.__inflight = () => open;
-  const send = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function (...args) {
-    open++;
-    this.addEventListener('loadend', () => open--);
-    return send.apply(this, args);
-  };
-})()`
-
-// fields lists a screen's values by their data-testid.
-func fields(s screen) [][2]string {
-	return [][2]string{
-		{"step-index", s.Index},
-		{"holder", s.Holder},
-		{"token", s.Token},
-		{"lease-expiry", s.Expiry},
-		{"now", s.Now},
-		{"resource-value", s.Value},
-		{"max-token", s.MaxToken},
-		{"rejected", s.Rejected},
-		{"fencing aria-pressed", s.Pressed},
-		{"step disabled", strconv.FormatBool(s.StepDisabled)},
-		{"lesson shown", strconv.FormatBool(s.Lesson)},
-		{"rejected marks", strconv.Itoa(s.RejectMarks)},
-		{"stale marks", strconv.Itoa(s.StaleMarks)},
-		{"verdict", s.Verdict},
-	}
-}
-
-func field(s screen, name string) string {
-	for _, f := range fields(s) {
-		if f[0] == name {
-			return f[1]
-		}
-	}
-	panic("no field " + name)
-}
-
-// wantScreen is what the page must show for frame k: the model's frame,
-// written as the template writes it.
-func wantScreen(t *testing.T, sc *demo.Scenario, on bool, k int, lang string) screen {
-	t.Helper()
-	r, err := demo.Replay(sc, on, k)
-	if err != nil {
-		t.Fatalf("replaying %s fencing %s to frame %d: %v", sc.ID, views.OnOff(on), k, err)
-	}
-	f := r.Frame()
-	s := screen{
-		Index:        fmt.Sprintf("%d / %d", f.Index, f.Total),
-		Holder:       f.Holder,
-		Token:        strconv.FormatInt(f.Token, 10),
-		Expiry:       "t=" + strconv.Itoa(f.Expiry),
-		Now:          "t=" + strconv.Itoa(f.Now),
-		Value:        `"` + f.Data + `"`,
-		MaxToken:     strconv.FormatInt(f.MaxToken, 10),
-		Rejected:     strconv.Itoa(f.Rejected),
-		Pressed:      strconv.FormatBool(on),
-		StepDisabled: f.Last(),
-		Lesson:       f.Last(),
-	}
-	if f.Holder == "" {
-		s.Holder = "(" + views.T(lang, "free") + ")"
-	}
-	if f.Token == 0 {
-		s.Token = "—"
-	}
-	if f.Data == "" {
-		s.Value = views.T(lang, "empty")
-	}
-	for _, e := range f.Events {
-		if e.Kind == demo.Rejected {
-			s.RejectMarks++
-		}
-	}
-	s.Verdict = "safe"
-	for i, v := range f.Violations {
-		if i == 0 {
-			s.Verdict = v.Kind.String()
-		}
-		if v.Kind == demo.StaleWrite {
-			s.StaleMarks++
-		}
-	}
-	return s
-}
-
 // frameURL is the address of a frame, as the address bar shows it.
 func frameURL(on bool, k int, lang string) string {
 	return fmt.Sprintf("/scenarios/gc-pause?fencing=%s&step=%d&lang=%s", views.OnOff(on), k, lang)
@@ -605,19 +408,13 @@ type tab struct {
 
 // newTab opens a tab in a browser context of its own, closed when the
 // subtest ends. With js, it counts the page's requests in flight (see
-// inflightJS); the script is the test's, added through DevTools, so the
+// testkit.InflightJS); the script is the test's, added through DevTools, so the
 // page's Content-Security-Policy does not apply to it.
 func (env *browserEnv) newTab(t *testing.T, js bool) *tab {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(env.browser, tabBudget)
-	t.Cleanup(cancel)
-	ctx, cancelTab := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancelTab)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("opening a tab: %v", err)
-	}
+	ctx := testkit.NewTab(t, env.browser, tabBudget)
 	if js {
-		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: inflightJS}); err != nil {
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: testkit.InflightJS}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -656,44 +453,30 @@ func (b *tab) submit(testid string) {
 	}
 }
 
-func (b *tab) screen() screen {
+func (b *tab) screen() testkit.Screen {
 	b.t.Helper()
-	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[screen](screenJS))
+	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[testkit.Screen](testkit.ScreenJS))
 	if err != nil {
 		b.t.Fatalf("reading the screen: %v", err)
 	}
 	return s
 }
 
-// waitFor reads the screen until ok says it is done. A read that fails while
-// a page is loading is read again.
-func (b *tab) waitFor(what string, ok func(screen) bool) screen {
+// waitFor reads the screen, once the page has loaded, until ok says it is
+// done (testkit.WaitFor).
+func (b *tab) waitFor(what string, ok func(testkit.Screen) bool) testkit.Screen {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, waitBudget)
-	defer cancel()
-	var last screen
-	var err error
-	for {
-		last, err = chromedp.Run(ctx, chromedp.Evaluate[screen](screenJS))
-		if err == nil && ok(last) {
-			return last
-		}
-		select {
-		case <-ctx.Done():
-			b.t.Fatalf("waiting for %s: %v\nlast screen: %+v (read error: %v)", what, ctx.Err(), last, err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return testkit.WaitFor(b.t, b.ctx, waitBudget, what, testkit.ScreenJS, ok)
 }
 
 // waitFrame waits until the page shows frame k at its own address, with no
 // request in flight and htmx settled (htmx wires the swapped-in buttons only
 // when it settles), then checks every value on it.
-func (b *tab) waitFrame(on bool, k int, lang string) screen {
+func (b *tab) waitFrame(on bool, k int, lang string) testkit.Screen {
 	b.t.Helper()
 	index := fmt.Sprintf("%d / %d", k, b.env.sc.Frames())
 	href := b.env.base + frameURL(on, k, lang)
-	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s screen) bool {
+	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s testkit.Screen) bool {
 		return s.Error != "" || s.Index == index && s.Href == href && s.Busy == 0 && s.Htmx == b.js
 	})
 	b.checkFrame(s, on, k, lang)
@@ -701,8 +484,8 @@ func (b *tab) waitFrame(on bool, k int, lang string) screen {
 }
 
 // checkFrame checks every displayed value against the model's frame k and the
-// chapter's checkpoints, and the address bar against the frame's address.
-func (b *tab) checkFrame(s screen, on bool, k int, lang string) {
+// chapter's testkit.Checkpoints, and the address bar against the frame's address.
+func (b *tab) checkFrame(s testkit.Screen, on bool, k int, lang string) {
 	b.t.Helper()
 	where := fmt.Sprintf("fencing %s, frame %d, %s", views.OnOff(on), k, lang)
 	if s.Error != "" {
@@ -716,17 +499,17 @@ func (b *tab) checkFrame(s screen, on bool, k int, lang string) {
 	} else if !regexp.MustCompile(`^` + regexp.QuoteMeta(href) + `(&run=[0-9a-f]{32})?$`).MatchString(s.Href) {
 		b.t.Errorf("%s: address bar=%q, want %q with the run", where, s.Href, href)
 	}
-	want := wantScreen(b.t, b.env.sc, on, k, lang)
-	wf := fields(want)
-	for i, f := range fields(s) {
+	want := testkit.WantScreen(b.t, b.env.sc, on, k, lang)
+	wf := testkit.Fields(want)
+	for i, f := range testkit.Fields(s) {
 		if f[1] != wf[i][1] {
 			b.t.Errorf("%s: %s=%q, want %q", where, f[0], f[1], wf[i][1])
 		}
 	}
-	for _, cp := range checkpoints {
-		if cp.on == on && cp.frame == k {
-			if got := field(s, cp.field); got != cp.want {
-				b.t.Errorf("%s: %s=%q, want the chapter's %q", where, cp.field, got, cp.want)
+	for _, cp := range testkit.Checkpoints {
+		if cp.On == on && cp.Frame == k {
+			if got := testkit.Field(s, cp.Field); got != cp.Want {
+				b.t.Errorf("%s: %s=%q, want the chapter's %q", where, cp.Field, got, cp.Want)
 			}
 		}
 	}
@@ -836,54 +619,11 @@ func (b *tab) waitScenarioFrame(sc *demo.Scenario, on bool, k int, lang string) 
 	if !f.Safe() {
 		want.Verdict = f.Violations[0].Kind.String()
 	}
-	ctx, cancel := context.WithTimeout(b.ctx, waitBudget)
-	defer cancel()
-	var got scenarioScreen
-	for {
-		got, err = chromedp.Run(ctx, chromedp.Evaluate[scenarioScreen](scenarioJS))
-		if err == nil && (got.Error != "" || got.Busy == 0 && got.Index == want.Index && got.Href == want.Href) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			b.t.Fatalf("%s %s: waiting for frame %d: %v\nlast screen: %+v", sc.ID, views.OnOff(on), k, ctx.Err(), got)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	got := testkit.WaitFor(b.t, b.ctx, waitBudget, fmt.Sprintf("%s %s frame %d", sc.ID, views.OnOff(on), k), scenarioJS, func(got scenarioScreen) bool {
+		return got.Error != "" || got.Busy == 0 && got.Index == want.Index && got.Href == want.Href
+	})
 	got.Busy = 0
 	if got != want {
 		b.t.Fatalf("%s %s=%s frame %d (%s):\n got %+v\nwant %+v", sc.ID, sc.Switch, views.OnOff(on), k, lang, got, want)
 	}
-}
-
-// launchChromium starts one headless Chromium for a test and all its
-// subtests, with the browser test's flags and any extra ones. budget bounds
-// the whole test, browser start included.
-func launchChromium(t *testing.T, exe string, budget time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	t.Cleanup(cancel)
-	opts := append([]chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}, extra...)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc) // also waits for the browser to exit
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser)
-	start := time.Now()
-	if err := chromedp.Do(browserCtx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	t.Logf("%s started in %v", exe, time.Since(start).Round(time.Millisecond))
-	return browserCtx
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/labstack/echo/v4"
 )
 
@@ -19,11 +20,11 @@ import (
 // alone, and that pooled compressors and buffers never mix two answers.
 
 func TestCompressLeavesAlone(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	for name, w := range map[string]*httptest.ResponseRecorder{
-		"small answer":    get(t, s, "/healthz", "Accept-Encoding", "gzip"),
-		"gzip refused":    get(t, s, gcPauseURL(true, 3, "en"), "Accept-Encoding", "gzip;q=0, identity"),
-		"no gzip offered": get(t, s, gcPauseURL(true, 3, "en"), "Accept-Encoding", "br"),
+		"small answer":    testkit.Get(t, s, "/healthz", "Accept-Encoding", "gzip"),
+		"gzip refused":    testkit.Get(t, s, gcPauseURL(true, 3, "en"), "Accept-Encoding", "gzip;q=0, identity"),
+		"no gzip offered": testkit.Get(t, s, gcPauseURL(true, 3, "en"), "Accept-Encoding", "br"),
 	} {
 		if got := w.Header().Get("Content-Encoding"); got != "" {
 			t.Errorf("%s: Content-Encoding=%q, want none", name, got)
@@ -33,8 +34,8 @@ func TestCompressLeavesAlone(t *testing.T) {
 		}
 	}
 	// A compressed page keeps its type and says its compressed length.
-	w := get(t, s, gcPauseURL(true, 3, "en"), "Accept-Encoding", "deflate, gzip;q=0.8")
-	mustStatus(t, w, http.StatusOK)
+	w := testkit.Get(t, s, gcPauseURL(true, 3, "en"), "Accept-Encoding", "deflate, gzip;q=0.8")
+	testkit.MustStatus(t, w, http.StatusOK)
 	if got, want := w.Header().Get("Content-Type"), "text/html; charset=UTF-8"; got != want {
 		t.Fatalf("Content-Type=%q, want %q", got, want)
 	}
@@ -46,11 +47,11 @@ func TestCompressLeavesAlone(t *testing.T) {
 
 // A static file is sent as compressed at start-up, and unpacks to the file.
 func TestCompressStaticOnce(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	u := s.assets.URL("htmx.min.js")
-	plain := get(t, s, u)
-	w := get(t, s, u, "Accept-Encoding", "gzip")
-	mustStatus(t, w, http.StatusOK)
+	plain := testkit.Get(t, s, u)
+	w := testkit.Get(t, s, u, "Accept-Encoding", "gzip")
+	testkit.MustStatus(t, w, http.StatusOK)
 	if got, want := w.Body.String(), string(s.assets.files[strings.TrimPrefix(u, "/static/")].gz); got != want {
 		t.Fatal("the static file was not sent as compressed at start-up")
 	}
@@ -62,7 +63,7 @@ func TestCompressStaticOnce(t *testing.T) {
 // A handler that flushes gets its bytes to the client at once, unbuffered
 // and uncompressed.
 func TestCompressStreams(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	release := make(chan struct{})
 	s.echo.GET("/test-only/stream", func(c echo.Context) error {
 		c.Response().Header().Set("Content-Type", "text/event-stream")
@@ -96,7 +97,7 @@ func TestCompressStreams(t *testing.T) {
 // Many students clicking at once, each on their own frame and language, get
 // their own frame: no answer borrows another's buffer or compressor.
 func TestCompressConcurrent(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	sc := gcPause(t)
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
@@ -106,7 +107,7 @@ func TestCompressConcurrent(t *testing.T) {
 			defer wg.Done()
 			on, lang := i%2 == 0, []string{"ja", "en"}[i%4/2]
 			for from := 1; from < sc.Frames(); from++ {
-				r := postRequest("/scenarios/gc-pause/step", place{from: from, on: on, lang: lang}.form(), true)
+				r := testkit.PostRequest("/scenarios/gc-pause/step", place{from: from, on: on, lang: lang}.form(), true)
 				r.Header.Set("Accept-Encoding", "gzip")
 				w := httptest.NewRecorder()
 				s.ServeHTTP(w, r)
@@ -120,7 +121,7 @@ func TestCompressConcurrent(t *testing.T) {
 					errs <- err.Error()
 					return
 				}
-				if got, want := stepShown(body), strconv.Itoa(from+1)+" / "+strconv.Itoa(sc.Frames()); got != want {
+				if got, want := testkit.StepShown(body), strconv.Itoa(from+1)+" / "+strconv.Itoa(sc.Frames()); got != want {
 					errs <- "shows " + got + ", want " + want
 					return
 				}

@@ -26,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -53,11 +54,7 @@ const hostPage = `<!DOCTYPE html>
 </html>`
 
 func TestEmbed(t *testing.T) {
-	exe := findBrowser(t)
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalog := testkit.Catalog(t)
 	gc, ok := catalog.Get("gc-pause")
 	if !ok {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
@@ -65,9 +62,9 @@ func TestEmbed(t *testing.T) {
 
 	// The demo, on 127.0.0.1; a second one that only http://example.org may
 	// frame; and the textbook, on localhost.
-	app := httptest.NewServer(newTestServer(t, defaultConfig()))
+	app := httptest.NewServer(newTestServer(t, DefaultConfig()))
 	t.Cleanup(app.Close)
-	strictCfg := defaultConfig()
+	strictCfg := DefaultConfig()
 	strictCfg.FrameAncestors = "http://example.org"
 	strict := httptest.NewServer(newTestServer(t, strictCfg))
 	t.Cleanup(strict.Close)
@@ -148,7 +145,7 @@ func TestEmbed(t *testing.T) {
 		}
 	})
 
-	browser := launchChromium(t, exe, embedBudget,
+	browser := testkit.Chromium(t, embedBudget,
 		chromedp.Flag("test-third-party-cookie-phaseout", true),
 		chromedp.Flag("ignore-certificate-errors", true), // the probe's certificate is httptest's own
 	)
@@ -293,18 +290,18 @@ func attachFrame(t *testing.T, page *tab, prefix string) *tab {
 
 // waitEmbed waits until the frame shows frame k of sc at its embed address,
 // settled, and checks every value against the model.
-func (b *tab) waitEmbed(sc *demo.Scenario, on bool, k int, lang string) screen {
+func (b *tab) waitEmbed(sc *demo.Scenario, on bool, k int, lang string) testkit.Screen {
 	b.t.Helper()
 	index := fmt.Sprintf("%d / %d", k, sc.Frames())
 	href := b.env.base + views.Place{Sc: sc, On: on, Step: k, Lang: lang, View: views.EmbedView}.URL()
-	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s screen) bool {
+	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s testkit.Screen) bool {
 		return s.Error != "" || s.Index == index && s.Href == href && s.Busy == 0 && s.Htmx
 	})
 	if s.Error != "" {
 		b.t.Fatalf("the frame shows an error: %s", s.Error)
 	}
-	want := fields(wantScreen(b.t, sc, on, k, lang))
-	for i, f := range fields(s) {
+	want := testkit.Fields(testkit.WantScreen(b.t, sc, on, k, lang))
+	for i, f := range testkit.Fields(s) {
 		if f[1] != want[i][1] {
 			b.t.Errorf("embedded, fencing %s frame %d: %s=%q, want %q", views.OnOff(on), k, f[0], f[1], want[i][1])
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // Fuzzing the parameters a visitor controls: the query string of a page and
@@ -23,8 +24,8 @@ import (
 
 // fuzzServer is the whole application with no limit on new runs (a fuzzer
 // starts thousands) and a small cache.
-func fuzzServer(f *testing.F) *server {
-	cfg := defaultConfig()
+func fuzzServer(f *testing.F) *Server {
+	cfg := DefaultConfig()
 	cfg.RunRate = 0
 	cfg.MaxRuns = 1000
 	return newTestServer(f, cfg)
@@ -64,10 +65,10 @@ func wantPlace(sc *demo.Scenario, v url.Values, stepField string) (on bool, step
 // or off.
 func mustShowStep(t *testing.T, sc *demo.Scenario, body []byte, on bool, step int) {
 	t.Helper()
-	if got, want := stepShown(body), strconv.Itoa(step)+" / "+strconv.Itoa(sc.Frames()); got != want {
+	if got, want := testkit.StepShown(body), strconv.Itoa(step)+" / "+strconv.Itoa(sc.Frames()); got != want {
 		t.Fatalf("shows step %q, want %q", got, want)
 	}
-	doc := parse(t, body)
+	doc := testkit.Parse(t, body)
 	pressed := doc.Find(`#demo [data-testid="`+sc.Switch+`"]`).AttrOr("aria-pressed", "")
 	if got, want := pressed, strconv.FormatBool(on); got != want {
 		t.Fatalf("switch aria-pressed=%q, want %q", got, want)
@@ -213,9 +214,9 @@ func FuzzAct(f *testing.F) {
 				t.Fatalf("POST %s without htmx: 200, want a redirect", target)
 			}
 			b := w.Body.Bytes()
-			shown := strings.Split(stepShown(b), " / ")
+			shown := strings.Split(testkit.StepShown(b), " / ")
 			if len(shown) != 2 || shown[1] != strconv.Itoa(sc.Frames()) {
-				t.Fatalf("shows step %q, want k / %d", stepShown(b), sc.Frames())
+				t.Fatalf("shows step %q, want k / %d", testkit.StepShown(b), sc.Frames())
 			}
 			shownStep, _ = strconv.Atoi(shown[0])
 			shownOn = on

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,8 +12,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/views/guidedata"
 )
 
 // The guide's tests read both pages as a visitor would: the right words in
@@ -31,11 +31,11 @@ var guidePages = []struct {
 }
 
 // getGuide fetches a guide page in lang and parses it; it must be a 200.
-func getGuide(tb testing.TB, s *server, path, lang string) *goquery.Document {
+func getGuide(tb testing.TB, s *Server, path, lang string) *goquery.Document {
 	tb.Helper()
-	w := get(tb, s, path+"?lang="+lang)
-	mustStatus(tb, w, http.StatusOK)
-	return parse(tb, w.Body.Bytes())
+	w := testkit.Get(tb, s, path+"?lang="+lang)
+	testkit.MustStatus(tb, w, http.StatusOK)
+	return testkit.Parse(tb, w.Body.Bytes())
 }
 
 // squash collapses the white space of a selection's text.
@@ -44,12 +44,12 @@ func squash(sel *goquery.Selection) string { return strings.Join(strings.Fields(
 // Both pages answer in both languages with their title, their headings, the
 // language switch and their canonical address.
 func TestGuidePages(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	for _, p := range guidePages {
 		for _, lang := range []string{"ja", "en"} {
 			t.Run(p.name+"/"+lang, func(t *testing.T) {
 				doc := getGuide(t, s, p.path, lang)
-				self, other := p.path+"?lang="+lang, p.path+"?lang="+otherLang(lang)
+				self, other := p.path+"?lang="+lang, p.path+"?lang="+views.OtherLang(lang)
 				if got := doc.Find("html").AttrOr("lang", ""); got != lang {
 					t.Fatalf("html lang=%q, want %q", got, lang)
 				}
@@ -62,13 +62,13 @@ func TestGuidePages(t *testing.T) {
 				if got := doc.Find(`link[rel="canonical"]`).AttrOr("href", ""); got != self {
 					t.Fatalf("canonical=%q, want %q", got, self)
 				}
-				if got := attr(t, doc, "lang", "href"); got != other {
+				if got := testkit.Attr(t, doc, "lang", "href"); got != other {
 					t.Fatalf("language switch=%q, want %q", got, other)
 				}
-				if got := attr(t, doc, "lang", "hreflang"); got != otherLang(lang) {
-					t.Fatalf("language switch hreflang=%q, want %q", got, otherLang(lang))
+				if got := testkit.Attr(t, doc, "lang", "hreflang"); got != views.OtherLang(lang) {
+					t.Fatalf("language switch hreflang=%q, want %q", got, views.OtherLang(lang))
 				}
-				if got := attr(t, doc, "nav-"+p.name, "aria-current"); got != "page" {
+				if got := testkit.Attr(t, doc, "nav-"+p.name, "aria-current"); got != "page" {
 					t.Fatalf("header link to this page: aria-current=%q, want page", got)
 				}
 
@@ -78,7 +78,7 @@ func TestGuidePages(t *testing.T) {
 				if p.name == "tree" {
 					want = []string{views.T(lang, "guide.tree.walk"), views.T(lang, "guide.conclusion")}
 				} else {
-					for i, q := range views.GuideQuiz {
+					for i, q := range testkit.Guide(t).Quiz {
 						want = append(want, "Q"+strconv.Itoa(i+1)+" "+q.Ask.In(lang))
 						if lang == "ja" {
 							want[i] = "問 " + strconv.Itoa(i+1) + " " + q.Ask.In(lang)
@@ -97,13 +97,13 @@ func TestGuidePages(t *testing.T) {
 			})
 		}
 		t.Run(p.name+"/head", func(t *testing.T) {
-			w := do(t, s, httptest.NewRequest(http.MethodHead, p.path+"?lang=en", nil))
-			mustStatus(t, w, http.StatusOK)
+			w := testkit.Do(t, s, httptest.NewRequest(http.MethodHead, p.path+"?lang=en", nil))
+			testkit.MustStatus(t, w, http.StatusOK)
 		})
 		t.Run(p.name+"/accept-language", func(t *testing.T) {
-			w := get(t, s, p.path, "Accept-Language", "ja,en;q=0.5")
-			mustStatus(t, w, http.StatusOK)
-			if got := parse(t, w.Body.Bytes()).Find("html").AttrOr("lang", ""); got != "ja" {
+			w := testkit.Get(t, s, p.path, "Accept-Language", "ja,en;q=0.5")
+			testkit.MustStatus(t, w, http.StatusOK)
+			if got := testkit.Parse(t, w.Body.Bytes()).Find("html").AttrOr("lang", ""); got != "ja" {
 				t.Fatalf("html lang=%q, want ja from Accept-Language", got)
 			}
 		})
@@ -167,7 +167,7 @@ func demoLinks(sel *goquery.Selection) []string {
 // mustBeFrame checks that href is the address of a frame that exists, in
 // lang, spelled as views.FrameURL spells it, and that the frame opens. It
 // returns the scenario's id.
-func mustBeFrame(tb testing.TB, s *server, href, lang string) string {
+func mustBeFrame(tb testing.TB, s *Server, href, lang string) string {
 	tb.Helper()
 	u, err := url.Parse(href)
 	if err != nil {
@@ -193,21 +193,21 @@ func mustBeFrame(tb testing.TB, s *server, href, lang string) string {
 	if want := views.FrameURL(sc, sw == "on", step, lang); href != want {
 		tb.Fatalf("link %q, want it spelled %q", href, want)
 	}
-	mustStatus(tb, get(tb, s, href), http.StatusOK)
+	testkit.MustStatus(tb, testkit.Get(tb, s, href), http.StatusOK)
 	return id
 }
 
 // Every link from a leaf or an answer opens a frame of a scenario in the
 // catalog, and each says what the chapter ties it to.
 func TestGuideLinks(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	if missing := views.MissingDemos(s.catalog); len(missing) > 0 {
+	s := newTestServer(t, DefaultConfig())
+	if missing := s.guide.Missing(s.catalog); len(missing) > 0 {
 		t.Fatalf("the guide links to scenarios not in scenarios.yaml: %v", missing)
 	}
 	// The page would quietly open the last frame for a step past the end.
-	for _, l := range views.AllGuideDemos() {
+	for _, l := range s.guide.Links() {
 		sc, _ := s.catalog.Get(l.ID)
-		if l.Step != views.LastStep && (l.Step < 1 || l.Step > sc.Frames()) {
+		if l.Step != guidedata.LastStep && (l.Step < 1 || l.Step > sc.Frames()) {
 			t.Fatalf("link to %s: step %d is not a frame (1 to %d, or LastStep)", l.ID, l.Step, sc.Frames())
 		}
 	}
@@ -295,7 +295,7 @@ func TestGuideLinks(t *testing.T) {
 // Each answer is inside a closed <details>, below its <summary>: hidden
 // until the visitor opens it, and that needs no JavaScript.
 func TestGuideQuizAnswersHidden(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	for _, lang := range []string{"ja", "en"} {
 		doc := getGuide(t, s, "/guide/quiz", lang)
 		doc.Find(`[data-testid="quiz-question"]`).Each(func(i int, q *goquery.Selection) {
@@ -333,14 +333,14 @@ var japanese = regexp.MustCompile(`[\p{Hiragana}\p{Katakana}\p{Han}]`)
 // The Japanese and English pages hold the same tree and the same questions,
 // each in its own language, with nothing left empty.
 func TestGuideSameInBothLanguages(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	parts := []struct {
 		page, testid string
 		want         int
 	}{
-		{"/guide/decision-tree", "tree-leaf", len(views.GuideTree.Leaves())},
-		{"/guide/quiz", "quiz-question", len(views.GuideQuiz)},
-		{"/guide/quiz", "quiz-answer", len(views.GuideQuiz)},
+		{"/guide/decision-tree", "tree-leaf", len(testkit.Guide(t).Tree.Leaves())},
+		{"/guide/quiz", "quiz-question", len(testkit.Guide(t).Quiz)},
+		{"/guide/quiz", "quiz-answer", len(testkit.Guide(t).Quiz)},
 	}
 	for _, p := range parts {
 		var shapes [2][]int // per item: paragraphs, list items, links
@@ -372,112 +372,22 @@ func TestGuideSameInBothLanguages(t *testing.T) {
 	}
 }
 
-// Every string of the guide's content is there in both languages: a Text is
-// either wholly absent (an optional part) or has both its ja and en. And the
-// parts each kind of node needs are present.
-func TestGuideContentBilingual(t *testing.T) {
-	textType := reflect.TypeOf(demo.Text{})
-	var walk func(path string, v reflect.Value)
-	walk = func(path string, v reflect.Value) {
-		switch {
-		case v.Type() == textType:
-			ja, en := v.Interface().(demo.Text).JA, v.Interface().(demo.Text).EN
-			if (strings.TrimSpace(ja) == "") != (strings.TrimSpace(en) == "") {
-				t.Errorf("%s: ja=%q en=%q, want both or neither", path, ja, en)
-			}
-			if ja != "" && ja == en {
-				t.Errorf("%s: the same text in both languages: %q", path, ja)
-			}
-		case v.Kind() == reflect.Struct:
-			for i := range v.NumField() {
-				walk(path+"."+v.Type().Field(i).Name, v.Field(i))
-			}
-		case v.Kind() == reflect.Slice:
-			for i := range v.Len() {
-				walk(path+"["+strconv.Itoa(i)+"]", v.Index(i))
-			}
-		}
-	}
-	walk("GuideTree", reflect.ValueOf(views.GuideTree))
-	walk("GuideQuiz", reflect.ValueOf(views.GuideQuiz))
-	walk("GuideConclusion", reflect.ValueOf(views.GuideConclusion))
-	walk("GuideConclusionSource", reflect.ValueOf(views.GuideConclusionSource))
-
-	both := func(path string, x demo.Text) {
-		t.Helper()
-		if x.JA == "" || x.EN == "" {
-			t.Errorf("%s: missing (ja=%q en=%q)", path, x.JA, x.EN)
-		}
-	}
-	both("GuideConclusion", views.GuideConclusion)
-	both("GuideConclusionSource", views.GuideConclusionSource)
-	ids := map[string]bool{}
-	var node func(path string, n views.GuideNode, root bool)
-	node = func(path string, n views.GuideNode, root bool) {
-		if n.ID == "" || ids[n.ID] {
-			t.Errorf("%s: id %q is empty or used twice", path, n.ID)
-		}
-		ids[n.ID] = true
-		if !root {
-			both(path+".Answer", n.Answer)
-		}
-		if n.Leaf() {
-			both(path+".Advice", n.Advice)
-			both(path+".Why", n.Why)
-			if len(n.Demos) == 0 {
-				both(path+".NoDemo", n.NoDemo)
-			}
-			for i, l := range n.Demos {
-				both(path+".Demos["+strconv.Itoa(i)+"].Note", l.Note)
-			}
-			return
-		}
-		both(path+".Question", n.Question)
-		if len(n.Children) < 2 {
-			t.Errorf("%s: a question with %d answers", path, len(n.Children))
-		}
-		for i, c := range n.Children {
-			node(path+".Children["+strconv.Itoa(i)+"]", c, false)
-		}
-	}
-	node("GuideTree", views.GuideTree, true)
-	if got, want := len(views.GuideQuiz), 5; got != want {
-		t.Fatalf("%d quiz questions, want the chapter's %d", got, want)
-	}
-	for i, q := range views.GuideQuiz {
-		path := "GuideQuiz[" + strconv.Itoa(i) + "]"
-		both(path+".Ask", q.Ask)
-		if len(q.Answer) == 0 {
-			t.Errorf("%s: no answer", path)
-		}
-		if len(q.Demos) == 0 {
-			both(path+".NoDemo", q.NoDemo)
-		}
-		for k, l := range q.Demos {
-			both(path+".Demos["+strconv.Itoa(k)+"].Note", l.Note)
-		}
-		if _, ok := views.GuideTree.Find(q.Tree); q.Tree != "" && !ok {
-			t.Errorf("%s: links the tree's node %q, which is not there", path, q.Tree)
-		}
-	}
-}
-
 // A bad lang is the usual 400 page, in the browser's language, whose way on
 // is the same guide page.
 func TestGuideBadLang(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	for _, p := range guidePages {
 		for _, accept := range []string{"en", "ja"} {
-			w := get(t, s, p.path+"?lang=fr", "Accept-Language", accept)
-			mustStatus(t, w, http.StatusBadRequest)
-			doc := parse(t, w.Body.Bytes())
+			w := testkit.Get(t, s, p.path+"?lang=fr", "Accept-Language", accept)
+			testkit.MustStatus(t, w, http.StatusBadRequest)
+			doc := testkit.Parse(t, w.Body.Bytes())
 			if got := doc.Find("html").AttrOr("lang", ""); got != accept {
 				t.Fatalf("%s: html lang=%q, want %q", p.name, got, accept)
 			}
-			if msg := testid(t, doc, "error-message"); !strings.Contains(msg, `"fr"`) {
+			if msg := testkit.TestID(t, doc, "error-message"); !strings.Contains(msg, `"fr"`) {
 				t.Fatalf("%s: error-message=%q, want it to name \"fr\"", p.name, msg)
 			}
-			if got, want := attr(t, doc, "continue", "href"), p.path+"?lang="+accept; got != want {
+			if got, want := testkit.Attr(t, doc, "continue", "href"), p.path+"?lang="+accept; got != want {
 				t.Fatalf("%s: continue=%q, want %q", p.name, got, want)
 			}
 		}
@@ -487,18 +397,18 @@ func TestGuideBadLang(t *testing.T) {
 // The site's header links to the guide; the embedded demo, which has no
 // header, does not.
 func TestGuideInHeader(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	doc := parse(t, get(t, s, "/scenarios?lang=ja").Body.Bytes())
-	if got, want := attr(t, doc, "nav-tree", "href"), views.GuideTreeURL("ja"); got != want {
+	s := newTestServer(t, DefaultConfig())
+	doc := testkit.Parse(t, testkit.Get(t, s, "/scenarios?lang=ja").Body.Bytes())
+	if got, want := testkit.Attr(t, doc, "nav-tree", "href"), views.GuideTreeURL("ja"); got != want {
 		t.Fatalf("header link to the tree=%q, want %q", got, want)
 	}
-	if got, want := attr(t, doc, "nav-quiz", "href"), views.GuideQuizURL("ja"); got != want {
+	if got, want := testkit.Attr(t, doc, "nav-quiz", "href"), views.GuideQuizURL("ja"); got != want {
 		t.Fatalf("header link to the quiz=%q, want %q", got, want)
 	}
 	if _, ok := doc.Find(`[data-testid="nav-tree"]`).Attr("aria-current"); ok {
 		t.Fatal("the index marks the tree as the current page")
 	}
-	embed := parse(t, get(t, s, "/embed/gc-pause?lang=en").Body.Bytes())
+	embed := testkit.Parse(t, testkit.Get(t, s, "/embed/gc-pause?lang=en").Body.Bytes())
 	if n := embed.Find(`a[href^="/guide/"]`).Length(); n != 0 {
 		t.Fatalf("the embedded demo has %d links to the guide, want 0", n)
 	}

@@ -18,25 +18,21 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
 
 const keysBudget = 3 * time.Minute // the whole test, browser start included
 
 func TestKeys(t *testing.T) {
-	exe := findBrowser(t)
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalog := testkit.Catalog(t)
 	gc, ok := catalog.Get("gc-pause")
 	if !ok {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
 	}
-	srv := httptest.NewServer(newTestServer(t, defaultConfig()))
+	srv := httptest.NewServer(newTestServer(t, DefaultConfig()))
 	t.Cleanup(srv.Close)
-	env := &browserEnv{browser: launchChromium(t, exe, keysBudget), base: srv.URL, sc: gc}
+	env := &browserEnv{browser: testkit.Chromium(t, keysBudget), base: srv.URL, sc: gc}
 
 	t.Run("presenter-keys", func(t *testing.T) {
 		const lang = "en"
@@ -112,14 +108,14 @@ func TestKeys(t *testing.T) {
 		b.do(chromedp.KeyEvent("p"))
 		b.waitJS("autoplay to start", `document.querySelector('[data-testid=play]').getAttribute('aria-pressed') === 'true'`)
 		start := time.Now()
-		s := b.waitFor("autoplay to step on its own", func(s screen) bool { return s.Index == fmt.Sprintf("2 / %d", gc.Frames()) })
+		s := b.waitFor("autoplay to step on its own", func(s testkit.Screen) bool { return s.Index == fmt.Sprintf("2 / %d", gc.Frames()) })
 		t.Logf("autoplay at %s (%d ms a step) reached frame 2 after %v", fastest.Label, fastest.MS, time.Since(start).Round(10*time.Millisecond))
 		b.waitFrame(on, 2, lang)
 		b.bodyFocus()
 		b.do(chromedp.KeyEvent("p"))
 		b.waitJS("autoplay to stop", `document.querySelector('[data-testid=play]').getAttribute('aria-pressed') === 'false'`)
 		// A step autoplay started just before P may still be on its way.
-		stopped := b.waitFor("the last step to settle", func(s screen) bool { return s.Busy == 0 }).Index
+		stopped := b.waitFor("the last step to settle", func(s testkit.Screen) bool { return s.Busy == 0 }).Index
 		b.do(chromedp.Sleep(time.Duration(fastest.MS) * time.Millisecond * 3 / 2)) // longer than a step at that speed
 		if s = b.screen(); s.Index != stopped {
 			t.Errorf("after P stopped autoplay at %q, the frame moved on to %q", stopped, s.Index)

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/follow"
 )
 
 // What a live run costs, and that the cap on them holds memory flat.
@@ -32,7 +35,7 @@ func heapAlloc() uint64 {
 func fillRuns(tb testing.TB, rs *runs, sc *demo.Scenario, n, frame int) {
 	tb.Helper()
 	for i := range n {
-		if _, _, err := rs.goTo("", sc, i%2 == 0, frame); err != nil {
+		if _, err := rs.goTo("", views.Place{Sc: sc, On: i%2 == 0, Step: frame, Lang: "en"}); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -46,7 +49,7 @@ func midFrame(sc *demo.Scenario) int { return (sc.Frames() + 1) / 2 }
 func bytesPerRun(tb testing.TB, sc *demo.Scenario, n, frame int) float64 {
 	tb.Helper()
 	before := heapAlloc()
-	rs := newRuns(n, time.Hour)
+	rs := newRuns(n, time.Hour, follow.NewBroker(n, nil))
 	fillRuns(tb, rs, sc, n, frame)
 	after := heapAlloc()
 	if got := rs.Len(); got != n {
@@ -91,7 +94,7 @@ func BenchmarkVisitorMemory(b *testing.B) {
 	const n = 10_000
 	var perVisitor float64
 	for b.Loop() {
-		cfg := defaultConfig()
+		cfg := DefaultConfig()
 		cfg.RunRate, cfg.MaxRuns = 0, n+1
 		s := newTestServer(b, cfg)
 		form := place{from: 3, on: true, lang: "en"}.form().Encode()
@@ -143,7 +146,7 @@ func TestRunMemoryAtCap(t *testing.T) {
 	}
 	const max = 5000
 	sc := gcPause(t)
-	cfg := defaultConfig()
+	cfg := DefaultConfig()
 	cfg.MaxRuns = max
 	s := newTestServer(t, cfg)
 
@@ -171,9 +174,9 @@ func TestRunMemoryAtCap(t *testing.T) {
 		t.Fatalf("run %s is still live after %d newer runs; want it evicted", p.run, 3*max)
 	}
 	w := click(t, s, "step", p, true)
-	mustStatus(t, w, http.StatusOK)
-	doc := parse(t, w.Body.Bytes())
-	mustShow(t, doc, modelFrame(t, sc, false, 5), "ja")
+	testkit.MustStatus(t, w, http.StatusOK)
+	doc := testkit.Parse(t, w.Body.Bytes())
+	mustShow(t, doc, testkit.Frame(t, sc, false, 5), "ja")
 	if got := runID(t, doc); got == p.run || !runIDPattern.MatchString(got) {
 		t.Fatalf("run=%q after the eviction, want a new id", got)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // Beyond one machine: two replicas, each with its own runs (two processes'
@@ -110,7 +112,7 @@ func getVia(t *testing.T, c *http.Client, lb, target string) (*http.Response, []
 
 func TestScaleOutWithoutStickySessions(t *testing.T) {
 	sc := gcPause(t)
-	lb := newRoundRobin(t, newTestServer(t, defaultConfig()), newTestServer(t, defaultConfig())).URL
+	lb := newRoundRobin(t, newTestServer(t, DefaultConfig()), newTestServer(t, DefaultConfig())).URL
 	c := browserClient()
 
 	// With htmx: forward through every frame with fencing on in English,
@@ -134,8 +136,8 @@ func TestScaleOutWithoutStickySessions(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("%s from %d: %s", m.action, p.from, resp.Status)
 			}
-			doc := parse(t, body)
-			mustShow(t, doc, modelFrame(t, sc, m.on, m.step), p.lang)
+			doc := testkit.Parse(t, body)
+			mustShow(t, doc, testkit.Frame(t, sc, m.on, m.step), p.lang)
 			if got, want := resp.Header.Get("HX-Push-Url"), gcPauseURL(m.on, m.step, p.lang); got != want {
 				t.Fatalf("%s from %d: HX-Push-Url=%q, want %q", m.action, p.from, got, want)
 			}
@@ -160,8 +162,8 @@ func TestScaleOutWithoutStickySessions(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("GET %s: %s", loc, resp.Status)
 			}
-			doc := parse(t, body)
-			mustShow(t, doc, modelFrame(t, sc, false, step), "ja")
+			doc := testkit.Parse(t, body)
+			mustShow(t, doc, testkit.Frame(t, sc, false, step), "ja")
 			p = place{run: runID(t, doc), from: step, on: false, lang: "ja"}
 		}
 	})
@@ -173,7 +175,7 @@ func TestScaleOutWithoutStickySessions(t *testing.T) {
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("GET: %s", resp.Status)
 			}
-			mustShow(t, parse(t, body), modelFrame(t, sc, true, 6), "en")
+			mustShow(t, testkit.Parse(t, body), testkit.Frame(t, sc, true, 6), "en")
 		}
 	})
 }

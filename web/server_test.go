@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -25,284 +26,28 @@ import (
 // through httptest: a visitor's deep links, clicks with and without htmx, a
 // restart in the middle of a lecture, and every kind of bad input. What a
 // frame should show is what the model computes for it, so the tests replay
-// the model and compare; the chapter's story checkpoints are written out by
+// the model and compare; the chapter's story testkit.Checkpoints are written out by
 // hand as well, so a broken model cannot pass by agreeing with itself.
-
-// gcPause loads the chapter's scenario from the embedded scenarios.yaml,
-// independently of the server under test.
-func gcPause(tb testing.TB) *demo.Scenario {
-	tb.Helper()
-	c, err := demo.Load("scenarios.yaml", scenariosYAML)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sc, ok := c.Get("gc-pause")
-	if !ok {
-		tb.Fatal(`scenarios.yaml has no "gc-pause" scenario`)
-	}
-	return sc
-}
-
-// modelFrame replays the model to frame step with fencing on or off.
-func modelFrame(tb testing.TB, sc *demo.Scenario, on bool, step int) demo.Frame {
-	tb.Helper()
-	r, err := demo.Replay(sc, on, step)
-	if err != nil {
-		tb.Fatalf("Replay(%s, %v, %d): %v", sc.ID, on, step, err)
-	}
-	return r.Frame()
-}
-
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
-
-// gcPauseURL is a frame's address as a visitor would copy it from the address
-// bar. It is spelled out here rather than taken from views, so the test also
-// pins the URL format.
-func gcPauseURL(on bool, step int, lang string) string {
-	return fmt.Sprintf("/scenarios/gc-pause?fencing=%s&step=%d&lang=%s", onOff(on), step, lang)
-}
-
-// do sends r through h. No answer may be a 500, whatever the test sends.
-func do(tb testing.TB, h http.Handler, r *http.Request) *httptest.ResponseRecorder {
-	tb.Helper()
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	if w.Code >= 500 {
-		tb.Fatalf("%s %s: status %d, want no 5xx; body:\n%s", r.Method, r.URL, w.Code, w.Body)
-	}
-	return w
-}
-
-// get sends a GET with the given headers, as "Name", "value" pairs.
-func get(tb testing.TB, h http.Handler, target string, header ...string) *httptest.ResponseRecorder {
-	tb.Helper()
-	r := httptest.NewRequest(http.MethodGet, target, nil)
-	for i := 0; i+1 < len(header); i += 2 {
-		r.Header.Set(header[i], header[i+1])
-	}
-	return do(tb, h, r)
-}
-
-// post sends form to target, the way htmx sends a click (htmx) or the way a
-// browser without JavaScript submits the form.
-func post(tb testing.TB, h http.Handler, target string, form url.Values, htmx bool) *httptest.ResponseRecorder {
-	tb.Helper()
-	return do(tb, h, postRequest(target, form, htmx))
-}
-
-func postRequest(target string, form url.Values, htmx bool) *http.Request {
-	r := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if htmx {
-		r.Header.Set("HX-Request", "true")
-	}
-	return r
-}
-
-// place is what the hidden inputs of every control say: the run, the frame
-// the click was made on, the switch and the language.
-type place struct {
-	run  string
-	from int
-	on   bool
-	lang string
-}
-
-func (p place) form() url.Values {
-	return url.Values{"run": {p.run}, "from": {strconv.Itoa(p.from)}, "fencing": {onOff(p.on)}, "lang": {p.lang}}
-}
-
-// click posts action (step, back, reset, switch) made on place p.
-func click(tb testing.TB, h http.Handler, action string, p place, htmx bool) *httptest.ResponseRecorder {
-	tb.Helper()
-	return post(tb, h, "/scenarios/gc-pause/"+action, p.form(), htmx)
-}
-
-// parse reads an HTML page or fragment.
-func parse(tb testing.TB, body []byte) *goquery.Document {
-	tb.Helper()
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
-	if err != nil {
-		tb.Fatalf("parsing HTML: %v", err)
-	}
-	return doc
-}
-
-// mustStatus fails unless w has status want.
-func mustStatus(tb testing.TB, w *httptest.ResponseRecorder, want int) {
-	tb.Helper()
-	if got := w.Code; got != want {
-		tb.Fatalf("status=%d, want %d; body:\n%s", got, want, w.Body)
-	}
-}
-
-// testid returns the text of the one element with data-testid=id, with its
-// white space collapsed. There must be exactly one.
-func testid(tb testing.TB, doc *goquery.Document, id string) string {
-	tb.Helper()
-	sel := doc.Find(`[data-testid="` + id + `"]`)
-	if n := sel.Length(); n != 1 {
-		tb.Fatalf("%d elements with data-testid=%q, want 1", n, id)
-	}
-	return strings.Join(strings.Fields(sel.Text()), " ")
-}
-
-// attr returns attribute name of the one element with data-testid=id.
-func attr(tb testing.TB, doc *goquery.Document, id, name string) string {
-	tb.Helper()
-	sel := doc.Find(`[data-testid="` + id + `"]`)
-	if n := sel.Length(); n != 1 {
-		tb.Fatalf("%d elements with data-testid=%q, want 1", n, id)
-	}
-	v, ok := sel.Attr(name)
-	if !ok {
-		tb.Fatalf("data-testid=%q has no %s attribute", id, name)
-	}
-	return v
-}
-
-// display is what a frame shows, as text on the screen.
-type display struct {
-	Index    string // "k / 7"
-	Pressed  string // the fencing switch's aria-pressed
-	Holder   string
-	Token    string
-	Expiry   string
-	Now      string
-	Value    string
-	MaxToken string
-	Rejected string
-	Fenced   bool // the resource's badge says fencing on
-}
-
-// The words for a free lock and an empty resource.
-var (
-	freeWord  = map[string]string{"ja": "(空き)", "en": "(free)"}
-	emptyWord = map[string]string{"ja": "(空)", "en": "(empty)"}
-)
-
-// expect is how frame f must look in lang.
-func expect(f demo.Frame, lang string) display {
-	d := display{
-		Index:    fmt.Sprintf("%d / %d", f.Index, f.Total),
-		Pressed:  strconv.FormatBool(f.On),
-		Holder:   f.Holder,
-		Token:    strconv.FormatInt(f.Token, 10),
-		Expiry:   fmt.Sprintf("t=%d", f.Expiry),
-		Now:      fmt.Sprintf("t=%d", f.Now),
-		Value:    strconv.Quote(f.Data),
-		MaxToken: strconv.FormatInt(f.MaxToken, 10),
-		Rejected: strconv.Itoa(f.Rejected),
-		Fenced:   f.Fenced,
-	}
-	if f.Holder == "" {
-		d.Holder = freeWord[lang]
-	}
-	if f.Token == 0 {
-		d.Token = "—"
-	}
-	if f.Data == "" {
-		d.Value = emptyWord[lang]
-	}
-	return d
-}
-
-// shown reads what a page or fragment displays.
-func shown(tb testing.TB, doc *goquery.Document) display {
-	tb.Helper()
-	badge := doc.Find("#h-res .badge")
-	if n := badge.Length(); n != 1 {
-		tb.Fatalf("%d resource badges, want 1", n)
-	}
-	return display{
-		Index:    testid(tb, doc, "step-index"),
-		Pressed:  attr(tb, doc, "fencing", "aria-pressed"),
-		Holder:   testid(tb, doc, "holder"),
-		Token:    testid(tb, doc, "token"),
-		Expiry:   testid(tb, doc, "lease-expiry"),
-		Now:      testid(tb, doc, "now"),
-		Value:    testid(tb, doc, "resource-value"),
-		MaxToken: testid(tb, doc, "max-token"),
-		Rejected: testid(tb, doc, "rejected"),
-		Fenced:   badge.HasClass("on"),
-	}
-}
-
-// mustShow fails unless doc displays frame f in lang, field by field.
-func mustShow(tb testing.TB, doc *goquery.Document, f demo.Frame, lang string) {
-	tb.Helper()
-	if got, want := shown(tb, doc), expect(f, lang); got != want {
-		tb.Fatalf("frame %d (fencing %s, %s) shows\n %+v\nwant\n %+v", f.Index, onOff(f.On), lang, got, want)
-	}
-	// The event log lists every event so far, once: a move played twice
-	// would show here even if the totals happened to agree.
-	if got, want := doc.Find("details.log li").Length(), len(f.Events); got != want {
-		tb.Fatalf("event log has %d entries, want %d", got, want)
-	}
-	_, lesson := doc.Find(`[data-testid="lesson"]`).Attr("data-testid")
-	if got, want := lesson, f.Last(); got != want {
-		tb.Fatalf("lesson shown=%v at frame %d, want %v", got, f.Index, want)
-	}
-}
-
-// runID returns the run id that every control of doc carries.
-func runID(tb testing.TB, doc *goquery.Document) string {
-	tb.Helper()
-	inputs := doc.Find(`#demo form input[name="run"]`)
-	if got, want := inputs.Length(), 4; got != want {
-		tb.Fatalf("%d run inputs, want %d (step, back, reset, switch)", got, want)
-	}
-	id := inputs.First().AttrOr("value", "")
-	inputs.Each(func(i int, s *goquery.Selection) {
-		if got := s.AttrOr("value", ""); got != id {
-			tb.Fatalf("run input %d=%q, want %q like the first", i, got, id)
-		}
-	})
-	return id
-}
-
-var runIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
-
-func mustRunID(tb testing.TB, id string) {
-	tb.Helper()
-	if !runIDPattern.MatchString(id) {
-		tb.Fatalf("run id %q, want 32 lower-case hex digits", id)
-	}
-}
-
-// mustFragment fails unless body is a fragment for htmx, not a whole page.
-func mustFragment(tb testing.TB, body []byte) {
-	tb.Helper()
-	lower := bytes.ToLower(body)
-	if bytes.Contains(lower, []byte("<html")) || bytes.Contains(lower, []byte("<!doctype")) {
-		tb.Fatalf("htmx got a whole page, want a fragment:\n%s", body)
-	}
-}
 
 // Deep links.
 
 // Every frame in both switch positions and both languages opens straight
 // from its URL and shows what the model computes.
 func TestDeepLinks(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	sc := gcPause(t)
 	for _, on := range []bool{true, false} {
 		for _, lang := range []string{"ja", "en"} {
 			for step := 1; step <= sc.Frames(); step++ {
 				target := gcPauseURL(on, step, lang)
 				t.Run(strings.TrimPrefix(target, "/scenarios/"), func(t *testing.T) {
-					w := get(t, s, target)
-					mustStatus(t, w, http.StatusOK)
-					doc := parse(t, w.Body.Bytes())
+					w := testkit.Get(t, s, target)
+					testkit.MustStatus(t, w, http.StatusOK)
+					doc := testkit.Parse(t, w.Body.Bytes())
 					if got, want := doc.Find("html").AttrOr("lang", ""), lang; got != want {
 						t.Fatalf("html lang=%q, want %q", got, want)
 					}
-					mustShow(t, doc, modelFrame(t, sc, on, step), lang)
+					mustShow(t, doc, testkit.Frame(t, sc, on, step), lang)
 					// A page opened from a link has no run yet.
 					if got := runID(t, doc); got != "" {
 						t.Fatalf("run=%q, want none before the first click", got)
@@ -320,7 +65,7 @@ func TestDeepLinks(t *testing.T) {
 // model that computes the wrong story: B takes over with token 2, and A's
 // late write with token 1 is turned away only when the resource is fenced.
 func TestChapterCheckpoints(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	for _, tt := range []struct {
 		on                bool
 		step              int
@@ -333,22 +78,22 @@ func TestChapterCheckpoints(t *testing.T) {
 		{on: false, step: 7, holder: "B", token: "2", value: `"A"`, max: "2", rejct: "0"},
 	} {
 		t.Run(fmt.Sprintf("fencing-%s/step-%d", onOff(tt.on), tt.step), func(t *testing.T) {
-			w := get(t, s, gcPauseURL(tt.on, tt.step, "en"))
-			mustStatus(t, w, http.StatusOK)
-			doc := parse(t, w.Body.Bytes())
-			if got, want := testid(t, doc, "holder"), tt.holder; got != want {
+			w := testkit.Get(t, s, gcPauseURL(tt.on, tt.step, "en"))
+			testkit.MustStatus(t, w, http.StatusOK)
+			doc := testkit.Parse(t, w.Body.Bytes())
+			if got, want := testkit.TestID(t, doc, "holder"), tt.holder; got != want {
 				t.Fatalf("holder=%q, want %q", got, want)
 			}
-			if got, want := testid(t, doc, "token"), tt.token; got != want {
+			if got, want := testkit.TestID(t, doc, "token"), tt.token; got != want {
 				t.Fatalf("token=%q, want %q", got, want)
 			}
-			if got, want := testid(t, doc, "resource-value"), tt.value; got != want {
+			if got, want := testkit.TestID(t, doc, "resource-value"), tt.value; got != want {
 				t.Fatalf("resource-value=%q, want %q", got, want)
 			}
-			if got, want := testid(t, doc, "max-token"), tt.max; got != want {
+			if got, want := testkit.TestID(t, doc, "max-token"), tt.max; got != want {
 				t.Fatalf("max-token=%q, want %q", got, want)
 			}
-			if got, want := testid(t, doc, "rejected"), tt.rejct; got != want {
+			if got, want := testkit.TestID(t, doc, "rejected"), tt.rejct; got != want {
 				t.Fatalf("rejected=%q, want %q", got, want)
 			}
 		})
@@ -357,7 +102,7 @@ func TestChapterCheckpoints(t *testing.T) {
 
 // The screen's fixed words follow the language.
 func TestLanguageLabels(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	for _, tt := range []struct {
 		lang       string
 		step, free string
@@ -366,16 +111,16 @@ func TestLanguageLabels(t *testing.T) {
 		{"en", "Step", "free"},
 	} {
 		t.Run(tt.lang, func(t *testing.T) {
-			w := get(t, s, gcPauseURL(true, 1, tt.lang))
-			mustStatus(t, w, http.StatusOK)
-			doc := parse(t, w.Body.Bytes())
+			w := testkit.Get(t, s, gcPauseURL(true, 1, tt.lang))
+			testkit.MustStatus(t, w, http.StatusOK)
+			doc := testkit.Parse(t, w.Body.Bytes())
 			if got, want := doc.Find("html").AttrOr("lang", ""), tt.lang; got != want {
 				t.Fatalf("html lang=%q, want %q", got, want)
 			}
-			if got, want := testid(t, doc, "step"), tt.step; got != want {
+			if got, want := testkit.TestID(t, doc, "step"), tt.step; got != want {
 				t.Fatalf("step button=%q, want %q", got, want)
 			}
-			if got := testid(t, doc, "holder"); !strings.Contains(got, tt.free) {
+			if got := testkit.TestID(t, doc, "holder"); !strings.Contains(got, tt.free) {
 				t.Fatalf("holder=%q, want it to say %q", got, tt.free)
 			}
 		})
@@ -384,7 +129,7 @@ func TestLanguageLabels(t *testing.T) {
 
 // Without ?lang= the browser's Accept-Language picks; ?lang= always wins.
 func TestLanguageChoice(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	for _, tt := range []struct {
 		target, accept, want string
 	}{
@@ -399,9 +144,9 @@ func TestLanguageChoice(t *testing.T) {
 		{"/?lang=en", "ja", "en"},
 	} {
 		t.Run(tt.target+" "+tt.accept, func(t *testing.T) {
-			w := get(t, s, tt.target, "Accept-Language", tt.accept)
-			mustStatus(t, w, http.StatusOK)
-			doc := parse(t, w.Body.Bytes())
+			w := testkit.Get(t, s, tt.target, "Accept-Language", tt.accept)
+			testkit.MustStatus(t, w, http.StatusOK)
+			doc := testkit.Parse(t, w.Body.Bytes())
 			if got, want := doc.Find("html").AttrOr("lang", ""), tt.want; got != want {
 				t.Fatalf("html lang=%q, want %q", got, want)
 			}
@@ -415,15 +160,15 @@ func TestLanguageChoice(t *testing.T) {
 
 // The home page is the first frame of the chapter's scenario, fenced.
 func TestHome(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	w := get(t, s, "/")
-	mustStatus(t, w, http.StatusOK)
-	doc := parse(t, w.Body.Bytes())
-	mustShow(t, doc, modelFrame(t, gcPause(t), true, 1), "en")
-	if got, want := attr(t, doc, "fencing", "aria-pressed"), "true"; got != want {
+	s := newTestServer(t, DefaultConfig())
+	w := testkit.Get(t, s, "/")
+	testkit.MustStatus(t, w, http.StatusOK)
+	doc := testkit.Parse(t, w.Body.Bytes())
+	mustShow(t, doc, testkit.Frame(t, gcPause(t), true, 1), "en")
+	if got, want := testkit.Attr(t, doc, "fencing", "aria-pressed"), "true"; got != want {
 		t.Fatalf("fencing aria-pressed=%q, want %q", got, want)
 	}
-	if got, want := testid(t, doc, "step-index"), "1 / 7"; got != want {
+	if got, want := testkit.TestID(t, doc, "step-index"), "1 / 7"; got != want {
 		t.Fatalf("step-index=%q, want %q", got, want)
 	}
 }
@@ -432,10 +177,10 @@ func TestHome(t *testing.T) {
 // with a link to its first frame and its verdict at the last frame in each
 // switch position, as the model computes it.
 func TestIndex(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	w := get(t, s, "/scenarios?lang=en")
-	mustStatus(t, w, http.StatusOK)
-	doc := parse(t, w.Body.Bytes())
+	s := newTestServer(t, DefaultConfig())
+	w := testkit.Get(t, s, "/scenarios?lang=en")
+	testkit.MustStatus(t, w, http.StatusOK)
+	doc := testkit.Parse(t, w.Body.Bytes())
 	for _, sc := range s.catalog.Scenarios {
 		entry := doc.Find(`[data-testid="scenario-` + sc.ID + `"]`)
 		if entry.Length() != 1 {
@@ -482,16 +227,16 @@ func TestIndex(t *testing.T) {
 func mustStep(t *testing.T, s http.Handler, sc *demo.Scenario, action string, p place, wantOn bool, wantStep int) place {
 	t.Helper()
 	w := click(t, s, action, p, true)
-	mustStatus(t, w, http.StatusOK)
+	testkit.MustStatus(t, w, http.StatusOK)
 	mustFragment(t, w.Body.Bytes())
 	if got, want := w.Header().Get("HX-Push-Url"), gcPauseURL(wantOn, wantStep, p.lang); got != want {
 		t.Fatalf("%s from %d: HX-Push-Url=%q, want %q", action, p.from, got, want)
 	}
-	doc := parse(t, w.Body.Bytes())
+	doc := testkit.Parse(t, w.Body.Bytes())
 	if got, want := doc.Find("#demo").Length(), 1; got != want {
 		t.Fatalf("%d #demo elements, want %d", got, want)
 	}
-	mustShow(t, doc, modelFrame(t, sc, wantOn, wantStep), p.lang)
+	mustShow(t, doc, testkit.Frame(t, sc, wantOn, wantStep), p.lang)
 	announce := doc.Find(`#announce[hx-swap-oob]`)
 	if got, want := announce.Length(), 1; got != want {
 		t.Fatalf("%d out-of-band #announce, want %d", got, want)
@@ -515,22 +260,22 @@ func TestStepThroughWithHTMX(t *testing.T) {
 		lang string
 	}{{true, "en"}, {false, "ja"}} {
 		t.Run(onOff(tt.on)+"-"+tt.lang, func(t *testing.T) {
-			s := newTestServer(t, defaultConfig())
+			s := newTestServer(t, DefaultConfig())
 			p := place{from: 1, on: tt.on, lang: tt.lang}
 			for step := 2; step <= sc.Frames(); step++ {
 				p = mustStep(t, s, sc, "step", p, tt.on, step)
 			}
 			// Step at the last frame stays there, with the button disabled.
 			w := click(t, s, "step", p, true)
-			mustStatus(t, w, http.StatusOK)
-			doc := parse(t, w.Body.Bytes())
-			if got, want := testid(t, doc, "step-index"), "7 / 7"; got != want {
+			testkit.MustStatus(t, w, http.StatusOK)
+			doc := testkit.Parse(t, w.Body.Bytes())
+			if got, want := testkit.TestID(t, doc, "step-index"), "7 / 7"; got != want {
 				t.Fatalf("step-index=%q after Step on the last frame, want %q", got, want)
 			}
 			if _, disabled := doc.Find(`[data-testid="step"]`).Attr("disabled"); !disabled {
 				t.Fatal("Step is enabled on the last frame, want disabled")
 			}
-			if got := testid(t, doc, "lesson"); got == "" {
+			if got := testkit.TestID(t, doc, "lesson"); got == "" {
 				t.Fatal("the last frame shows no lesson")
 			}
 		})
@@ -540,7 +285,7 @@ func TestStepThroughWithHTMX(t *testing.T) {
 // Back, Reset and the switch, with htmx.
 func TestBackResetSwitch(t *testing.T) {
 	sc := gcPause(t)
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	p := place{from: 1, on: true, lang: "en"}
 	for step := 2; step <= 5; step++ {
 		p = mustStep(t, s, sc, "step", p, true, step)
@@ -576,7 +321,7 @@ func walkTo(t *testing.T, s http.Handler, sc *demo.Scenario, on bool, step int) 
 
 // liveFrame is where the server's live run stands: white-box, because every
 // answer to a click names the frame the click asked for whatever the run did.
-func liveFrame(t *testing.T, s *server, run string) int {
+func liveFrame(t *testing.T, s *Server, run string) int {
 	t.Helper()
 	lr, ok := s.runs.cache.Peek(run)
 	if !ok {
@@ -590,7 +335,7 @@ func liveFrame(t *testing.T, s *server, run string) int {
 // A double click sends the same step twice: both answer the next frame.
 func TestDoubleSubmit(t *testing.T) {
 	sc := gcPause(t)
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	p := walkTo(t, s, sc, true, 3)
 	first := mustStep(t, s, sc, "step", p, true, 4)
 	second := mustStep(t, s, sc, "step", p, true, 4)
@@ -606,7 +351,7 @@ func TestDoubleSubmit(t *testing.T) {
 // run has moved one step.
 func TestConcurrentDoubleSubmit(t *testing.T) {
 	sc := gcPause(t)
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	p := walkTo(t, s, sc, true, 3)
 
 	const n = 20
@@ -617,7 +362,7 @@ func TestConcurrentDoubleSubmit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := postRequest("/scenarios/gc-pause/step", p.form(), true)
+			r := testkit.PostRequest("/scenarios/gc-pause/step", p.form(), true)
 			w := httptest.NewRecorder()
 			<-start
 			s.ServeHTTP(w, r)
@@ -627,10 +372,10 @@ func TestConcurrentDoubleSubmit(t *testing.T) {
 	close(start)
 	wg.Wait()
 
-	f := modelFrame(t, sc, true, 4)
+	f := testkit.Frame(t, sc, true, 4)
 	for i, w := range answers {
-		mustStatus(t, w, http.StatusOK)
-		doc := parse(t, w.Body.Bytes())
+		testkit.MustStatus(t, w, http.StatusOK)
+		doc := testkit.Parse(t, w.Body.Bytes())
 		mustShow(t, doc, f, "en")
 		if got, want := runID(t, doc), p.run; got != want {
 			t.Fatalf("answer %d: run=%q, want %q", i, got, want)
@@ -649,14 +394,14 @@ func TestRestartRecovery(t *testing.T) {
 	sc := gcPause(t)
 	for _, on := range []bool{true, false} {
 		t.Run("fencing-"+onOff(on), func(t *testing.T) {
-			before := newTestServer(t, defaultConfig())
+			before := newTestServer(t, DefaultConfig())
 			p := walkTo(t, before, sc, on, 5)
 
-			after := newTestServer(t, defaultConfig()) // "restarted"
+			after := newTestServer(t, DefaultConfig()) // "restarted"
 			w := click(t, after, "step", p, true)
-			mustStatus(t, w, http.StatusOK)
-			doc := parse(t, w.Body.Bytes())
-			mustShow(t, doc, modelFrame(t, sc, on, 6), "en")
+			testkit.MustStatus(t, w, http.StatusOK)
+			doc := testkit.Parse(t, w.Body.Bytes())
+			mustShow(t, doc, testkit.Frame(t, sc, on, 6), "en")
 			run := runID(t, doc)
 			mustRunID(t, run)
 			if run == p.run {
@@ -674,7 +419,7 @@ func TestRestartRecovery(t *testing.T) {
 // each other's run; each still sees their own frame, every time.
 func TestEviction(t *testing.T) {
 	sc := gcPause(t)
-	cfg := defaultConfig()
+	cfg := DefaultConfig()
 	cfg.MaxRuns = 1
 	s := newTestServer(t, cfg)
 	visitors := []place{
@@ -684,9 +429,9 @@ func TestEviction(t *testing.T) {
 	for step := 2; step <= sc.Frames(); step++ {
 		for i, p := range visitors {
 			w := click(t, s, "step", p, true)
-			mustStatus(t, w, http.StatusOK)
-			doc := parse(t, w.Body.Bytes())
-			mustShow(t, doc, modelFrame(t, sc, p.on, step), p.lang)
+			testkit.MustStatus(t, w, http.StatusOK)
+			doc := testkit.Parse(t, w.Body.Bytes())
+			mustShow(t, doc, testkit.Frame(t, sc, p.on, step), p.lang)
 			if got, want := w.Header().Get("HX-Push-Url"), gcPauseURL(p.on, step, p.lang); got != want {
 				t.Fatalf("visitor %d: HX-Push-Url=%q, want %q", i, got, want)
 			}
@@ -708,11 +453,11 @@ var noJSLocation = regexp.MustCompile(`^/scenarios/gc-pause\?fencing=on&step=(\d
 // the frame's address, which carries the run.
 func TestNoJS(t *testing.T) {
 	sc := gcPause(t)
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	p := place{from: 1, on: true, lang: "en"}
 	for step := 2; step <= 3; step++ {
 		w := click(t, s, "step", p, false)
-		mustStatus(t, w, http.StatusSeeOther)
+		testkit.MustStatus(t, w, http.StatusSeeOther)
 		loc := w.Header().Get("Location")
 		m := noJSLocation.FindStringSubmatch(loc)
 		if m == nil {
@@ -725,10 +470,10 @@ func TestNoJS(t *testing.T) {
 			t.Fatalf("Location=%q, want the live run %q kept", loc, p.run)
 		}
 
-		w = get(t, s, loc)
-		mustStatus(t, w, http.StatusOK)
-		doc := parse(t, w.Body.Bytes())
-		mustShow(t, doc, modelFrame(t, sc, true, step), "en")
+		w = testkit.Get(t, s, loc)
+		testkit.MustStatus(t, w, http.StatusOK)
+		doc := testkit.Parse(t, w.Body.Bytes())
+		mustShow(t, doc, testkit.Frame(t, sc, true, step), "en")
 		if got, want := runID(t, doc), m[2]; got != want {
 			t.Fatalf("forms carry run=%q, want %q from the redirect", got, want)
 		}
@@ -830,7 +575,7 @@ func TestBadInput(t *testing.T) {
 				name += " (htmx)"
 			}
 			t.Run(name, func(t *testing.T) {
-				s := newTestServer(t, defaultConfig())
+				s := newTestServer(t, DefaultConfig())
 				var body io.Reader
 				if tt.form != nil {
 					body = strings.NewReader(tt.form.Encode())
@@ -842,8 +587,8 @@ func TestBadInput(t *testing.T) {
 				if htmx {
 					r.Header.Set("HX-Request", "true")
 				}
-				w := do(t, s, r)
-				mustStatus(t, w, tt.status)
+				w := testkit.Do(t, s, r)
+				testkit.MustStatus(t, w, tt.status)
 				if got, want := w.Header().Get("Content-Type"), "text/html; charset=UTF-8"; got != want {
 					t.Fatalf("Content-Type=%q, want %q", got, want)
 				}
@@ -855,7 +600,7 @@ func TestBadInput(t *testing.T) {
 				if htmx {
 					mustFragment(t, w.Body.Bytes())
 				}
-				doc := parse(t, w.Body.Bytes())
+				doc := testkit.Parse(t, w.Body.Bytes())
 				if got, want := doc.Find(`#demo[data-testid="error"]`).Length(), 1; got != want {
 					t.Fatalf("%d #demo error elements, want %d (htmx swaps it in for the demo)", got, want)
 				}
@@ -864,7 +609,7 @@ func TestBadInput(t *testing.T) {
 						t.Fatalf("html lang=%q, want %q", got, want)
 					}
 				}
-				msg := testid(t, doc, "error-message")
+				msg := testkit.TestID(t, doc, "error-message")
 				for _, part := range tt.says {
 					if !strings.Contains(msg, part) {
 						t.Fatalf("error-message=%q, want it to mention %q", msg, part)
@@ -874,7 +619,7 @@ func TestBadInput(t *testing.T) {
 				if cont == "" {
 					cont = "/?lang=en"
 				}
-				if got, want := attr(t, doc, "continue", "href"), cont; got != want {
+				if got, want := testkit.Attr(t, doc, "continue", "href"), cont; got != want {
 					t.Fatalf("continue=%q, want %q", got, want)
 				}
 				known := doc.Find(`[data-testid="error"] li a`).FilterFunction(func(_ int, a *goquery.Selection) bool {
@@ -898,17 +643,17 @@ func TestBadInput(t *testing.T) {
 
 // A Japanese visitor's bad link is explained in Japanese.
 func TestBadInputInJapanese(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	w := get(t, s, "/scenarios/gc-pause?fencing=maybe&lang=ja")
-	mustStatus(t, w, http.StatusBadRequest)
-	doc := parse(t, w.Body.Bytes())
+	s := newTestServer(t, DefaultConfig())
+	w := testkit.Get(t, s, "/scenarios/gc-pause?fencing=maybe&lang=ja")
+	testkit.MustStatus(t, w, http.StatusBadRequest)
+	doc := testkit.Parse(t, w.Body.Bytes())
 	if got, want := doc.Find("html").AttrOr("lang", ""), "ja"; got != want {
 		t.Fatalf("html lang=%q, want %q", got, want)
 	}
-	if got, want := testid(t, doc, "error-message"), `fencing は on か off で指定する。"maybe" は使えない。`; got != want {
+	if got, want := testkit.TestID(t, doc, "error-message"), `fencing は on か off で指定する。"maybe" は使えない。`; got != want {
 		t.Fatalf("error-message=%q, want %q", got, want)
 	}
-	if got, want := attr(t, doc, "continue", "href"), gcPauseURL(true, 1, "ja"); got != want {
+	if got, want := testkit.Attr(t, doc, "continue", "href"), gcPauseURL(true, 1, "ja"); got != want {
 		t.Fatalf("continue=%q, want %q", got, want)
 	}
 }
@@ -918,17 +663,17 @@ func TestBadInputInJapanese(t *testing.T) {
 // Every kind of answer keeps scripts on our origin, may be framed by the
 // textbook, and is not sniffed.
 func TestSecurityHeaders(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	page := get(t, s, "/")
-	assets := staticURLs(t, parse(t, page.Body.Bytes()))
+	s := newTestServer(t, DefaultConfig())
+	page := testkit.Get(t, s, "/")
+	assets := staticURLs(t, testkit.Parse(t, page.Body.Bytes()))
 	for name, w := range map[string]*httptest.ResponseRecorder{
 		"page":     page,
-		"frame":    get(t, s, gcPauseURL(false, 7, "ja")),
+		"frame":    testkit.Get(t, s, gcPauseURL(false, 7, "ja")),
 		"htmx":     click(t, s, "step", place{from: 1, on: true, lang: "en"}, true),
 		"redirect": click(t, s, "step", place{from: 1, on: true, lang: "en"}, false),
-		"error":    get(t, s, "/scenarios/nope"),
-		"static":   get(t, s, assets[0]),
-		"healthz":  get(t, s, "/healthz"),
+		"error":    testkit.Get(t, s, "/scenarios/nope"),
+		"static":   testkit.Get(t, s, assets[0]),
+		"healthz":  testkit.Get(t, s, "/healthz"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			csp := w.Header().Get("Content-Security-Policy")
@@ -949,10 +694,10 @@ func TestSecurityHeaders(t *testing.T) {
 
 // The operator's frame-ancestors reaches the header.
 func TestFrameAncestorsConfig(t *testing.T) {
-	cfg := defaultConfig()
+	cfg := DefaultConfig()
 	cfg.FrameAncestors = "https://textbook.example"
 	s := newTestServer(t, cfg)
-	csp := get(t, s, "/").Header().Get("Content-Security-Policy")
+	csp := testkit.Get(t, s, "/").Header().Get("Content-Security-Policy")
 	if want := "frame-ancestors https://textbook.example"; !strings.HasSuffix(csp, want) {
 		t.Fatalf("Content-Security-Policy=%q, want it to end with %q", csp, want)
 	}
@@ -979,24 +724,24 @@ func staticURLs(tb testing.TB, doc *goquery.Document) []string {
 // The page's static files are served under fingerprinted names that may be
 // cached for a year.
 func TestStaticAssets(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	page := get(t, s, gcPauseURL(true, 1, "en"))
+	s := newTestServer(t, DefaultConfig())
+	page := testkit.Get(t, s, gcPauseURL(true, 1, "en"))
 	name := regexp.MustCompile(`^/static/([a-z.]+)\.[0-9a-f]{8}(\.[a-z]+)$`)
-	for _, u := range staticURLs(t, parse(t, page.Body.Bytes())) {
+	for _, u := range staticURLs(t, testkit.Parse(t, page.Body.Bytes())) {
 		t.Run(u, func(t *testing.T) {
 			m := name.FindStringSubmatch(u)
 			if m == nil {
 				t.Fatalf("asset URL %q, want /static/NAME.HASH.EXT", u)
 			}
-			w := get(t, s, u)
-			mustStatus(t, w, http.StatusOK)
+			w := testkit.Get(t, s, u)
+			testkit.MustStatus(t, w, http.StatusOK)
 			cc := w.Header().Get("Cache-Control")
 			for _, d := range []string{"max-age=31536000", "immutable"} {
 				if !strings.Contains(cc, d) {
 					t.Fatalf("Cache-Control=%q, want it to contain %q", cc, d)
 				}
 			}
-			orig, err := fs.ReadFile(staticFiles, "static/"+m[1]+m[2])
+			orig, err := fs.ReadFile(testkit.Static(t), m[1]+m[2])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1011,8 +756,8 @@ func TestStaticAssets(t *testing.T) {
 	}
 	for _, u := range []string{"/static/x.css", "/static/app.css", "/static/app.00000000.css"} {
 		t.Run(u, func(t *testing.T) {
-			w := get(t, s, u)
-			mustStatus(t, w, http.StatusNotFound)
+			w := testkit.Get(t, s, u)
+			testkit.MustStatus(t, w, http.StatusNotFound)
 			if cc := w.Header().Get("Cache-Control"); strings.Contains(cc, "immutable") {
 				t.Fatalf("a missing file has Cache-Control=%q, want it not cached for good", cc)
 			}
@@ -1039,43 +784,43 @@ func gunzip(tb testing.TB, w *httptest.ResponseRecorder) []byte {
 
 // Pages, fragments and static files are compressed for a client that asks.
 func TestGzip(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	sc := gcPause(t)
 
-	w := get(t, s, gcPauseURL(true, 7, "en"), "Accept-Encoding", "gzip")
-	mustStatus(t, w, http.StatusOK)
+	w := testkit.Get(t, s, gcPauseURL(true, 7, "en"), "Accept-Encoding", "gzip")
+	testkit.MustStatus(t, w, http.StatusOK)
 	if got := w.Header().Get("Vary"); !strings.Contains(got, "Accept-Encoding") {
 		t.Fatalf("Vary=%q, want it to name Accept-Encoding", got)
 	}
-	doc := parse(t, gunzip(t, w))
-	mustShow(t, doc, modelFrame(t, sc, true, 7), "en")
+	doc := testkit.Parse(t, gunzip(t, w))
+	mustShow(t, doc, testkit.Frame(t, sc, true, 7), "en")
 
-	r := postRequest("/scenarios/gc-pause/step", place{from: 1, on: true, lang: "en"}.form(), true)
+	r := testkit.PostRequest("/scenarios/gc-pause/step", place{from: 1, on: true, lang: "en"}.form(), true)
 	r.Header.Set("Accept-Encoding", "gzip")
-	w = do(t, s, r)
-	mustStatus(t, w, http.StatusOK)
-	mustShow(t, parse(t, gunzip(t, w)), modelFrame(t, sc, true, 2), "en")
+	w = testkit.Do(t, s, r)
+	testkit.MustStatus(t, w, http.StatusOK)
+	mustShow(t, testkit.Parse(t, gunzip(t, w)), testkit.Frame(t, sc, true, 2), "en")
 
 	for _, u := range staticURLs(t, doc) {
 		if strings.HasSuffix(u, ".svg") {
 			continue // the icon may be below gzip's minimum length
 		}
-		w := get(t, s, u, "Accept-Encoding", "gzip")
-		mustStatus(t, w, http.StatusOK)
+		w := testkit.Get(t, s, u, "Accept-Encoding", "gzip")
+		testkit.MustStatus(t, w, http.StatusOK)
 		gunzip(t, w)
 	}
 
 	// A client that does not ask gets plain HTML.
-	w = get(t, s, gcPauseURL(true, 7, "en"))
+	w = testkit.Get(t, s, gcPauseURL(true, 7, "en"))
 	if got := w.Header().Get("Content-Encoding"); got != "" {
 		t.Fatalf("Content-Encoding=%q without Accept-Encoding, want none", got)
 	}
 }
 
 func TestHealthz(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	w := get(t, s, "/healthz")
-	mustStatus(t, w, http.StatusOK)
+	s := newTestServer(t, DefaultConfig())
+	w := testkit.Get(t, s, "/healthz")
+	testkit.MustStatus(t, w, http.StatusOK)
 	if got, want := w.Body.String(), "ok"; got != want {
 		t.Fatalf("body=%q, want %q", got, want)
 	}
@@ -1086,14 +831,14 @@ func TestHealthz(t *testing.T) {
 // The page works offline and in a school's filtered network: everything it
 // loads or links to is on our own origin.
 func TestNoOtherHost(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	abs := regexp.MustCompile(`(?i)\b(src|href|action|hx-post|hx-get)\s*=\s*["']?\s*(https?:)?//`)
 	pages := map[string]*httptest.ResponseRecorder{
-		"home":     get(t, s, "/"),
-		"frame ja": get(t, s, gcPauseURL(false, 7, "ja")),
-		"frame en": get(t, s, gcPauseURL(true, 4, "en")),
-		"index":    get(t, s, "/scenarios"),
-		"error":    get(t, s, "/scenarios/nope"),
+		"home":     testkit.Get(t, s, "/"),
+		"frame ja": testkit.Get(t, s, gcPauseURL(false, 7, "ja")),
+		"frame en": testkit.Get(t, s, gcPauseURL(true, 4, "en")),
+		"index":    testkit.Get(t, s, "/scenarios"),
+		"error":    testkit.Get(t, s, "/scenarios/nope"),
 		"htmx":     click(t, s, "step", place{from: 1, on: true, lang: "en"}, true),
 	}
 	for name, w := range pages {
@@ -1101,7 +846,7 @@ func TestNoOtherHost(t *testing.T) {
 			if loc := abs.FindString(w.Body.String()); loc != "" {
 				t.Fatalf("the page refers to another host: %s", loc)
 			}
-			doc := parse(t, w.Body.Bytes())
+			doc := testkit.Parse(t, w.Body.Bytes())
 			doc.Find("[src],[href],[action]").Each(func(_ int, e *goquery.Selection) {
 				for _, a := range []string{"src", "href", "action"} {
 					v, ok := e.Attr(a)

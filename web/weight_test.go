@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // Page weight as served: the bytes a visitor's browser downloads, compressed
@@ -19,14 +21,14 @@ const (
 // A first visit to the chapter's scenario downloads at most firstLoadBudget
 // bytes: the page and every file it links to, each compressed as served.
 func TestFirstLoadWeight(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
-	page := get(t, s, "/scenarios/gc-pause", "Accept-Encoding", "gzip")
-	mustStatus(t, page, http.StatusOK)
+	s := newTestServer(t, DefaultConfig())
+	page := testkit.Get(t, s, "/scenarios/gc-pause", "Accept-Encoding", "gzip")
+	testkit.MustStatus(t, page, http.StatusOK)
 	total := page.Body.Len() // before gunzip reads the body
 	parts := []string{"page " + strconv.Itoa(total)}
-	for _, u := range staticURLs(t, parse(t, gunzip(t, page))) {
-		w := get(t, s, u, "Accept-Encoding", "gzip")
-		mustStatus(t, w, http.StatusOK)
+	for _, u := range staticURLs(t, testkit.Parse(t, gunzip(t, page))) {
+		w := testkit.Get(t, s, u, "Accept-Encoding", "gzip")
+		testkit.MustStatus(t, w, http.StatusOK)
 		total += w.Body.Len()
 		parts = append(parts, u+" "+strconv.Itoa(w.Body.Len()))
 	}
@@ -40,16 +42,16 @@ func TestFirstLoadWeight(t *testing.T) {
 // switch positions, the last frame (the fullest diagram and event log)
 // included.
 func TestStepWeight(t *testing.T) {
-	s := newTestServer(t, defaultConfig())
+	s := newTestServer(t, DefaultConfig())
 	sc := gcPause(t)
 	largest := 0
 	for _, on := range []bool{true, false} {
 		for _, lang := range []string{"ja", "en"} {
 			for from := 1; from < sc.Frames(); from++ {
-				r := postRequest("/scenarios/gc-pause/step", place{from: from, on: on, lang: lang}.form(), true)
+				r := testkit.PostRequest("/scenarios/gc-pause/step", place{from: from, on: on, lang: lang}.form(), true)
 				r.Header.Set("Accept-Encoding", "gzip")
-				w := do(t, s, r)
-				mustStatus(t, w, http.StatusOK)
+				w := testkit.Do(t, s, r)
+				testkit.MustStatus(t, w, http.StatusOK)
 				n := w.Body.Len()
 				gunzip(t, w) // it is compressed
 				if n > stepBudget {

@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -24,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -33,7 +36,7 @@ func exportSite(tb testing.TB) (dir, report string) {
 	tb.Helper()
 	dir = tb.TempDir()
 	var stdout, stderr bytes.Buffer
-	if err := exportCommand(context.Background(), []string{dir}, noEnv, &stdout, &stderr); err != nil {
+	if err := exportCommand(tb, context.Background(), []string{dir}, noEnv, &stdout, &stderr); err != nil {
 		tb.Fatalf("export %s: %v\n%s", dir, err, stderr.String())
 	}
 	return dir, stdout.String()
@@ -41,13 +44,23 @@ func exportSite(tb testing.TB) (dir, report string) {
 
 func noEnv(string) string { return "" }
 
-func testCatalog(tb testing.TB) *demo.Catalog {
-	tb.Helper()
-	catalog, err := demo.Load("scenarios.yaml", scenariosYAML)
-	if err != nil {
-		tb.Fatal(err)
+func testCatalog(tb testing.TB) *demo.Catalog { return testkit.Catalog(tb) }
+
+// exportCommand is "fencing-demo export" as main starts it, with the
+// repository's scenarios (or the file a -scenarios flag or SCENARIOS names)
+// and static files.
+func exportCommand(tb testing.TB, ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	load := func(path string) (*demo.Catalog, error) {
+		if path == "" {
+			return testkit.Catalog(tb), nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return demo.Load(path, b)
 	}
-	return catalog
+	return Command(ctx, args, getenv, load, testkit.Static(tb), stdout, stderr)
 }
 
 // readPage parses one exported HTML file, named from the top of the export.
@@ -87,7 +100,7 @@ func TestExportWritesEveryFrame(t *testing.T) {
 	catalog := testCatalog(t)
 
 	want := map[string]bool{"index.html": true}
-	for _, lang := range exportLangs {
+	for _, lang := range langs {
 		want[lang+"/index.html"] = true
 		for _, sc := range catalog.Scenarios {
 			for _, on := range []bool{true, false} {
@@ -144,13 +157,13 @@ func TestExportFramesShowTheModel(t *testing.T) {
 		return strings.Join(strings.Fields(s.Text()), " "), s.Length() > 0
 	}
 	frames := 0
-	for _, lang := range exportLangs {
+	for _, lang := range langs {
 		for _, sc := range catalog.Scenarios {
 			for _, on := range []bool{true, false} {
 				for k := 1; k <= sc.Frames(); k++ {
 					name := views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: lang})
 					doc := readPage(t, dir, name)
-					want := wantScreen(t, sc, on, k, lang)
+					want := testkit.WantScreen(t, sc, on, k, lang)
 					checks := [][2]string{
 						{"step-index", want.Index},
 						{"resource-value", want.Value},
@@ -197,14 +210,14 @@ func TestExportFramesShowTheModel(t *testing.T) {
 	// The chapter's numbers, written out, as a page that agrees with a
 	// broken model would otherwise pass.
 	sc, _ := catalog.Get("gc-pause")
-	for _, cp := range checkpoints {
-		doc := readPage(t, dir, views.StaticPath(views.Place{Sc: sc, On: cp.on, Step: cp.frame, Lang: "en"}))
-		got, _ := text(doc, cp.field)
-		if cp.field == "verdict" {
+	for _, cp := range testkit.Checkpoints {
+		doc := readPage(t, dir, views.StaticPath(views.Place{Sc: sc, On: cp.On, Step: cp.Frame, Lang: "en"}))
+		got, _ := text(doc, cp.Field)
+		if cp.Field == "verdict" {
 			got = doc.Find(`[data-testid="verdict"]`).AttrOr("data-verdict", "")
 		}
-		if got != cp.want {
-			t.Errorf("gc-pause %s frame %d: %s=%q, want the chapter's %q", views.OnOff(cp.on), cp.frame, cp.field, got, cp.want)
+		if got != cp.Want {
+			t.Errorf("gc-pause %s frame %d: %s=%q, want the chapter's %q", views.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
 		}
 	}
 }
@@ -293,7 +306,7 @@ func TestExportLinks(t *testing.T) {
 		}
 		return target
 	}
-	for _, lang := range exportLangs {
+	for _, lang := range langs {
 		index := lang + "/index.html"
 		doc := readPage(t, dir, index)
 		for _, sc := range catalog.Scenarios {
@@ -314,7 +327,7 @@ func TestExportLinks(t *testing.T) {
 				for k := 1; k <= sc.Frames(); k++ {
 					page := at(on, k)
 					doc := readPage(t, dir, page)
-					other := views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: otherLang(lang)})
+					other := views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: views.OtherLang(lang)})
 					want := map[string]string{
 						`[data-testid="step"]`:                 at(on, min(k+1, sc.Frames())),
 						`[data-testid="back"]`:                 at(on, max(k-1, 1)),
@@ -385,7 +398,7 @@ func TestExportDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stdout, stderr bytes.Buffer
-		err := exportCommand(ctx, []string{dir}, noEnv, &stdout, &stderr)
+		err := exportCommand(t, ctx, []string{dir}, noEnv, &stdout, &stderr)
 		if err == nil || !strings.Contains(err.Error(), "not empty") || !strings.Contains(err.Error(), "-force") {
 			t.Fatalf("export into a non-empty directory: err=%v, want one that says it is not empty and names -force", err)
 		}
@@ -399,7 +412,7 @@ func TestExportDirectory(t *testing.T) {
 		// -force writes over it, before or after the directory.
 		for _, args := range [][]string{{"-force", dir}, {dir, "-force"}} {
 			stdout.Reset()
-			if err := exportCommand(ctx, args, noEnv, &stdout, &stderr); err != nil {
+			if err := exportCommand(t, ctx, args, noEnv, &stdout, &stderr); err != nil {
 				t.Fatalf("export %q: %v", args, err)
 			}
 			if b, _ := os.ReadFile(mine); !bytes.Contains(b, []byte("en/index.html")) {
@@ -414,7 +427,7 @@ func TestExportDirectory(t *testing.T) {
 	t.Run("makes a new directory", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "a", "site")
 		var stdout, stderr bytes.Buffer
-		if err := exportCommand(ctx, []string{dir}, noEnv, &stdout, &stderr); err != nil {
+		if err := exportCommand(t, ctx, []string{dir}, noEnv, &stdout, &stderr); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "en", "gc-pause", "on", "1.html")); err != nil {
@@ -428,17 +441,16 @@ func TestExportDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stdout, stderr bytes.Buffer
-		err := exportCommand(ctx, []string{file}, noEnv, &stdout, &stderr)
+		err := exportCommand(t, ctx, []string{file}, noEnv, &stdout, &stderr)
 		if err == nil || !strings.Contains(err.Error(), "not a directory") {
 			t.Errorf("export into a file: err=%v, want one that says it is not a directory", err)
 		}
 	})
 
 	t.Run("needs one directory", func(t *testing.T) {
-		// Through run, as "fencing-demo export" is started.
 		for _, args := range [][]string{{"export"}, {"export", "a", "b"}} {
-			var stderr bytes.Buffer
-			err := run(ctx, args, noEnv, &stderr)
+			var stdout, stderr bytes.Buffer
+			err := exportCommand(t, ctx, args[1:], noEnv, &stdout, &stderr)
 			if err == nil || !strings.Contains(stderr.String(), "usage: fencing-demo export") {
 				t.Errorf("run %q: err=%v, stderr=%q; want an error and the usage", args, err, stderr.String())
 			}
@@ -447,34 +459,37 @@ func TestExportDirectory(t *testing.T) {
 }
 
 const (
-	staticWalkBudget = 3 * time.Minute  // TestExportBrowser's walk through the files
-	staticWaitBudget = 15 * time.Second // one file to be shown after a click
+	exportBrowserBudget = 4 * time.Minute  // the whole test, browser start included
+	staticWalkBudget    = 3 * time.Minute  // TestExportBrowser's walk through the files
+	staticWaitBudget    = 15 * time.Second // one file to be shown after a click
 )
 
 // TestExportBrowser opens the exported files from disk in a real Chromium
 // and steps through gc-pause by clicking the plain links, with JavaScript off
 // as a textbook's reader may have it.
 func TestExportBrowser(t *testing.T) {
-	exe := findBrowser(t)
 	dir, _ := exportSite(t)
 	catalog := testCatalog(t)
 	sc, ok := catalog.Get("gc-pause")
 	if !ok {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
 	}
-	checkCheckpoints(t, sc)
+	testkit.CheckCheckpoints(t, sc)
 
-	browserCtx := launchChromium(t, exe, browserBudget)
+	browserCtx := testkit.Chromium(t, exportBrowserBudget)
 
 	// A tab of its own, with a budget for the whole walk that allows for a
 	// busy machine: the files are local, so only a slow browser is slow.
-	tabCtx, cancelTab := context.WithTimeout(browserCtx, staticWalkBudget)
-	t.Cleanup(cancelTab)
-	tabCtx, closeTab := chromedp.NewContext(tabCtx)
-	t.Cleanup(closeTab)
-	b := &tab{t: t, ctx: tabCtx, env: &browserEnv{browser: browserCtx, sc: sc}}
+	tab := testkit.NewTab(t, browserCtx, staticWalkBudget)
+	do := func(actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(tab, actions...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	click := func(testid string) { t.Helper(); do(chromedp.Click(chromedp.CSS(`[data-testid="` + testid + `"]`))) }
 	// No JavaScript, as a textbook's reader may have it: the links are enough.
-	if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+	if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 		t.Fatal(err)
 	}
 	const lang = "en"
@@ -488,35 +503,25 @@ func TestExportBrowser(t *testing.T) {
 		t.Helper()
 		href := fileURL(on, k)
 		index := strconv.Itoa(k) + " / " + strconv.Itoa(sc.Frames())
-		ctx, cancel := context.WithTimeout(b.ctx, staticWaitBudget)
-		defer cancel()
-		var s screen
-		var err error
-		for {
-			s, err = chromedp.Run(ctx, chromedp.Evaluate[screen](screenJS))
-			if err == nil && s.Index == index && s.Href == href {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("waiting for frame %q at %s: %v\nlast screen: %+v (read error: %v)", index, href, ctx.Err(), s, err)
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
+		// The wait is for the file to have loaded, not only for its first
+		// bytes: a half-parsed page shows the new step but not yet the rest.
+		s := testkit.WaitFor(t, tab, staticWaitBudget, fmt.Sprintf("frame %q at %s", index, href), testkit.ScreenJS, func(s testkit.Screen) bool {
+			return s.Index == index && s.Href == href
+		})
 		// A static control that leads nowhere is a span marked aria-disabled,
 		// not a disabled button.
-		s.StepDisabled, _ = chromedp.Run(b.ctx, chromedp.Evaluate[bool](
+		s.StepDisabled, _ = chromedp.Run(tab, chromedp.Evaluate[bool](
 			`document.querySelector('[data-testid="step"]').getAttribute('aria-disabled') === 'true'`))
-		want := fields(wantScreen(t, sc, on, k, lang))
-		for i, f := range fields(s) {
+		want := testkit.Fields(testkit.WantScreen(t, sc, on, k, lang))
+		for i, f := range testkit.Fields(s) {
 			if f[1] != want[i][1] {
 				t.Errorf("fencing %s, frame %d: %s=%q, want %q", views.OnOff(on), k, f[0], f[1], want[i][1])
 			}
 		}
-		for _, cp := range checkpoints {
-			if cp.on == on && cp.frame == k {
-				if got := field(s, cp.field); got != cp.want {
-					t.Errorf("fencing %s, frame %d: %s=%q, want the chapter's %q", views.OnOff(on), k, cp.field, got, cp.want)
+		for _, cp := range testkit.Checkpoints {
+			if cp.On == on && cp.Frame == k {
+				if got := testkit.Field(s, cp.Field); got != cp.Want {
+					t.Errorf("fencing %s, frame %d: %s=%q, want the chapter's %q", views.OnOff(on), k, cp.Field, got, cp.Want)
 				}
 			}
 		}
@@ -528,18 +533,18 @@ func TestExportBrowser(t *testing.T) {
 		}
 	}
 
-	b.do(chromedp.Navigate(fileURL(true, 1)))
+	do(chromedp.Navigate(fileURL(true, 1)))
 	waitFile(true, 1)
 	for k := 2; k <= sc.Frames(); k++ {
-		b.click("step")
+		click("step")
 		waitFile(true, k)
 	}
-	b.click(sc.Switch)
+	click(sc.Switch)
 	waitFile(false, sc.Frames())
-	b.click("back")
+	click("back")
 	waitFile(false, sc.Frames()-1)
 	// The browser's own Back returns to the file before.
-	b.do(chromedp.NavigateBack())
+	do(chromedp.NavigateBack())
 	waitFile(false, sc.Frames())
 }
 
@@ -547,7 +552,7 @@ func TestExportScenariosFlag(t *testing.T) {
 	ctx := context.Background()
 	var stdout, stderr bytes.Buffer
 	dir := t.TempDir()
-	if err := exportCommand(ctx, []string{"-scenarios", "scenarios.yaml", dir}, noEnv, &stdout, &stderr); err != nil {
+	if err := exportCommand(t, ctx, []string{"-scenarios", testkit.Path(t, "scenarios.yaml"), dir}, noEnv, &stdout, &stderr); err != nil {
 		t.Fatalf("export -scenarios scenarios.yaml: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ja", "gc-pause", "off", "7.html")); err != nil {
@@ -560,7 +565,7 @@ func TestExportScenariosFlag(t *testing.T) {
 		}
 		return ""
 	}
-	err := exportCommand(ctx, []string{filepath.Join(t.TempDir(), "site")}, env, &stdout, &stderr)
+	err := exportCommand(t, ctx, []string{filepath.Join(t.TempDir(), "site")}, env, &stdout, &stderr)
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("export with SCENARIOS=%s: err=%v, want the file's absence", missing, err)
 	}

@@ -209,6 +209,13 @@ func (b *Broker) Len() int {
 	return len(b.byID)
 }
 
+// Streams is how many followers are connected, all sessions together.
+func (b *Broker) Streams() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.streams
+}
+
 // Current returns the frame session fid shows now and its version.
 func (b *Broker) Current(fid string) (At, uint64, bool) {
 	b.mu.Lock()

@@ -1,4 +1,4 @@
-//go:build bench && !unix
+//go:build !unix
 
 package web
 
