@@ -386,21 +386,9 @@ func TestFollowManyFollowers(t *testing.T) {
 	for _, st := range streams {
 		st.Close()
 	}
-	waitFor(t, "every follower to be unsubscribed", func() bool {
+	testkit.Eventually(t, 5*time.Second, "every follower to be unsubscribed", func() bool {
 		return s.follow.Streams() == 0
 	})
-}
-
-// waitFor polls ok for up to 5 s.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 5s for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // The server's ReadTimeout and WriteTimeout are for ordinary requests; a

@@ -669,7 +669,6 @@ func (cl *classroom) frameAddress(st *student, k int) string {
 	return views.Place{Sc: cl.sc, On: st.on, Step: k, Lang: st.lang}.URL()
 }
 
-
 // runInBody returns the run id an answer's forms carry, or "".
 func runInBody(body []byte) string {
 	const mark = `name="run" value="`

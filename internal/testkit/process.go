@@ -64,3 +64,17 @@ func (b *LockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Eventually polls ok, every few milliseconds, until it holds or within has
+// passed: for a condition of the test's own process (a count, a map), where
+// there is nothing to wait on.
+func Eventually(tb testing.TB, within time.Duration, what string, ok func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(within)
+	for !ok() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("waited %v for %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -189,4 +189,3 @@ func WantScreen(t testing.TB, sc *demo.Scenario, on bool, k int, lang string) Sc
 	}
 	return s
 }
-

@@ -138,4 +138,3 @@ func (st *Stream) Wait(within time.Duration) (Event, error) {
 		return Event{}, fmt.Errorf("no event within %v", within)
 	}
 }
-
