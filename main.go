@@ -7,7 +7,11 @@
 // PORT, MAX_RUNS, RUN_IDLE, FRAME_ANCESTORS, SCENARIOS, RUN_RATE, RUN_BURST,
 // BEHIND_PROXY.
 //
-//	go run . load -target http://127.0.0.1:8080   # measure a running server (load.go)
+//	go run . export site   # every frame as static HTML (web/export)
+//
+// This file is only the program's edge: flags and environment into a
+// web.Config, the embedded files, and the export subcommand. The server is
+// package web; the load and soak generators are cmd/fencing-load.
 package main
 
 import (
@@ -20,18 +24,26 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/views/guidedata"
+	"github.com/distlock/fencing-demo/web"
+	"github.com/distlock/fencing-demo/web/export"
 )
 
 //go:embed scenarios.yaml
 var scenariosYAML []byte
+
+// guideYAML is the guide's words (views/guidedata).
+//
+//go:embed guide.yaml
+var guideYAML []byte
 
 //go:embed static
 var staticFiles embed.FS
@@ -46,12 +58,13 @@ func main() {
 // run is main with its inputs made explicit, so tests can start the program.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "load" || args[0] == "soak") {
-		return loadCommand(ctx, args[0], args[1:], os.Stdout, stderr) // load.go
+		return fmt.Errorf("%s is a program of its own now: go run ./cmd/fencing-load %s", args[0], args[0])
 	}
 	if len(args) > 0 && args[0] == "export" {
-		return exportCommand(ctx, args[1:], getenv, os.Stdout, stderr) // export.go
+		static, _ := fs.Sub(staticFiles, "static")
+		return export.Command(ctx, args[1:], getenv, loadCatalog, static, os.Stdout, stderr)
 	}
-	cfg := defaultConfig()
+	cfg := web.DefaultConfig()
 	var envErrs []error
 	fl := flag.NewFlagSet("fencing-demo", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -62,8 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	fl.Float64Var(&cfg.RunRate, "run-rate", envFloat(getenv, "RUN_RATE", cfg.RunRate, &envErrs), "new runs one client address may start per second; 0 for no limit (env RUN_RATE)")
 	fl.IntVar(&cfg.RunBurst, "run-burst", envInt(getenv, "RUN_BURST", cfg.RunBurst, &envErrs), "new runs one client address may start at once (env RUN_BURST)")
 	fl.BoolVar(&cfg.BehindProxy, "behind-proxy", envBool(getenv, "BEHIND_PROXY", &envErrs), "take the client address from X-Forwarded-For, set by a proxy on a private network (env BEHIND_PROXY)")
-	fl.BoolVar(&cfg.BenchRoutes, "bench-routes", false, "mount /_bench/ for the load and soak commands; never in production")
-	pprofPort := fl.String("pprof-port", "", "serve net/http/pprof on 127.0.0.1 at this port")
+	fl.BoolVar(&cfg.BenchRoutes, "bench-routes", false, "mount /_bench/ for cmd/fencing-load; needs a -tags bench build, never in production")
+	pprofPort := fl.String("pprof-port", "", "serve net/http/pprof on 127.0.0.1 at this port; needs a -tags bench build")
 	scenarios := fl.String("scenarios", getenv("SCENARIOS"), "read the scenarios from this file instead of the built-in scenarios.yaml (env SCENARIOS)")
 	health := fl.Bool("healthcheck", false, "ask a running server on -port whether it is healthy, and exit 0 if so (for Docker's HEALTHCHECK)")
 	verbose := fl.Bool("v", false, "log every request (debug level)")
@@ -74,7 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	if *health {
-		return healthcheck(*port)
+		return web.Healthcheck(*port)
 	}
 	if cfg.MaxRuns < 1 {
 		return errors.New("-max-runs must be at least 1")
@@ -96,20 +109,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	guide, err := guidedata.Load("guide.yaml", guideYAML)
+	if err != nil {
+		return err
+	}
 	static, _ := fs.Sub(staticFiles, "static")
-	srv, err := newServer(cfg, catalog, static, log)
+	srv, err := web.New(cfg, catalog, guide, static, log)
 	if err != nil {
 		return err
 	}
 
-	hs := httpServer(net.JoinHostPort("", *port), srv, log)
+	hs := web.HTTPServer(net.JoinHostPort("", *port), srv, log)
 	// Shutdown waits for requests in flight, but a follower's event stream
 	// never ends by itself: tell the followers to go first.
-	hs.RegisterOnShutdown(srv.follow.close)
+	hs.RegisterOnShutdown(srv.Close)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *pprofPort != "" {
-		if err := servePprof(ctx, *pprofPort, log); err != nil {
+		if err := web.ServePprof(ctx, *pprofPort, log); err != nil {
 			return err
 		}
 	}
@@ -128,33 +145,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return hs.Shutdown(shutdown)
 }
 
-// httpServer bounds how long a client may take over each part of a request,
-// so slow or stalled connections cannot pile up.
-func httpServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
-	return &http.Server{
-		Addr:              addr,
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-}
-
-func healthcheck(port string) error {
-	client := &http.Client{Timeout: 3 * time.Second}
-	resp, err := client.Get("http://" + net.JoinHostPort("127.0.0.1", port) + "/healthz")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("healthz: %s", resp.Status)
-	}
-	return nil
-}
-
 // loadCatalog reads the scenarios from path, or the built-in scenarios.yaml
 // when path is "": the server and the export read them the same way.
 func loadCatalog(path string) (*demo.Catalog, error) {
@@ -166,4 +156,66 @@ func loadCatalog(path string) (*demo.Catalog, error) {
 		return nil, err
 	}
 	return script.Load(path, b)
+}
+
+// envFloat and envBool read a default from the environment, like envInt.
+func envFloat(getenv func(string) string, key string, def float64, errs *[]error) float64 {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q is not a number", key, v))
+		return def
+	}
+	return f
+}
+
+func envBool(getenv func(string) string, key string, errs *[]error) bool {
+	v := getenv(key)
+	if v == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q is not true or false", key, v))
+		return false
+	}
+	return b
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// envInt and envDuration read a default from the environment; a value that
+// does not parse is reported rather than silently ignored.
+func envInt(getenv func(string) string, key string, def int, errs *[]error) int {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q is not a whole number", key, v))
+		return def
+	}
+	return n
+}
+
+func envDuration(getenv func(string) string, key string, def time.Duration, errs *[]error) time.Duration {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s=%q is not a duration such as 30m", key, v))
+		return def
+	}
+	return d
 }

@@ -1,7 +1,8 @@
 package views
 
 // messages holds every fixed string of the screen in both languages, keyed by
-// a short name. The narration lives in scenarios.yaml; this is the rest.
+// a short name: the one table of the site's words. The narration lives in
+// scenarios.yaml and the guide's prose in guide.yaml; this is the rest.
 var messages = map[string][2]string{ // key -> {ja, en}
 	"site":          {"分散ロックとフェンシングトークン", "Distributed locks and fencing tokens"},
 	"site.desc":     {"リースとフェンシングトークンがなぜ要るかを 1 手ずつ確かめる対話型デモ。", "An interactive, step-by-step demo of why a distributed lock needs a lease and a fencing token."},
@@ -177,6 +178,65 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"err.internal":     {"サーバー内部のエラー", "Internal error"},
 	"err.internal.msg": {"予期しないエラーが起きた。記録は残したので、もう一度試してほしい。", "Something unexpected went wrong. It has been logged; please try again."},
 	"err.generic":      {"リクエストを処理できなかった", "The request could not be handled"},
+
+	// Bad input: each is a format; the handler fills in the details.
+	"err.scenario":  {"シナリオ %q は無い。", "There is no scenario %q."},
+	"err.page":      {"%s というページは無い。", "There is no page at %s."},
+	"err.step":      {"%[1]s は 1 から %[2]d までの整数で指定する。%[3]q は使えない。", "%[1]s must be a whole number from 1 to %[2]d; %[3]q is not."},
+	"err.qr":        {"QR コードにできるのはこのサイトのシナリオのアドレスだけ。", "A QR code can only be made of this site's scenario addresses."},
+	"err.file":      {"%s というファイルは無い。", "There is no file at %s."},
+	"err.switch":    {"%s は on か off で指定する。%q は使えない。", "%s must be on or off; %q is not."},
+	"err.lang":      {"lang は ja か en で指定する。%q は使えない。", "lang must be ja or en; %q is not."},
+	"err.run":       {"run %q は実行 ID の形をしていない (16 進 32 文字)。", "run %q is not a run id (32 hexadecimal characters)."},
+	"err.action":    {"%q という操作は無い。使えるのは step、back、reset、last、switch。", "There is no action %q; the actions are step, back, reset, last and switch."},
+	"err.form":      {"フォームを読めなかった。", "The form could not be read."},
+	"err.methodmsg": {"%s %s は使えない。デモの操作はボタンから行う。", "%s is not allowed on %s; use the demo's buttons."},
+	"err.body":      {"リクエストの本文が大きすぎる。", "The request body is too large."},
+
+	// The server's own limits.
+	"err.toomany": {"リクエストが多すぎる", "Too many requests"},
+	"err.rate":    {"このアドレスから新しい実行が短い間に多く作られた。%d 秒ほど待ってから続けてほしい。今いた手順はそのまま残っている。", "Too many new runs were started from your address just now. Please wait about %d seconds and carry on: your place is kept."},
+
+	// Following a lecture live: the lecturer's share box, the follower's page and its errors.
+	"follow.share":          {"受講者用のライブ画面を開く (講師の手順を追う)", "Open the live view for students (follow along)"},
+	"follow.share.hint":     {"このリンクを開いた人には、手順を進めるたびにこの画面がそのまま映る。見るだけで、この実行を操作することはできない。", "Whoever opens this link sees this screen change as you step. They can only watch: they cannot drive your run."},
+	"follow.qr":             {"スマートフォンで読み取ると、この画面をライブで追える。", "Scan to follow this screen live on your phone."},
+	"follow.qr.alt":         {"ライブ画面へのリンクの QR コード", "QR code of the link to the live view"},
+	"follow.live":           {"ライブ", "Live"},
+	"follow.controls":       {"講師の画面を表示中", "Following the lecturer"},
+	"follow.try":            {"ここから自分で試す", "Try it myself from here"},
+	"follow.reload":         {"再読み込みして最新の手順を見る", "Reload for the latest step"},
+	"follow.status.nojs":    {"講師の画面を表示している。JavaScript が無いと自動では更新されない。", "This is the lecturer's screen. Without JavaScript it does not update by itself."},
+	"follow.status.live":    {"講師が手順を進めると、この画面も変わる。", "This screen changes as the lecturer steps."},
+	"follow.status.lost":    {"接続が切れた。つなぎ直している…", "Connection lost. Reconnecting…"},
+	"follow.status.ended":   {"この講義はもうライブではない。最後に映った手順を表示している。", "This lecture is no longer live. The last step shown stays on screen."},
+	"follow.status.stopped": {"ライブ更新が止まった。再読み込みすると最新の手順が見られる。", "Live updates have stopped. Reload to see the latest step."},
+	"err.follow.gone":       {"この講義はもうライブではない。講師の実行が終わったか、サーバーが再起動した。講師に新しいリンクをもらうか、下のシナリオを自分で開いてほしい。", "This lecture is no longer live: the lecturer's run has ended, or the server has restarted. Ask the lecturer for a new link, or open a scenario yourself below."},
+	"err.follow.full":       {"この講義を見ている人が多すぎて、これ以上ライブでつなげない。再読み込みすると最新の手順が見られる。", "Too many people are following this lecture to take one more live connection. Reload the page to see the latest step."},
+
+	// The guide's fixed strings: its titles, labels and links. The guide's own words are data in guide.yaml.
+	"guide.tree":        {"判断の木", "Decision tree"},
+	"guide.tree.title":  {"分散ロックを選ぶ: 判断の木", "Choosing a distributed lock: a decision tree"},
+	"guide.tree.intro":  {"問いに 1 つずつ答えて、枝を下へたどる。行き着いた先 (結論) に、使うものとその理由、そしてそれを確かめられるデモのシナリオを置いた。", "Answer each question and follow the branch down. Where a branch ends, it says what to use and why, and links to the scenarios of the demo that show it."},
+	"guide.tree.walk":   {"問いをたどる", "Follow the questions"},
+	"guide.q":           {"問い", "Question"},
+	"guide.a":           {"答え", "Answer"},
+	"guide.then":        {"結論", "Then"},
+	"guide.demos":       {"デモで確かめる:", "See it in the demo:"},
+	"guide.where":       {"%s %s、手順 %d/%d", "%s %s, step %d of %d"},
+	"guide.conclusion":  {"Kleppmann の結論", "Kleppmann's conclusion"},
+	"guide.quiz":        {"確認クイズ", "Quiz"},
+	"guide.quiz.title":  {"確認クイズ: 5 つの問い", "Check yourself: five questions"},
+	"guide.quiz.intro":  {"まず自分で答えを考えてから、答えを開く。答えからは、それを確かめられるデモの場面へ飛べる。", "Think of your own answer first, then open the answer. Each answer links to the frames of the demo that show it."},
+	"guide.q.label":     {"問 %d", "Q%d"},
+	"guide.reveal":      {"問 %d の答えを見る", "Show the answer to Q%d"},
+	"guide.totree":      {"判断の木: %s", "Decision tree: %s"},
+	"guide.read":        {"続きを読む:", "Read on:"},
+	"guide.next.quiz":   {"確認クイズで確かめる", "Check yourself with the quiz"},
+	"guide.next.tree":   {"判断の木を見る", "See the decision tree"},
+	"guide.next.demo":   {"シナリオ一覧", "All scenarios"},
+	"guide.more":        {"次に読む", "Where next"},
+	"guide.leaf.nodemo": {"デモ:", "Demo:"},
 }
 
 // T returns the fixed string key in lang; an unknown key comes back as itself,
@@ -190,24 +250,4 @@ func T(lang, key string) string {
 		return m[0]
 	}
 	return m[1]
-}
-
-// Messages for bad input. Each is a format; the handler fills in the details.
-func init() {
-	for k, v := range map[string][2]string{
-		"err.scenario":  {"シナリオ %q は無い。", "There is no scenario %q."},
-		"err.page":      {"%s というページは無い。", "There is no page at %s."},
-		"err.step":      {"%[1]s は 1 から %[2]d までの整数で指定する。%[3]q は使えない。", "%[1]s must be a whole number from 1 to %[2]d; %[3]q is not."},
-		"err.qr":        {"QR コードにできるのはこのサイトのシナリオのアドレスだけ。", "A QR code can only be made of this site's scenario addresses."},
-		"err.file":      {"%s というファイルは無い。", "There is no file at %s."},
-		"err.switch":    {"%s は on か off で指定する。%q は使えない。", "%s must be on or off; %q is not."},
-		"err.lang":      {"lang は ja か en で指定する。%q は使えない。", "lang must be ja or en; %q is not."},
-		"err.run":       {"run %q は実行 ID の形をしていない (16 進 32 文字)。", "run %q is not a run id (32 hexadecimal characters)."},
-		"err.action":    {"%q という操作は無い。使えるのは step、back、reset、last、switch。", "There is no action %q; the actions are step, back, reset, last and switch."},
-		"err.form":      {"フォームを読めなかった。", "The form could not be read."},
-		"err.methodmsg": {"%s %s は使えない。デモの操作はボタンから行う。", "%s is not allowed on %s; use the demo's buttons."},
-		"err.body":      {"リクエストの本文が大きすぎる。", "The request body is too large."},
-	} {
-		messages[k] = v
-	}
 }

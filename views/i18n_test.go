@@ -168,7 +168,7 @@ func TestNoRawKeysOnScreen(t *testing.T) {
 						d := Demo{
 							Page: Page{
 								Lang: lang, Title: sc.Title.In(lang), Canonical: here.PageURL(),
-								OtherLang: here.In(other(lang)).URL(), Home: "/?lang=" + lang, Index: "/scenarios?lang=" + lang,
+								OtherLang: here.In(OtherLang(lang)).URL(), Home: "/?lang=" + lang, Index: "/scenarios?lang=" + lang,
 								Chrome: view != EmbedView, Present: here.Present,
 								Assets: Assets{CSS: "/static/app.css", HTMX: "/static/htmx.min.js", JS: "/static/app.js", Icon: "/static/icon.svg"},
 							},

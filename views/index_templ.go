@@ -24,7 +24,7 @@ func (x Index) frameURL(sc *demo.Scenario, on bool, step int) string {
 	if x.Static {
 		return "../" + StaticPath(Place{Sc: sc, On: on, Step: step, Lang: x.Lang})
 	}
-	return FrameURL(sc, on, step, x.Lang)
+	return Place{Sc: sc, On: on, Step: step, Lang: x.Lang}.URL()
 }
 
 // Group is the scenarios of one purpose and one topology, as the texts group them.

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 
@@ -19,16 +20,98 @@ const (
 	StaticView
 )
 
-// Place is where a frame lives and how it is shown: the scenario, the switch,
-// the step and the language, and the view. Every address the page links to
-// is a Place, so the address bar always names the frame.
+// Place is a frame's address: the scenario, the switch, the step and the
+// language, and how the frame is shown. It is the one owner of that address
+// both ways: ReadPlace reads it from a page's URL or a click's form, and URL,
+// Action and Hidden write the link, the form's target (also its hx-post) and
+// the form's fields. Every link and form of the site goes through it, so the
+// address bar always names the frame.
 type Place struct {
 	Sc      *demo.Scenario
 	On      bool
-	Step    int
+	Step    int // the frame, counted from 1 (demo.Frame.Index)
 	Lang    string
 	View    View
 	Present bool // large type and only the essentials, for a projector
+}
+
+// The names an address uses. A page's URL names its frame "step"; a click's
+// form names the frame the click was made on "from", since the click moves
+// away from it. Both are Place.Step in Go. The switch's name is the
+// scenario's own (Scenario.Switch), such as "fencing".
+const (
+	StepParam    = "step"
+	FromField    = "from"
+	LangParam    = "lang"
+	PresentParam = "present"
+	RunParam     = "run" // the visitor's run: not part of the address, but carried with it
+)
+
+// Source is where an address is read from.
+type Source uint8
+
+const (
+	// InURL is a page's query: ?fencing=on&step=3&lang=en.
+	InURL Source = iota
+	// InForm is a click's form: the same, with the frame named "from".
+	InForm
+)
+
+// stepName is the name the frame goes by in src.
+func (src Source) stepName() string {
+	if src == InForm {
+		return FromField
+	}
+	return StepParam
+}
+
+// BadPlace says what is wrong with an address, as a message key of the one
+// table and its details, for the error page.
+type BadPlace struct {
+	Key  string
+	Args []any
+}
+
+func (e *BadPlace) Error() string { return fmt.Sprintf("%s %v", e.Key, e.Args) }
+
+// ReadPlace reads where a request says the visitor is, from a page's query or
+// a click's form: the switch, the step, the language and presenter mode.
+// Any may be left out: the switch then takes the scenario's default, the
+// step is 1, and the language is the browser's (acceptLanguage is its
+// Accept-Language header). When one is wrong, the error is a *BadPlace about
+// the first wrong one, and the Place returned keeps all the others, so the
+// error page's way back does not lose the visitor's place.
+func ReadPlace(sc *demo.Scenario, v url.Values, src Source, view View, acceptLanguage string) (Place, error) {
+	p := Place{Sc: sc, On: sc.Default, Step: 1, View: view, Present: v.Get(PresentParam) == "1"}
+	var bad *BadPlace
+	switch sw := v.Get(sc.Switch); sw {
+	case "":
+	case "on", "off":
+		p.On = sw == "on"
+	default:
+		bad = &BadPlace{Key: "err.switch", Args: []any{sc.Switch, sw}}
+	}
+	if step := v.Get(src.stepName()); step != "" {
+		n, err := strconv.Atoi(step)
+		switch {
+		case err != nil || n < 1:
+		case n > sc.Frames():
+			p.Step = sc.Frames()
+		default:
+			p.Step = n
+		}
+		if (err != nil || n < 1 || n > sc.Frames()) && bad == nil {
+			bad = &BadPlace{Key: "err.step", Args: []any{src.stepName(), sc.Frames(), step}}
+		}
+	}
+	var badLang *BadPlace
+	if p.Lang, badLang = readLang(v.Get(LangParam), acceptLanguage); bad == nil {
+		bad = badLang
+	}
+	if bad != nil {
+		return p, bad
+	}
+	return p, nil
 }
 
 // At returns the same place at step k.
@@ -52,12 +135,16 @@ func (p Place) URL() string {
 		base = "/embed/"
 	}
 	u := base + p.Sc.ID + "?" + url.QueryEscape(p.Sc.Switch) + "=" + OnOff(p.On) +
-		"&step=" + strconv.Itoa(p.Step) + "&lang=" + url.QueryEscape(p.Lang)
+		"&" + StepParam + "=" + strconv.Itoa(p.Step) + "&" + LangParam + "=" + url.QueryEscape(p.Lang)
 	if p.Present {
-		u += "&present=1"
+		u += "&" + PresentParam + "=1"
 	}
 	return u
 }
+
+// RunURL is the place's address with the visitor's run riding along: where a
+// click without JavaScript is redirected, as no page state keeps the run.
+func (p Place) RunURL(run string) string { return p.URL() + "&" + RunParam + "=" + run }
 
 // PageURL is the place's address as a page of the site, whatever its view:
 // the link to share.
@@ -66,12 +153,55 @@ func (p Place) PageURL() string { p.View, p.Present = PageView, false; return p.
 // EmbedURL is the place's address inside an iframe.
 func (p Place) EmbedURL() string { p.View, p.Present = EmbedView, false; return p.URL() }
 
-// Action is where a control posts: step, back, reset or switch.
+// QRURL is the address of a QR code of the place's page.
+func (p Place) QRURL() string { return "/qr.svg?path=" + url.QueryEscape(p.PageURL()) }
+
+// Action is where a control posts (step, back, reset, last or switch): the
+// form's action, and the same for htmx's hx-post.
 func (p Place) Action(action string) string {
 	if p.View == EmbedView {
 		return "/embed/" + p.Sc.ID + "/" + action
 	}
 	return "/scenarios/" + p.Sc.ID + "/" + action
+}
+
+// Field is one hidden field of a control's form.
+type Field struct{ Name, Value string }
+
+// Hidden are the fields a control's form sends: the run, the frame shown,
+// the switch, the language and presenter mode. The server needs nothing else,
+// which is why a lost run or a restart costs nobody their place. ReadPlace
+// with InForm reads them back.
+func (p Place) Hidden(run string) []Field {
+	fs := []Field{
+		{RunParam, run},
+		{FromField, strconv.Itoa(p.Step)},
+		{p.Sc.Switch, OnOff(p.On)},
+		{LangParam, p.Lang},
+	}
+	if p.Present {
+		fs = append(fs, Field{PresentParam, "1"})
+	}
+	return fs
+}
+
+// fieldGap is the space the page has always had after a hidden field (all
+// but presenter mode's), kept so that the HTML stays byte for byte the same.
+func fieldGap(f Field) string {
+	if f.Name == PresentParam {
+		return ""
+	}
+	return " "
+}
+
+// Form is Hidden as form values, for a program that clicks (the load
+// command, the tests) rather than a browser.
+func (p Place) Form(run string) url.Values {
+	v := url.Values{}
+	for _, f := range p.Hidden(run) {
+		v.Set(f.Name, f.Value)
+	}
+	return v
 }
 
 // StaticRoot climbs from a frame's file in the static export to the top.
@@ -82,15 +212,42 @@ func StaticPath(p Place) string {
 	return p.Lang + "/" + p.Sc.ID + "/" + OnOff(p.On) + "/" + strconv.Itoa(p.Step) + ".html"
 }
 
-// FrameURL is the address of a frame as a page of the site.
-func FrameURL(sc *demo.Scenario, on bool, step int, lang string) string {
-	return Place{Sc: sc, On: on, Step: step, Lang: lang}.URL()
-}
-
 // OnOff is a switch position as it appears in a URL.
 func OnOff(on bool) string {
 	if on {
 		return "on"
 	}
 	return "off"
+}
+
+// The site's other addresses, each in a language.
+
+// HomeURL is the front page: the first scenario's first frame.
+func HomeURL(lang string) string { return "/?" + LangParam + "=" + lang }
+
+// IndexURL is the scenario index.
+func IndexURL(lang string) string { return "/scenarios?" + LangParam + "=" + lang }
+
+// ScenarioURL is a scenario's first frame, at its default switch.
+func ScenarioURL(id, lang string) string { return "/scenarios/" + id + "?" + LangParam + "=" + lang }
+
+// FollowURL is a follow-along session's page, in no language: each follower
+// sees it in their own.
+func FollowURL(fid string) string { return "/follow/" + fid }
+
+// FollowLangURL is a follower's page in lang.
+func FollowLangURL(fid, lang string) string { return FollowURL(fid) + "?" + LangParam + "=" + lang }
+
+// FollowEventsURL is a follower's event stream in lang.
+func FollowEventsURL(fid, lang string) string {
+	return FollowURL(fid) + "/events?" + LangParam + "=" + lang
+}
+
+// FollowQRURL is the QR code of a follow link.
+func FollowQRURL(link string) string { return link + "/qr.svg" }
+
+// FrameURL is the address of a frame as a page of the site: Place.URL for
+// the commonest case.
+func FrameURL(sc *demo.Scenario, on bool, step int, lang string) string {
+	return Place{Sc: sc, On: on, Step: step, Lang: lang}.URL()
 }

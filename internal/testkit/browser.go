@@ -1,0 +1,112 @@
+package testkit
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// InstallChromium is what a developer or CI runs when no browser is found.
+const InstallChromium = "no Chromium found (looked for chromium, chromium-browser, google-chrome): install it with `apt-get install -y chromium`"
+
+// Chromium starts one headless Chromium for a test and all its subtests, with
+// the project's flags and any extra ones; budget bounds the whole test,
+// browser start included. A browser test is slow, so -short skips it.
+// Without a browser the test is skipped on a developer's machine and fails in
+// CI (env CI set), where it must run.
+func Chromium(t *testing.T, budget time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a browser test: skipped with -short")
+	}
+	exe := findChromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	t.Cleanup(cancel)
+	opts := append([]chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}, extra...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc) // also waits for the browser to exit
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	start := time.Now()
+	if err := chromedp.Do(browserCtx); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	t.Logf("%s started in %v", exe, time.Since(start).Round(time.Millisecond))
+	return browserCtx
+}
+
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal(InstallChromium)
+	}
+	t.Skip(InstallChromium)
+	return ""
+}
+
+// NewTab opens a tab of browser in a browser context of its own (no shared
+// history, cache or storage), closed when the test ends; budget bounds it.
+func NewTab(t *testing.T, browser context.Context, budget time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(browser, budget)
+	t.Cleanup(cancel)
+	ctx, cancelTab := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancelTab)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	return ctx
+}
+
+// pollEvery is how often WaitFor reads the page again.
+const pollEvery = 20 * time.Millisecond
+
+// WaitFor reads js (a JavaScript expression) in the tab ctx until the page
+// has finished loading (document.readyState is "complete") and ok says the
+// value is what the test waits for, and returns that value. A read that
+// fails while a page is loading is read again; only budget ends the wait,
+// with the last value in the failure. Tests never sleep and hope.
+func WaitFor[T any](tb testing.TB, ctx context.Context, budget time.Duration, what, js string, ok func(T) bool) T {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	expr := `(() => { const ready = document.readyState === 'complete'; return {ready, value: ready ? (` + js + `) : null}; })()`
+	type read struct {
+		Ready bool `json:"ready"`
+		Value T    `json:"value"`
+	}
+	var last read
+	var err error
+	for {
+		last, err = chromedp.Run(ctx, chromedp.Evaluate[read](expr))
+		if err == nil && last.Ready && ok(last.Value) {
+			return last.Value
+		}
+		select {
+		case <-ctx.Done():
+			tb.Fatalf("waiting for %s: %v\nlast read (page loaded: %v): %+v (read error: %v)", what, ctx.Err(), last.Ready, last.Value, err)
+		case <-time.After(pollEvery):
+		}
+	}
+}

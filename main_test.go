@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/distlock/fencing-demo/internal/testkit"
+)
+
+// Tests of the program as a whole: it starts, serves and stops gracefully.
+
+// On SIGTERM (here: its context cancelled) the server stops taking new
+// connections but lets a request in flight finish: a click whose body is
+// still arriving when the signal comes gets its answer.
+func TestGracefulShutdown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole program and waits out a shutdown: skipped with -short")
+	}
+	port := testkit.FreePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log testkit.LockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-port", port}, func(string) string { return "" }, &log) }()
+	testkit.WaitHealthy(t, port, 10*time.Second)
+
+	// A no-JS click, sent slowly: the headers and half the body now...
+	body := url.Values{"run": {""}, "from": {"2"}, "fencing": {"on"}, "lang": {"en"}}.Encode()
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+port, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(15 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /scenarios/gc-pause/step HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n", len(body))
+	if _, err := io.WriteString(conn, body[:len(body)/2]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the server is reading the body
+
+	// ...the signal...
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(log.String(), "shutting down") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not start shutting down; log:\n%s", log.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // Shutdown has closed the listener
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second); err == nil {
+		c.Close()
+		t.Fatal("a new connection was accepted after the signal")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("run returned %v with a request still in flight", err)
+	default:
+	}
+
+	// ...and the rest of the body: the answer still comes.
+	if _, err := io.WriteString(conn, body[len(body)/2:]); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer to the request in flight: %v", err)
+	}
+	resp.Body.Close()
+	if got, want := resp.StatusCode, http.StatusSeeOther; got != want {
+		t.Fatalf("status=%d, want %d", got, want)
+	}
+	if loc := resp.Header.Get("Location"); !strings.HasPrefix(loc, "/scenarios/gc-pause?fencing=on&step=3&lang=en&run=") {
+		t.Fatalf("Location=%q, want frame 3", loc)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v, want nil after a graceful shutdown", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after the last request finished")
+	}
+}
+
+// BenchmarkColdStart measures from starting the process to its first 200 on
+// /healthz: what a scaled-to-zero host or a restart after a deploy costs the
+// first visitor. The binary is built once, outside the timing.
+//
+//	go test -run '^$' -bench ColdStart -benchtime 20x
+func BenchmarkColdStart(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "fencing-demo")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("go build: %v", err)
+	}
+	client := &http.Client{Timeout: time.Second}
+	var total, cpu time.Duration
+	for b.Loop() {
+		port := testkit.FreePort(b)
+		cmd := exec.Command(bin, "-port", port)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			resp, err := client.Get("http://127.0.0.1:" + port + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			if time.Since(start) > 10*time.Second {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				b.Fatalf("no 200 from /healthz within 10s: %v", err)
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		total += time.Since(start)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		// The CPU the process used to get there (it was idle after): what the
+		// start costs on a machine that has nothing else to do.
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/start")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/start")
+}

@@ -1,0 +1,95 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/distlock/fencing-demo/views"
+)
+
+// act handles a click on a control: POST /scenarios/<id>/<action>. The form
+// says which frame the click was made on, so the answer depends on the
+// request alone and never on what the server happens to remember. In four
+// steps: read the click, work out where it leads, move the run there (runs.go,
+// which also tells the run's followers), and answer.
+func (s *Server) act(c echo.Context) error {
+	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
+	here, run, err := s.readClick(c)
+	if err != nil {
+		return err
+	}
+	there, err := move(here, c.Param("action"))
+	if err != nil {
+		return err
+	}
+	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
+		return err
+	}
+	moved, err := s.runs.goTo(run, there)
+	if err != nil {
+		return err
+	}
+	return s.answerClick(c, there, moved)
+}
+
+// readClick reads the scenario, the place the click was made on and the run
+// from a click's request.
+func (s *Server) readClick(c echo.Context) (here views.Place, run string, err error) {
+	sc, err := s.scenario(c)
+	if err != nil {
+		return views.Place{}, "", err
+	}
+	// Parse the form here rather than through FormValue, which would swallow
+	// a body that broke the size limit and carry on with an empty form.
+	if err := c.Request().ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return views.Place{}, "", &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
+		}
+		return views.Place{}, "", &problem{status: http.StatusBadRequest, key: "err.form"}
+	}
+	form := c.Request().Form
+	here, err = views.ReadPlace(sc, form, views.InForm, viewOf(c), c.Request().Header.Get("Accept-Language"))
+	if err != nil {
+		return here, "", badAddress(err, here.URL())
+	}
+	run = form.Get(views.RunParam)
+	if run != "" && !validRunID(run) {
+		return here, "", bad("err.run", here.URL(), run)
+	}
+	return here, run, nil
+}
+
+// move is where action leads from here: step, back, reset, last or switch.
+func move(here views.Place, action string) (views.Place, error) {
+	there, frames := here, here.Sc.Frames()
+	switch action {
+	case "step":
+		there.Step = min(here.Step+1, frames)
+	case "back":
+		there.Step = max(here.Step-1, 1)
+	case "reset":
+		there.Step = 1
+	case "last":
+		there.Step = frames
+	case "switch":
+		there.On = !here.On
+	default:
+		return here, &problem{status: http.StatusNotFound, key: "err.action", args: []any{action}, cont: here.URL()}
+	}
+	return there, nil
+}
+
+// answerClick answers a click that moved the run to there. With htmx, the
+// new frame as a fragment, and its address for the address bar. Without
+// JavaScript: post, then redirect to the frame's address; the run rides along
+// in the URL, since there is no page state to keep it.
+func (s *Server) answerClick(c echo.Context, there views.Place, m moved) error {
+	if !isHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, there.RunURL(m.run))
+	}
+	c.Response().Header().Set("HX-Push-Url", there.URL())
+	return render(c, http.StatusOK, views.DemoSwap(s.demoView(m.frame, there, m.run, m.follow)))
+}

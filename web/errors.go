@@ -1,0 +1,140 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/distlock/fencing-demo/views"
+)
+
+// problem is bad input, told to the visitor in their language: the status,
+// a message key of the one table with its details, and where to carry on.
+type problem struct {
+	status int
+	key    string
+	args   []any
+	cont   string // a URL that keeps the visitor's place; "" for the start
+	known  bool   // list the scenarios (for an unknown one)
+}
+
+func (p *problem) Error() string { return fmt.Sprintf("%d %s %v", p.status, p.key, p.args) }
+
+func bad(key string, cont string, args ...any) *problem {
+	return &problem{status: http.StatusBadRequest, key: key, args: args, cont: cont}
+}
+
+// badAddress turns what views says is wrong with an address into a 400 whose
+// way back is cont. Any other error passes through as it is.
+func badAddress(err error, cont string) error {
+	var bp *views.BadPlace
+	if errors.As(err, &bp) {
+		return bad(bp.Key, cont, bp.Args...)
+	}
+	return err
+}
+
+// readLang is the request's language: its lang parameter, else the browser's.
+// A bad lang is a 400 whose way back is cont(lang), in the browser's
+// language.
+func readLang(c echo.Context, cont func(lang string) string) (string, error) {
+	lang, err := views.ReadLang(c.QueryParam(views.LangParam), c.Request().Header.Get("Accept-Language"))
+	if err != nil {
+		return lang, badAddress(err, cont(lang))
+	}
+	return lang, nil
+}
+
+// handleError turns any error into a page that says what went wrong and how
+// to carry on. Bad input is explained; anything unexpected is logged in full
+// and shown only as "internal error".
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	explicit := c.QueryParam(views.LangParam)
+	if form := c.Request().Form; explicit == "" && form != nil {
+		explicit = form.Get(views.LangParam) // a click's language travels in its form
+	}
+	lang, _ := views.ReadLang(explicit, c.Request().Header.Get("Accept-Language"))
+	var p *problem
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &p):
+	case errors.As(err, &he):
+		p = httpProblem(he, c)
+	default:
+		s.log.Error("internal error", "method", c.Request().Method, "uri", c.Request().RequestURI, "err", err)
+		p = &problem{status: http.StatusInternalServerError, key: "err.internal.msg"}
+	}
+	heading := map[int]string{
+		http.StatusNotFound:              "err.notfound",
+		http.StatusBadRequest:            "err.badrequest",
+		http.StatusMethodNotAllowed:      "err.method",
+		http.StatusRequestEntityTooLarge: "err.toolarge",
+		http.StatusTooManyRequests:       "err.toomany",
+		http.StatusInternalServerError:   "err.internal",
+	}[p.status]
+	if heading == "" {
+		heading = "err.generic"
+	}
+	cont := p.cont
+	if cont == "" {
+		cont = views.HomeURL(lang)
+	}
+	page := views.ErrorPage{
+		Page: views.Page{
+			Lang:   lang,
+			Title:  fmt.Sprintf("%d %s · %s", p.status, views.T(lang, heading), views.T(lang, "site")),
+			Assets: s.assetURLs(),
+			Home:   views.HomeURL(lang),
+			Index:  views.IndexURL(lang),
+			Chrome: viewOf(c) != views.EmbedView,
+		},
+		Status:   p.status,
+		Heading:  views.T(lang, heading),
+		Message:  fmt.Sprintf(views.T(lang, p.key), p.args...),
+		Continue: cont,
+	}
+	if p.known {
+		page.Known = s.catalog.IDs()
+	}
+	h := c.Response().Header()
+	h.Set(echo.HeaderCacheControl, "no-store")
+	h.Add(echo.HeaderVary, "HX-Request")
+	comp := views.ErrorView(page)
+	if isHTMX(c) {
+		comp = views.ErrorFragment(page)
+	}
+	if c.Request().Method == http.MethodHead {
+		err = c.NoContent(p.status)
+	} else {
+		err = render(c, p.status, comp)
+	}
+	if err != nil {
+		s.log.Error("writing the error page", "err", err)
+	}
+}
+
+// httpProblem explains the errors that Echo itself raises.
+func httpProblem(he *echo.HTTPError, c echo.Context) *problem {
+	r := c.Request()
+	switch he.Code {
+	case http.StatusNotFound:
+		if strings.HasPrefix(r.URL.Path, "/static/") {
+			return &problem{status: he.Code, key: "err.file", args: []any{r.URL.Path}}
+		}
+		return &problem{status: he.Code, key: "err.page", args: []any{r.URL.Path}, known: true}
+	case http.StatusMethodNotAllowed:
+		return &problem{status: he.Code, key: "err.methodmsg", args: []any{r.Method, r.URL.Path}}
+	case http.StatusRequestEntityTooLarge:
+		return &problem{status: he.Code, key: "err.body"}
+	}
+	if he.Code >= 500 {
+		return &problem{status: http.StatusInternalServerError, key: "err.internal.msg"}
+	}
+	return &problem{status: he.Code, key: "err.generic"}
+}

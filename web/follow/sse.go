@@ -1,0 +1,108 @@
+package follow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// The framing of server-sent events (text/event-stream), as EventSource
+// reads them: fields of one line each, an empty line ending an event.
+
+// Event frames data as one server-sent event with id version, so that a
+// reconnecting EventSource says which version it has (Last-Event-ID). Each
+// line of data gets its own "data:" field; EventSource joins them with "\n".
+func Event(version uint64, data []byte) []byte {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
+	var b bytes.Buffer
+	b.Grow(len(data) + 64)
+	b.WriteString("id: " + strconv.FormatUint(version, 10) + "\n")
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		b.WriteString("data: ")
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// retryField tells EventSource how long to wait before it reconnects.
+func retryField(d time.Duration) []byte {
+	return []byte("retry: " + strconv.FormatInt(d.Milliseconds(), 10) + "\n\n")
+}
+
+var (
+	ping     = []byte(": ping\n\n")             // a comment: keeps an idle stream open
+	endEvent = []byte("event: end\ndata: \n\n") // the lecture is over
+)
+
+// Stream sends follower f its session's moves on w until ctx ends, the
+// session ends or a write fails, in lang. On connect it sends the current
+// frame at once, unless lastEventID says the follower has it already, so a
+// follower that lost its connection catches up as soon as EventSource
+// reconnects. After that, one event per version, a heartbeat comment every
+// b.Heartbeat, and an "end" event when the session ends. The caller has
+// written the headers; Stream unsubscribes f when it returns.
+//
+// The server's WriteTimeout is meant for ordinary requests and would cut a
+// stream off mid-lecture. So before each write Stream sets a write deadline
+// of b.WriteWait from now instead: a stream lives as long as its follower
+// keeps reading, and one who stops is dropped after WriteWait.
+func (b *Broker) Stream(ctx context.Context, w http.ResponseWriter, f *Follower, lang string, lastEventID uint64) error {
+	defer b.Unsubscribe(f)
+	rc := http.NewResponseController(w)
+	write := func(p []byte) error {
+		if err := rc.SetWriteDeadline(time.Now().Add(b.WriteWait)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err
+		}
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	sent := lastEventID
+	// sendLatest returns an error only when the move could not be drawn; a
+	// write that fails (the follower left or stopped reading) ends the
+	// stream quietly, through ok.
+	sendLatest := func() (ok bool, err error) {
+		r, err := b.event(f.sess, lang)
+		if err != nil {
+			return false, err
+		}
+		if r.version == sent {
+			return true, nil
+		}
+		sent = r.version
+		return write(r.event) == nil, nil
+	}
+
+	if err := write(retryField(Retry)); err != nil {
+		return nil // the follower is gone already
+	}
+	if ok, err := sendLatest(); !ok {
+		return err
+	}
+	heartbeat := time.NewTicker(b.Heartbeat)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-f.sess.done:
+			_ = write(endEvent)
+			return nil
+		case <-f.wake:
+			if ok, err := sendLatest(); !ok {
+				return err
+			}
+		case <-heartbeat.C:
+			if write(ping) != nil {
+				return nil
+			}
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/distlock/fencing-demo/views"
+)
+
+// The guide's two pages: the decision tree (is a distributed lock needed,
+// and which one) and the chapter's closing quiz. Their words are data in
+// guide.yaml, read and checked once at start-up; the handlers only pick the
+// language and fill in the page.
+
+func (s *Server) guideTree(c echo.Context) error {
+	return s.showGuide(c, views.GuideTreeURL, "guide.tree.title", views.GuideTreePage)
+}
+
+func (s *Server) guideQuiz(c echo.Context) error {
+	return s.showGuide(c, views.GuideQuizURL, "guide.quiz.title", views.GuideQuizPage)
+}
+
+// showGuide renders a guide page in the language the request asks for. A bad
+// lang gets the usual 400 page, whose way on is this page in the browser's
+// language.
+func (s *Server) showGuide(c echo.Context, at func(lang string) string, title string, page func(views.Guide) templ.Component) error {
+	lang, err := readLang(c, at)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, page(views.Guide{
+		Page: views.Page{
+			Lang:      lang,
+			Title:     views.T(lang, title) + " · " + views.T(lang, "site"),
+			Assets:    s.assetURLs(),
+			Canonical: at(lang),
+			OtherLang: at(views.OtherLang(lang)),
+			Home:      views.HomeURL(lang),
+			Index:     views.IndexURL(lang),
+			Chrome:    true,
+		},
+		Text:    s.guide,
+		Catalog: s.catalog,
+	}))
+}

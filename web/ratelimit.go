@@ -1,0 +1,87 @@
+package web
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+)
+
+// runLimiter caps how fast one client address may start new runs. A run costs
+// memory until it is evicted, so a script that starts thousands would push
+// every student's run out of the cache; stepping a run the server still has
+// costs nothing new and is never limited. The defaults leave room for a whole
+// classroom behind one school NAT starting their runs in the same minute.
+type runLimiter struct {
+	limit  rate.Limit
+	burst  int
+	mu     sync.Mutex
+	byAddr *lru.Cache[string, *rate.Limiter] // the addresses seen last; an evicted one starts afresh
+}
+
+// limiterAddrs is how many client addresses the limiter remembers: enough
+// for every address active within the time a bucket takes to refill.
+const limiterAddrs = 10000
+
+// newRunLimiter returns nil, no limit, when perSecond is 0.
+func newRunLimiter(perSecond float64, burst int) *runLimiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	cache, _ := lru.New[string, *rate.Limiter](limiterAddrs) // fails only for a size below 1
+	return &runLimiter{limit: rate.Limit(perSecond), burst: max(burst, 1), byAddr: cache}
+}
+
+// allow takes one new run from addr's allowance, or says how long to wait.
+func (l *runLimiter) allow(addr string) (ok bool, retry time.Duration) {
+	if l == nil {
+		return true, 0
+	}
+	l.mu.Lock()
+	lim, found := l.byAddr.Get(addr)
+	if !found {
+		lim = rate.NewLimiter(l.limit, l.burst)
+		l.byAddr.Add(addr, lim)
+	}
+	l.mu.Unlock()
+	r := lim.Reserve()
+	if d := r.Delay(); d > 0 {
+		r.Cancel() // refused: give the token back
+		return false, d
+	}
+	return true, 0
+}
+
+// admitRun lets a click through unless it would start a new run (it names no
+// run, or one this server no longer has) and its address has started too
+// many lately. The refusal is a 429 whose way back is the frame the click
+// was made on, so the visitor keeps their place.
+func (s *Server) admitRun(c echo.Context, run, here string) error {
+	if run != "" && s.runs.has(run) {
+		return nil
+	}
+	ok, retry := s.limiter.allow(c.RealIP())
+	if ok {
+		return nil
+	}
+	secs := max(1, int(math.Ceil(retry.Seconds())))
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return &problem{status: http.StatusTooManyRequests, key: "err.rate", args: []any{secs}, cont: here}
+}
+
+// clientAddr is how the server tells one visitor's address from another's:
+// the connection's peer, or, behind a load balancer or reverse proxy on a
+// private network, the address it puts in X-Forwarded-For. Echo's default
+// would believe X-Forwarded-For from anyone, and so let a script pick a new
+// address for each request.
+func clientAddr(behindProxy bool) echo.IPExtractor {
+	if behindProxy {
+		return echo.ExtractIPFromXFFHeader() // trusts loopback, link-local and private peers only
+	}
+	return echo.ExtractIPDirect()
+}

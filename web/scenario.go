@@ -1,0 +1,82 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/views"
+)
+
+// page shows a frame of a scenario at its address:
+// /scenarios/<id>?<switch>=on&step=3&lang=en (or /embed/<id>?...).
+func (s *Server) page(c echo.Context) error {
+	sc, err := s.scenario(c)
+	if err != nil {
+		return err
+	}
+	q := c.QueryParams()
+	here, err := views.ReadPlace(sc, q, views.InURL, viewOf(c), c.Request().Header.Get("Accept-Language"))
+	if err != nil {
+		return badAddress(err, here.URL())
+	}
+	run := q.Get(views.RunParam)
+	if run != "" && !validRunID(run) {
+		return bad("err.run", here.URL(), run)
+	}
+	return s.showFrame(c, here, run)
+}
+
+// scenario is the scenario the request's :id names.
+func (s *Server) scenario(c echo.Context) (*demo.Scenario, error) {
+	id := c.Param("id")
+	sc, ok := s.catalog.Get(id)
+	if !ok {
+		return nil, &problem{status: http.StatusNotFound, key: "err.scenario", args: []any{id}, known: true}
+	}
+	return sc, nil
+}
+
+// showFrame renders a whole page for a frame. A page on its own needs no
+// run: the frame is played from scratch, and the first click makes the run.
+func (s *Server) showFrame(c echo.Context, here views.Place, run string) error {
+	r, err := demo.Replay(here.Sc, here.On, here.Step)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
+	return render(c, http.StatusOK, views.DemoPage(s.demoView(r.Frame(), here, run, s.runs.followLink(run))))
+}
+
+// demoView is the view model of frame f at here, for the visitor's run and
+// its follow link ("" for none).
+func (s *Server) demoView(f demo.Frame, here views.Place, run, followLink string) views.Demo {
+	lang := here.Lang
+	return views.Demo{
+		Page: views.Page{
+			Lang:      lang,
+			Title:     views.FrameTitle(f, lang),
+			Assets:    s.assetURLs(),
+			Canonical: here.PageURL(),
+			OtherLang: here.In(views.OtherLang(lang)).URL(),
+			Home:      views.HomeURL(lang),
+			Index:     views.IndexURL(lang),
+			Chrome:    here.View == views.PageView,
+			Present:   here.Present,
+		},
+		Frame:  f,
+		Here:   here,
+		Run:    run,
+		Follow: followLink,
+	}
+}
+
+func (s *Server) assetURLs() views.Assets {
+	return views.Assets{
+		CSS:  s.assets.URL("app.css"),
+		HTMX: s.assets.URL("htmx.min.js"),
+		JS:   s.assets.URL("app.js"),
+		Icon: s.assets.URL("icon.svg"),
+	}
+}

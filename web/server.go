@@ -1,0 +1,175 @@
+// Package web is the demo's HTTP side: the Echo wiring, one small file per
+// page or action, and what they share (the run cache, the rate limit, the
+// error pages, compression, the static files). A click's path:
+//
+//	act.go (read the click: views.ReadPlace) -> ratelimit.go -> runs.go
+//	(move the run: demo) -> follow (tell the followers) -> views (render)
+//
+// Handlers stay thin: read the request, find the run, apply, render.
+package web
+
+import (
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/views/guidedata"
+	"github.com/distlock/fencing-demo/web/follow"
+)
+
+// Server wires the lesson (demo) to HTTP and the screen (views).
+type Server struct {
+	cfg     Config
+	catalog *demo.Catalog
+	guide   *guidedata.Guide
+	runs    *runs
+	limiter *runLimiter // nil: no limit
+	follow  *follow.Broker
+	assets  *Assets
+	groups  []views.Group // the scenario index, worked out once
+	log     *slog.Logger
+	echo    *echo.Echo
+}
+
+// New makes the server of catalog's scenarios, guide's words and the files
+// of static. Everything is checked here, once: a mistake stops start-up.
+func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS, log *slog.Logger) (*Server, error) {
+	a, err := LoadAssets(static)
+	if err != nil {
+		return nil, fmt.Errorf("static files: %w", err)
+	}
+	s := &Server{
+		cfg:     cfg,
+		catalog: catalog,
+		guide:   guide,
+		limiter: newRunLimiter(cfg.RunRate, cfg.RunBurst),
+		assets:  a,
+		log:     log,
+		echo:    echo.New(),
+	}
+	if s.groups, err = views.IndexGroups(catalog); err != nil {
+		return nil, err
+	}
+	if missing := guide.Missing(catalog); len(missing) > 0 {
+		// Only a -scenarios file without these can get here; the guide's
+		// pages leave those links out rather than fail.
+		log.Warn("the guide links to scenarios the catalog lacks", "ids", missing)
+	}
+	s.follow = follow.NewBroker(cfg.MaxRuns, s.renderFollowEvent) // follow.go
+	s.runs = newRuns(cfg.MaxRuns, cfg.RunIdle, s.follow)
+	if err := s.routes(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Close ends every follow-along stream: Shutdown waits for requests in
+// flight, and a follower's stream never ends by itself.
+func (s *Server) Close() { s.follow.Close() }
+
+// Catalog is the scenarios the server shows.
+func (s *Server) Catalog() *demo.Catalog { return s.catalog }
+
+// followEventsPath is the stream's route; compression skips it.
+const followEventsPath = "/follow/:fid/events"
+
+func (s *Server) routes() error {
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError // errors.go
+	e.IPExtractor = clientAddr(s.cfg.BehindProxy)
+	e.Use(
+		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: true}),
+		s.requestLog(),
+		s.securityHeaders,
+		middleware.BodyLimit("16K"),
+		// Not the follow stream: each event must leave as it is written,
+		// never wait in a compressor's buffer.
+		compress(func(c echo.Context) bool { return c.Path() == followEventsPath }), // compress.go
+	)
+	// HEAD answers wherever GET does: uptime monitors and link checkers use it.
+	get := []string{http.MethodGet, http.MethodHead}
+	e.Match(get, "/", s.home)         // index.go
+	e.Match(get, "/healthz", healthz) // health.go
+	e.Match(get, "/scenarios", s.index)
+	e.Match(get, "/scenarios/:id", s.page)  // scenario.go
+	e.POST("/scenarios/:id/:action", s.act) // act.go
+	e.Match(get, "/embed/:id", s.page)      // embed.go: the same, without the site's header
+	e.POST("/embed/:id/:action", s.act)
+	e.Match(get, "/qr.svg", s.qr) // qr.go
+	e.Match(get, "/static/:name", s.assets.serve)
+	e.Match(get, "/follow/:fid", s.followPage) // follow.go
+	e.GET(followEventsPath, s.followEvents)
+	e.Match(get, "/follow/:fid/qr.svg", s.followQR)
+	e.Match(get, "/guide/decision-tree", s.guideTree) // guide.go
+	e.Match(get, "/guide/quiz", s.guideQuiz)
+	if s.cfg.BenchRoutes {
+		return s.benchRoutes() // bench.go, in a -tags bench build only
+	}
+	return nil
+}
+
+// securityHeaders keeps every script and style on our own origin and lets
+// other sites embed the demo only as configured. X-Frame-Options is left
+// out on purpose: it cannot say "these sites", and a textbook must frame us.
+func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	csp := "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src 'self'; base-uri 'none'; form-action 'self'; object-src 'none'; frame-ancestors " + s.cfg.FrameAncestors
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		return next(c)
+	}
+}
+
+// requestLog logs each request with slog: at debug level when it went well,
+// so stepping through a lecture makes no noise, and higher when it did not.
+func (s *Server) requestLog() echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogStatus: true, LogURI: true, LogMethod: true, LogLatency: true, LogError: true,
+		HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelDebug
+			switch {
+			case v.Status >= 500:
+				level = slog.LevelError
+			case v.Status >= 400:
+				level = slog.LevelInfo
+			}
+			attrs := []slog.Attr{
+				slog.String("method", v.Method), slog.String("uri", v.URI),
+				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
+			}
+			if v.Error != nil {
+				attrs = append(attrs, slog.String("err", v.Error.Error()))
+			}
+			s.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
+			return nil
+		},
+	})
+}
+
+// HTTPServer bounds how long a client may take over each part of a request,
+// so slow or stalled connections cannot pile up.
+func HTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
