@@ -22,6 +22,9 @@ type Frame struct {
 	// The Redis nodes, for the Redis family.
 	Nodes []NodeState
 
+	// The database, for scenarios that use one.
+	Database *DatabaseState
+
 	Fenced   bool
 	Data     string
 	MaxToken int64

@@ -36,6 +36,9 @@ func (k ViolationKind) String() string {
 	case HeldForever:
 		return "held-forever"
 	}
+	if s, ok := sqlViolationNames[k]; ok {
+		return s
+	}
 	return "safe"
 }
 
