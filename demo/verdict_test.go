@@ -52,6 +52,11 @@ var verdicts = []struct {
 	{"redlock-gc-pause", true, []violationSeen{{StaleWrite, 15230, "A", "B"}}},
 	{"watchdog", false, []violationSeen{{StaleWrite, 45000, "A", "B"}}},
 	{"watchdog", true, nil},
+	// The database family (sql.go).
+	{"lost-update", false, []violationSeen{{LostUpdate, 30, "B", "A"}}},
+	{"lost-update", true, nil},
+	{"deadlock", false, []violationSeen{{DeadlockAbort, 1200, "A", "B"}}},
+	{"deadlock", true, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a
