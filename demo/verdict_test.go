@@ -57,6 +57,12 @@ var verdicts = []struct {
 	{"lost-update", true, nil},
 	{"deadlock", false, []violationSeen{{DeadlockAbort, 1200, "A", "B"}}},
 	{"deadlock", true, nil},
+	{"job-queue", false, []violationSeen{{QueuedBehind, 510, "W2", "W1"}}},
+	{"job-queue", true, nil},
+	{"advisory-pooler", false, []violationSeen{{TwoHolders, 10, "B", "A"}}},
+	{"advisory-pooler", true, nil},
+	{"optimistic-version", false, []violationSeen{{LostUpdate, 30, "A", "B"}}},
+	{"optimistic-version", true, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a
