@@ -129,7 +129,7 @@ var verbs = map[Verb]struct {
 	Extend:  {stores: []StoreKind{RedisStore, ReplicatedStore}},
 	Wait:    {stores: []StoreKind{ReplicatedStore}},
 	Redlock: {stores: []StoreKind{RedlockStore}}, RedlockUnlock: {stores: []StoreKind{RedlockStore}},
-	SQL:     {stores: []StoreKind{DatabaseStore}},
+	SQL:       {stores: []StoreKind{DatabaseStore}},
 	Down:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
 	Up:        {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
 	Jump:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
