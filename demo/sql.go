@@ -35,6 +35,8 @@ type database struct {
 	reads    map[string]map[*row]int
 	beliefs  map[string]int // advisory locks each client believes it holds
 	woken    []*session     // waiters of locks just freed, to run again
+	holds    []Span         // who actually held locks when, for the diagram
+	waits    []Span         // who waited for a lock when
 }
 
 type table struct {
@@ -257,6 +259,7 @@ func (d *database) run(r *Run, s *session, w *wait, at int) {
 			return // woken, but the lock went to someone queued before it
 		}
 		w.logged = true
+		d.waits = append(d.waits, Span{Lane: w.client, Owner: w.client, From: at, Open: true, Until: -1})
 		e.Waiting, e.Lock = true, blocked.lock()
 		if h := blocked.holder(); h != nil {
 			e.Holder = h.name
@@ -269,6 +272,7 @@ func (d *database) run(r *Run, s *session, w *wait, at int) {
 	}
 	s.wait = nil
 	delete(d.blocked, w.client)
+	d.stopWaiting(w.client, at)
 	if e.Err != nil && s.inTx {
 		if implicit {
 			d.end(r, s, false, at)
@@ -284,6 +288,7 @@ func (d *database) run(r *Run, s *session, w *wait, at int) {
 	r.log(e)
 	d.check(r, w, &e, at)
 	d.unbind(r, s)
+	d.trace(at)
 	d.wake(r, at)
 	// The client's program carries on with what it sent meanwhile.
 	for len(d.queued[w.client]) > 0 && d.blocked[w.client] == nil {
@@ -747,6 +752,7 @@ func (d *database) fail(r *Run, s *session, err *SQLError, at int) {
 	e := SQLStatement{Head: r.headAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent, Err: err}
 	s.wait = nil
 	delete(d.blocked, w.client)
+	d.stopWaiting(w.client, at)
 	r.log(e)
 	if w.implicit {
 		d.end(r, s, false, at) // it was a transaction of its own, now over
@@ -757,6 +763,7 @@ func (d *database) fail(r *Run, s *session, err *SQLError, at int) {
 		s.aborted = true
 	}
 	d.unbind(r, s)
+	d.trace(at)
 	d.wake(r, at)
 	for len(d.queued[w.client]) > 0 && d.blocked[w.client] == nil {
 		next := d.queued[w.client][0]
@@ -777,6 +784,51 @@ func (d *database) unqueue(s *session) {
 	for _, a := range d.advisory {
 		a.waiters = slices.DeleteFunc(a.waiters, func(x *session) bool { return x == s })
 	}
+}
+
+// stopWaiting closes client's open wait span.
+func (d *database) stopWaiting(client string, at int) {
+	for i := range d.waits {
+		if w := &d.waits[i]; w.Lane == client && w.Open {
+			w.To, w.Open = at, false
+		}
+	}
+}
+
+// trace brings the spans of who holds locks up to date: a lane for each
+// client whose connection holds a row or advisory lock, and the server's own
+// lane for a pooled connection that holds one with no client at all.
+func (d *database) trace(at int) {
+	now := map[string]bool{}
+	for _, s := range d.sessions {
+		held := len(s.rows) > 0
+		for _, a := range d.advisory {
+			held = held || a.owner == s
+		}
+		if !held {
+			continue
+		}
+		lane := s.client
+		if lane == "" {
+			lane = "postgres"
+		}
+		now[lane] = true
+	}
+	for i := range d.holds {
+		if h := &d.holds[i]; h.Open && !now[h.Lane] {
+			h.To, h.Open = at, false
+		}
+	}
+	for lane := range now {
+		open := false
+		for _, h := range d.holds {
+			open = open || h.Open && h.Lane == lane
+		}
+		if !open {
+			d.holds = append(d.holds, Span{Lane: lane, Owner: lane, From: at, Open: true, Until: -1})
+		}
+	}
+	slices.SortStableFunc(d.holds, func(a, b Span) int { return a.From - b.From })
 }
 
 // forever is "": a crash ends the session and with it every lock.
@@ -842,6 +894,7 @@ func (d *database) show(r *Run, f *Frame) {
 		}
 		db.Advisory = append(db.Advisory, as)
 	}
+	db.Holds, db.Waits = slices.Clone(d.holds), slices.Clone(d.waits)
 	f.Database = db
 }
 
@@ -852,6 +905,8 @@ type DatabaseState struct {
 	Tables   []TableState
 	Advisory []AdvisoryState
 	Edges    []WaitEdge // who waits for whom: the picture of a deadlock
+	Holds    []Span     // on each client's lane, when its connection held locks
+	Waits    []Span     // on each client's lane, when it waited for a lock
 }
 
 // SessionState is one connection, as pg_stat_activity and pg_locks show it.

@@ -55,6 +55,9 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 		}
 		return key + no
 	}
+	if s, ok := describeSQL(lang, f, e); ok {
+		return s
+	}
 	switch e := e.(type) {
 	case demo.AcquireCall:
 		if e.OK {
@@ -125,6 +128,9 @@ func Verdict(lang string, f demo.Frame) string {
 		return T(lang, "verdict.safe")
 	}
 	v := f.Violations[0]
+	if s, ok := verdictSQL(lang, f, v); ok {
+		return s
+	}
 	key := "verdict." + v.Kind.String()
 	at := Clock(f.Scenario, v.At)
 	switch v.Kind {
