@@ -74,7 +74,7 @@ func newServer(cfg config, catalog *demo.Catalog, static fs.FS, log *slog.Logger
 func indexGroups(catalog *demo.Catalog) ([]views.Group, error) {
 	var groups []views.Group
 	for _, purpose := range []string{"efficiency", "correctness"} {
-		for _, topology := range []string{"single", "replicated", "quorum", "consensus"} {
+		for _, topology := range []string{"single", "replicated", "quorum", "consensus", "database"} {
 			g := views.Group{Purpose: purpose, Topology: topology}
 			for _, sc := range catalog.Scenarios {
 				if sc.Purpose != purpose || sc.Topology != topology {

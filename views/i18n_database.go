@@ -38,6 +38,7 @@ func init() {
 		"verdict.deadlock":                       {"デッドロック: %[1]s と %[2]s が互いのロックを待ち、%[3]s に %[1]s のトランザクションが ERROR 40P01 で中断された。やり直しが要る。", "Deadlock: %[1]s and %[2]s waited for each other's locks, and at %[3]s %[1]s's transaction was aborted with ERROR 40P01. It has to start again."},
 		"verdict.queued":                         {"非効率: %[1]s は %[3]s が持つ %[4]s のロックを %[2]s 待ったあげく、別の行を取った。ワーカーが 1 列に並んでいる。", "Wasted: %[1]s waited %[2]s for %[3]s's lock on %[4]s and then took a different row. The workers are running one after another."},
 		"verdict.waits-on-itself":                {"行き詰まり: %[1]s は自分が別の接続で持っている %[2]s を待っている (%[3]s から)。デッドロック検出には見えない。", "Stuck: %[1]s waits for %[2]s, which it holds itself on another connection (from %[3]s). No deadlock detector can see it."},
+		"verdict.safe.database":                  {"問題なし: 消えた更新も、中断されたトランザクションも、無駄な待ちも、同時に 2 人がロックを持ったこともない。", "Fine: no update was lost, no transaction was aborted, nobody waited for nothing, and no two clients held the lock at once."},
 		"verdict.lost-update.short":              {"失われた更新", "lost update"},
 		"verdict.deadlock.short":                 {"デッドロック", "deadlock"},
 		"verdict.queued.short":                   {"待ち行列", "queued"},

@@ -124,6 +124,9 @@ func ownerOf(lang, client string) string {
 // Verdict is the frame's verdict in words: safe, or the first broken promise
 // with its evidence.
 func Verdict(lang string, f demo.Frame) string {
+	if f.Safe() && f.Database != nil {
+		return T(lang, "verdict.safe.database")
+	}
 	if f.Safe() {
 		return T(lang, "verdict.safe")
 	}
