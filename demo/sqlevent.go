@@ -34,6 +34,12 @@ const (
 	WaitsOnItself
 )
 
+// A deadlock the server broke and a queue of workers cost time or a retry,
+// not data; a lost update and a client waiting on itself are broken.
+var sqlViolationClasses = map[ViolationKind]Class{
+	LostUpdate: Broken, DeadlockAbort: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
+}
+
 var sqlViolationNames = map[ViolationKind]string{
 	LostUpdate: "lost-update", DeadlockAbort: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
 }

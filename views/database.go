@@ -39,17 +39,21 @@ func waited(lang string, sc *demo.Scenario, e demo.SQLStatement) string {
 }
 
 // verdictSQL is the verdict of the database's own kinds in words.
-func verdictSQL(lang string, f demo.Frame, v demo.Violation) (string, bool) {
+func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool) {
 	key := "verdict." + v.Kind.String()
-	at := Clock(f.Scenario, v.At)
+	at := Clock(sc, v.At)
 	switch v.Kind {
+	case demo.MutualExclusionHeld:
+		if sc.Store == demo.DatabaseStore {
+			return T(lang, "verdict.safe.database"), true
+		}
 	case demo.LostUpdate:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
 	case demo.DeadlockAbort:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at), true
 	case demo.QueuedBehind:
 		ms, _ := strconv.Atoi(v.Before)
-		return fmt.Sprintf(T(lang, key), v.Client, Duration(f.Scenario, ms), v.Other, v.Value), true
+		return fmt.Sprintf(T(lang, key), v.Client, Duration(sc, ms), v.Other, v.Value), true
 	case demo.WaitsOnItself:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at), true
 	}

@@ -227,9 +227,11 @@ var GuideTree = GuideNode{
 					EN: "An append-only event log (event sourcing) and actors that handle one message at a time make the lock unnecessary in the same way.",
 				},
 			},
-			NoDemo: demo.Text{
-				JA: "この枝を見せるシナリオはデモにない。ロックを使わないので、壊れる様子の見せようがない。",
-				EN: "No scenario of the demo shows this branch: with no lock, there is nothing to watch break.",
+			Demos: []DemoLink{
+				{ID: "optimistic-version", On: true, Step: LastStep, Note: demo.Text{
+					JA: "CAS: version を条件にした UPDATE が 0 行を返し、A は読み直してやり直す",
+					EN: "compare-and-set: the UPDATE conditioned on the version returns zero rows, and A reads again and retries",
+				}},
 			},
 		},
 		{
@@ -338,6 +340,57 @@ var GuideTree = GuideNode{
 						EN: "Which kind of lock service?",
 					},
 					Children: []GuideNode{
+						{
+							ID: "database",
+							Answer: demo.Text{
+								JA: "守りたいデータが 1 つのデータベースの中にある",
+								EN: "The data to protect lives in one database",
+							},
+							Advice: demo.Text{
+								JA: "そのデータベースのロック: SELECT ... FOR UPDATE、version 列、アドバイザリロック",
+								EN: "That database's own locks: SELECT ... FOR UPDATE, a version column, advisory locks",
+							},
+							Why: demo.Text{
+								JA: "ロックとデータが同じトランザクションの中にあれば、ロックはコミットかロールバックで必ず外れ、書き込みと食い違うことがない。別のロックサービスを足す理由がない。",
+								EN: "When the lock and the data share a transaction, the lock always goes at commit or rollback and can never disagree with the write. There is no reason to add a separate lock service.",
+							},
+							Points: []demo.Text{
+								{
+									JA: "読んでから書くなら SELECT ... FOR UPDATE で読む。待てないなら NOWAIT か lock_timeout (どちらも ERROR 55P03)。",
+									EN: "If you read and then write, read with SELECT ... FOR UPDATE. If you cannot wait, use NOWAIT or lock_timeout (both fail with ERROR 55P03).",
+								},
+								{
+									JA: "複数の行は、全員が同じ順 (キーの小さい順など) で取る。さもないと PostgreSQL が deadlock_timeout 後に片方を 40P01 で中断する。",
+									EN: "Take several rows in the same order everywhere, lowest key first say; otherwise PostgreSQL aborts one transaction with 40P01 after deadlock_timeout.",
+								},
+								{
+									JA: "ジョブキューは FOR UPDATE SKIP LOCKED で、ワーカーごとに別の行を取る。",
+									EN: "For a job queue, FOR UPDATE SKIP LOCKED gives each worker a different row.",
+								},
+								{
+									JA: "PgBouncer のトランザクションモード越しなら、アドバイザリロックは pg_advisory_xact_lock にする。セッションレベルのロックはサーバー接続に残り、別のクライアントに渡る。",
+									EN: "Behind PgBouncer in transaction mode, use pg_advisory_xact_lock: a session-level lock stays with the server connection and passes to another client.",
+								},
+							},
+							Demos: []DemoLink{
+								{ID: "lost-update", On: false, Step: LastStep, Note: demo.Text{
+									JA: "FOR UPDATE なしの読み書きで、A の引き出しが消える",
+									EN: "read and write without FOR UPDATE, and A's withdrawal is lost",
+								}},
+								{ID: "deadlock", On: false, Step: LastStep, Note: demo.Text{
+									JA: "逆順の送金がデッドロックになり、片方が 40P01 で中断される",
+									EN: "two transfers in opposite directions deadlock, and one is aborted with 40P01",
+								}},
+								{ID: "job-queue", On: true, Step: LastStep, Note: demo.Text{
+									JA: "SKIP LOCKED で、2 人のワーカーが待たずに別のジョブを取る",
+									EN: "with SKIP LOCKED, two workers take different jobs without waiting",
+								}},
+								{ID: "advisory-pooler", On: false, Step: LastStep, Note: demo.Text{
+									JA: "プーラー越しのセッションレベルのロックを、A と B が同時に持つ",
+									EN: "a session-level lock behind a pooler, held by A and B at once",
+								}},
+							},
+						},
 						{
 							ID: "consensus",
 							Answer: demo.Text{
@@ -563,11 +616,25 @@ var GuideQuiz = []QuizQuestion{
 				EN: "The alternatives are optimistic locking with a version column, compare-and-set, partitioning and idempotency. Still, for a simple case that stays inside one database, SELECT FOR UPDATE is often the safest choice.",
 			},
 		},
-		NoDemo: demo.Text{
-			JA: "SELECT FOR UPDATE を見せるシナリオは、まだデモにない。代わりの手は判断の木の最初の枝にまとめてある。",
-			EN: "The demo has no SELECT FOR UPDATE scenario yet. The alternatives are on the decision tree's first branch.",
+		Demos: []DemoLink{
+			{ID: "lost-update", On: true, Step: LastStep, Note: demo.Text{
+				JA: "FOR UPDATE で B は A のコミットまで待ち、新しい残高から計算する",
+				EN: "with FOR UPDATE, B waits for A's commit and computes from the new balance",
+			}},
+			{ID: "job-queue", On: false, Step: LastStep, Note: demo.Text{
+				JA: "同じ行を狙うワーカーが 1 列に並ぶ。SKIP LOCKED で解ける",
+				EN: "workers after the same row line up one by one; SKIP LOCKED untangles them",
+			}},
+			{ID: "deadlock", On: false, Step: LastStep, Note: demo.Text{
+				JA: "ばらばらの順で行を取るとデッドロックになり、片方が 40P01 で中断される",
+				EN: "rows taken in different orders deadlock, and one transaction is aborted with 40P01",
+			}},
+			{ID: "optimistic-version", On: true, Step: LastStep, Note: demo.Text{
+				JA: "代わりの手: version 列の楽観ロックは 0 行の更新で衝突を知らせる",
+				EN: "the alternative: optimistic locking with a version column reports the conflict as zero rows updated",
+			}},
 		},
-		Tree: "avoid",
+		Tree: "database",
 	},
 	{
 		Ask: demo.Text{

@@ -161,6 +161,18 @@ func (p *Process) Stop() {
 	p.cmd = nil
 }
 
+// Kill ends the process at once (SIGKILL), as a crash or a power cut does,
+// and waits for it: no shutdown work, so the moment it is gone is the moment
+// the test chose. Killing a stopped process does nothing.
+func (p *Process) Kill() {
+	if p.cmd == nil {
+		return
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
+	p.cmd = nil
+}
+
 // Pid returns the process id, 0 when it is not running.
 func (p *Process) Pid() int {
 	if p.cmd == nil {

@@ -54,7 +54,8 @@ func StartRedis(tb testing.TB, name string, extra ...string) *Redis {
 		tb.Fatal(err)
 	}
 	r := &Redis{Name: name, Port: port}
-	ping := redis.NewClient(&redis.Options{Addr: Addr(port), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 1})
+	ping := redis.NewClient(&redis.Options{Addr: Addr(port), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 1,
+		DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	tb.Cleanup(func() { _ = ping.Close() })
 	r.Process = Launch(tb, Spec{
 		Name: name,
@@ -76,7 +77,8 @@ func (r *Redis) Addr() string { return Addr(r.Port) }
 // refused connection or a timeout reaches the caller as it happened. It is
 // closed when the test ends.
 func (r *Redis) Client(tb testing.TB) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 2})
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 2,
+		DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	tb.Cleanup(func() { _ = c.Close() })
 	return c
 }

@@ -1,6 +1,7 @@
-// Package conformance checks the demo's models against the real servers.
-// This file replays every database scenario on a real PostgreSQL 15.
-package conformance_test
+// Package postgres_test replays every database scenario of the demo on a
+// real PostgreSQL 15. It is a package of its own beside the Redis suite in
+// demo/conformance, so that each suite builds and runs on its own.
+package postgres_test
 
 import (
 	"context"
