@@ -16,10 +16,11 @@ const (
 	RedisStore       StoreKind = "redis"       // one Redis node
 	ReplicatedStore  StoreKind = "replicated"  // a primary and an asynchronous replica
 	RedlockStore     StoreKind = "redlock"     // Redlock's N independent nodes
+	DatabaseStore    StoreKind = "database"    // one PostgreSQL server (sql.go)
 )
 
 // StoreKinds lists every kind, in the order an error message names them.
-var StoreKinds = []StoreKind{LockServiceStore, RedisStore, ReplicatedStore, RedlockStore}
+var StoreKinds = []StoreKind{LockServiceStore, RedisStore, ReplicatedStore, RedlockStore, DatabaseStore}
 
 // Valid reports whether k is a kind the engine can play.
 func (k StoreKind) Valid() bool { return slices.Contains(StoreKinds, k) }
@@ -45,6 +46,8 @@ func (k StoreKind) NodeNames(n int) []string {
 		return []string{"redis"}
 	case ReplicatedStore:
 		return []string{"primary", "replica"}
+	case DatabaseStore:
+		return []string{"postgres"}
 	case RedlockStore:
 		names := make([]string, n)
 		for i := range names {
@@ -102,6 +105,9 @@ const (
 	Redlock       Verb = "redlock"        // C redlock KEY px MS [retry N]: the whole Redlock acquisition
 	RedlockUnlock Verb = "redlock-unlock" // C redlock-unlock KEY: the script on every node
 
+	// A client of the database.
+	SQL Verb = "sql" // C sql STATEMENT: one SQL statement, sent on C's connection
+
 	// A node ("all" for every node).
 	Down      Verb = "down"      // NODE down: it stops answering and loses what it had not persisted
 	Up        Verb = "up"        // NODE up
@@ -132,6 +138,7 @@ var verbs = map[Verb]struct {
 	RLock:   {stores: []StoreKind{RedisStore}}, RTryLock: {stores: []StoreKind{RedisStore}},
 	RRenew: {stores: []StoreKind{RedisStore}}, RUnlock: {stores: []StoreKind{RedisStore}},
 	Redlock: {stores: []StoreKind{RedlockStore}}, RedlockUnlock: {stores: []StoreKind{RedlockStore}},
+	SQL:       {stores: []StoreKind{DatabaseStore}},
 	Down:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
 	Up:        {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
 	Jump:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
@@ -177,6 +184,7 @@ type Action struct {
 	Retries  int      // redlock: how many new attempts after a failed one
 	Value    string   // write: what it writes
 	Nodes    []string // cut: the nodes cut off
+	SQL      string   // sql: the statement, "$col" standing for what the client last read
 
 	When   string // "", "on" or "off"
 	Line   int

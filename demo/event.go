@@ -101,6 +101,9 @@ func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
 	}
+	if s, ok := sqlKindNames[k]; ok {
+		return s
+	}
 	return fmt.Sprintf("kind(%d)", k)
 }
 

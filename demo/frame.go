@@ -22,6 +22,9 @@ type Frame struct {
 	// The Redis nodes, for the Redis family.
 	Nodes []NodeState
 
+	// The database, for scenarios that use one.
+	Database *DatabaseState
+
 	Fenced   bool
 	Data     string
 	MaxToken int64
@@ -122,6 +125,7 @@ type Timeline struct {
 	Holds   []Span
 	Locks   []Span // on the store lanes: the lock service's lease, or a node's key
 	Pauses  []Span
+	Waits   []Span // a statement waiting for a lock (database)
 	Writes  []WriteResult
 	Marks   []Event // store and client happenings worth a mark: expiries, crashes, nodes going down, clock jumps
 	Verdict []Violation
@@ -234,14 +238,16 @@ func (f *Frame) Timeline() Timeline {
 			}
 		}
 	}
-	for i := range t.Locks {
-		if t.Locks[i].Open {
-			t.Locks[i].To = f.Now
-		}
+	if db := f.Database; db != nil {
+		// What each connection actually held, beside what clients believed.
+		t.Locks = append(t.Locks, db.Holds...)
+		t.Waits = append(t.Waits, db.Waits...)
 	}
-	for i := range t.Pauses {
-		if t.Pauses[i].Open {
-			t.Pauses[i].To = f.Now
+	for _, spans := range [][]Span{t.Locks, t.Pauses, t.Waits} {
+		for i := range spans {
+			if spans[i].Open {
+				spans[i].To = f.Now
+			}
 		}
 	}
 	return t

@@ -40,6 +40,7 @@ type Scenario struct {
 	Nodes   int       // redlock: how many nodes
 	Latency int       // redlock: ms a reachable node takes to answer
 	Timeout int       // redlock: ms the client waits for a node before giving up
+	Pool    int       // database: server connections behind a transaction-mode pooler; 0 for none
 
 	Resource string // the protected resource's name
 	Fencing  string // "on", "off", or "switch": the switch decides

@@ -21,8 +21,11 @@ type Store interface {
 
 // newStore makes an empty store of the scenario's kind.
 func newStore(sc *Scenario) Store {
-	if sc.Store == LockServiceStore {
+	switch sc.Store {
+	case LockServiceStore:
 		return &lockStore{svc: New()}
+	case DatabaseStore:
+		return newDatabase(sc)
 	}
 	return newRedisNodes(sc)
 }

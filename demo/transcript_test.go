@@ -124,6 +124,10 @@ func describe(sc *Scenario, e Event) string {
 			if e.OK {
 				line += ", lease until " + clock(sc, e.Expiry)
 			}
+		case SQLStatement:
+			if !e.Waiting && e.Waited() > 0 {
+				line += fmt.Sprintf(" (after waiting %dms)", e.Waited())
+			}
 		case RedissonUnlock:
 			if !e.Found {
 				line += ": IllegalMonitorStateException"
@@ -164,6 +168,8 @@ func describe(sc *Scenario, e Event) string {
 		return fmt.Sprintf("%s: shipped %d write(s) to the replica", at, e.Shipped)
 	case SkippedWrite:
 		return fmt.Sprintf("%s: does not hold the lock, does not write %q", at, e.Value)
+	case DeadlockCheck:
+		return fmt.Sprintf("%s: deadlock check after deadlock_timeout finds the cycle %s", at, strings.Join(append(e.Cycle, e.Cycle[0]), " -> "))
 	}
 	return fmt.Sprintf("%s: %s", at, e.Kind())
 }
@@ -173,6 +179,10 @@ func describe(sc *Scenario, e Event) string {
 func writeState(b *strings.Builder, f *Frame) {
 	sc := f.Scenario
 	fmt.Fprintf(b, "state:\n  now: %s\n", clock(sc, f.Now))
+	if f.Database != nil {
+		writeDatabase(b, f)
+		return
+	}
 	if sc.Store == LockServiceStore {
 		switch {
 		case f.Holder != "":

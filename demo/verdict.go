@@ -55,6 +55,9 @@ func (k ViolationKind) String() string {
 	if int(k) < len(violationNames) {
 		return violationNames[k]
 	}
+	if s, ok := sqlViolationNames[k]; ok {
+		return s
+	}
 	return "violation(?)"
 }
 
@@ -81,6 +84,9 @@ func (k ViolationKind) Class() Class {
 		return ContainedByResource
 	case Overlap:
 		return Warning
+	}
+	if c, ok := sqlViolationClasses[k]; ok {
+		return c
 	}
 	return Broken
 }

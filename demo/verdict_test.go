@@ -58,6 +58,18 @@ var verdicts = []struct {
 	{"redlock-gc-pause", true, StaleWrite, []violationSeen{{Overlap, 10120, "A", "B"}, {StaleWrite, 15230, "A", "B"}}},
 	{"watchdog", false, StaleWrite, []violationSeen{{Overlap, 31000, "A", "B"}, {StaleWrite, 45000, "A", "B"}}},
 	{"watchdog", true, MutualExclusionHeld, nil},
+	// The database family (sql.go): its own kinds weigh less than the
+	// chapter's, so two holders behind the pooler lead the verdict.
+	{"lost-update", false, LostUpdate, []violationSeen{{LostUpdate, 30, "B", "A"}}},
+	{"lost-update", true, MutualExclusionHeld, nil},
+	{"deadlock", false, DeadlockAbort, []violationSeen{{DeadlockAbort, 1200, "A", "B"}}},
+	{"deadlock", true, MutualExclusionHeld, nil},
+	{"job-queue", false, QueuedBehind, []violationSeen{{QueuedBehind, 510, "W2", "W1"}}},
+	{"job-queue", true, MutualExclusionHeld, nil},
+	{"advisory-pooler", false, TwoHolders, []violationSeen{{TwoHolders, 10, "B", "A"}}},
+	{"advisory-pooler", true, MutualExclusionHeld, nil},
+	{"optimistic-version", false, LostUpdate, []violationSeen{{LostUpdate, 30, "A", "B"}}},
+	{"optimistic-version", true, MutualExclusionHeld, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

@@ -116,6 +116,10 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		cy := laneY[s.Lane]
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: T(lang, "gc")})
 	}
+	for _, s := range t.Waits {
+		cy := laneY[s.Lane]
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "wait", Label: T(lang, "db.waiting")})
+	}
 	for _, s := range t.Holds {
 		cy := laneY[s.Lane]
 		label := T(lang, "holds")

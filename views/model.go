@@ -55,6 +55,9 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 		}
 		return key + no
 	}
+	if s, ok := describeSQL(lang, f, e); ok {
+		return s
+	}
 	switch e := e.(type) {
 	case demo.AcquireCall:
 		if e.OK {
@@ -149,6 +152,9 @@ func Verdict(lang string, f demo.Frame) string { return Violation(lang, f.Scenar
 
 // Violation is one finding of the model in words.
 func Violation(lang string, sc *demo.Scenario, v demo.Violation) string {
+	if s, ok := verdictSQL(lang, sc, v); ok {
+		return s
+	}
 	key := "verdict." + v.Kind.String()
 	at := Clock(sc, v.At)
 	switch v.Kind {

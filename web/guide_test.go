@@ -217,13 +217,14 @@ func TestGuideLinks(t *testing.T) {
 		"tree-long-work":             {"watchdog"},
 		"tree-consensus":             {"gc-pause", "redlock-gc-pause"},
 		"tree-redis-for-correctness": {"redlock-quorum", "redlock-clock-jump"},
-		"tree-avoid":                 nil,
+		"tree-avoid":                 {"optimistic-version"},
+		"tree-database":              {"lost-update", "deadlock", "job-queue", "advisory-pooler"},
 	}
 	wantAnswer := [][]string{
 		{"redlock-gc-pause", "redlock-clock-jump"},
 		{"gc-pause"},
 		{"no-lease"},
-		nil, // SELECT FOR UPDATE: no scenario yet, and the page says so
+		{"lost-update", "job-queue", "deadlock", "optimistic-version"},
 		nil, // avoiding the lock: the decision tree
 	}
 	for _, lang := range []string{"ja", "en"} {

@@ -21,7 +21,7 @@ func fail(line int, format string, args ...any) *checkError {
 
 var (
 	purposes   = []string{"efficiency", "correctness"}
-	topologies = []string{"single", "replicated", "quorum", "consensus"}
+	topologies = []string{"single", "replicated", "quorum", "consensus", "database"}
 )
 
 // check fills in defaults and finds what is wrong with sc, one concern at a
@@ -61,6 +61,9 @@ func checkStore(sc *demo.Scenario) *checkError {
 			kinds[i] = string(k)
 		}
 		return fail(0, "store %q: want one of %s", sc.Store, strings.Join(kinds, ", "))
+	}
+	if sc.Pool != 0 && (sc.Store != demo.DatabaseStore || sc.Pool < 1 || sc.Pool > 9) {
+		return fail(0, "pool: %d; a pooler of 1 to 9 server connections is for the database store only", sc.Pool)
 	}
 	if sc.Store != demo.RedlockStore {
 		if sc.Nodes != 0 || sc.Latency != 0 || sc.Timeout != 0 {

@@ -45,6 +45,7 @@ type scenario struct {
 	Nodes       int       `yaml:"nodes"`
 	Latency     int       `yaml:"latency"`
 	Timeout     int       `yaml:"timeout"`
+	Pool        int       `yaml:"pool"`
 	Resource    string    `yaml:"resource"`
 	Fencing     string    `yaml:"fencing"`
 	Clients     []string  `yaml:"clients"`
@@ -66,7 +67,7 @@ func (s *scenario) scenario() *demo.Scenario {
 		ID: s.ID, Title: s.Title.demo(), Summary: s.Summary.demo(), Lesson: s.Lesson.demo(),
 		Purpose: s.Purpose, Topology: s.Topology,
 		Switch: s.Switch, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
-		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout,
+		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Setup: actions(s.Setup), Initial: s.Initial.demo(),
 	}

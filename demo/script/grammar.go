@@ -132,6 +132,13 @@ func parseArgs(a *demo.Action, args []string) error {
 		if a.Replicas, err = number(args[0], "replica count"); err == nil {
 			a.Timeout, err = number(args[1], "timeout")
 		}
+	case demo.SQL:
+		// The statement is checked when the scenario is rehearsed: the
+		// database store reads it, and says which shapes it knows.
+		if len(args) == 0 {
+			return want(" STATEMENT")
+		}
+		a.SQL = strings.Join(args, " ")
 	case demo.Redlock:
 		if len(args) != 3 && len(args) != 5 || strings.ToLower(args[1]) != "px" ||
 			len(args) == 5 && strings.ToLower(args[3]) != "retry" {

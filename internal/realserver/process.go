@@ -75,6 +75,9 @@ type Spec struct {
 	Ready func(ctx context.Context) error
 	// ReadyIn bounds how long Start waits for Ready to succeed.
 	ReadyIn time.Duration
+	// Credential runs the process as another user: PostgreSQL refuses to
+	// run as root. nil runs it as the test does.
+	Credential *syscall.Credential
 }
 
 // Process is one server process that can be stopped and started again with
@@ -116,7 +119,7 @@ func (p *Process) Start() {
 	cmd.Stdout, cmd.Stderr = &p.out, &p.out
 	// Its own process group, so a Ctrl-C in the terminal reaches the test
 	// first and the test stops the server in order.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: p.spec.Credential}
 	if err := cmd.Start(); err != nil {
 		p.tb.Fatalf("%s: start %s: %v", p.spec.Name, p.spec.Path, err)
 	}

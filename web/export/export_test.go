@@ -165,11 +165,11 @@ func TestExportFramesShowTheModel(t *testing.T) {
 					name := views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: lang})
 					doc := readPage(t, dir, name)
 					want := testkit.WantScreen(t, sc, on, k, lang)
-					checks := [][2]string{
-						{"step-index", want.Index},
-						{"resource-value", want.Value},
-						{"max-token", want.MaxToken},
-						{"rejected", want.Rejected},
+					checks := [][2]string{{"step-index", want.Index}}
+					// A database shows its rows in place of the chapter's resource.
+					if sc.Store != demo.DatabaseStore {
+						checks = append(checks, [2]string{"resource-value", want.Value},
+							[2]string{"max-token", want.MaxToken}, [2]string{"rejected", want.Rejected})
 					}
 					// Only the chapter's lock service has one holder and token;
 					// the Redis family shows a table of nodes instead.

@@ -1,0 +1,292 @@
+// Package postgres_test replays every database scenario of the demo on a
+// real PostgreSQL 15. It is a package of its own beside the Redis suite in
+// demo/conformance, so that each suite builds and runs on its own.
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/internal/realserver"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The server's deadlock_timeout, scaled down from the default 1 s so a
+// deadlock is found in a tenth of the time. The replay waits for the
+// server's answers rather than for the clock, so no assertion depends on it
+// beyond this: both halves of a cycle must be waiting before the first
+// check runs, and the replay puts them there within milliseconds.
+const deadlockTimeout = "100ms"
+
+// TestPostgresConformance replays each database scenario of scenarios.yaml,
+// in both switch positions, on a real PostgreSQL: one connection per
+// connection of the model (with a pooler, the server connection the model
+// says each statement ran on), each statement sent as the page shows it, and
+// each answer compared with the page's: the command tag and rows affected,
+// the values returned, the WARNING, the ERROR's SQLSTATE and message. A
+// statement the model says waits must be seen waiting on the server (in
+// pg_stat_activity with wait_event_type Lock, and in pg_locks as an
+// ungranted lock of the right type), never judged by a sleep. For a
+// deadlock the test checks what PostgreSQL promises, not which side it
+// picks: exactly one of the waiting statements fails with 40P01 and the
+// other completes.
+func TestPostgresConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("conformance against a real PostgreSQL: not in -short")
+	}
+	pg := realserver.StartPostgres(t, "deadlock_timeout="+deadlockTimeout)
+	for _, sc := range demotest.Catalog(t).Scenarios {
+		if sc.Store != demo.DatabaseStore {
+			continue
+		}
+		for _, on := range []bool{false, true} {
+			t.Run(demotest.Name(sc, on), func(t *testing.T) {
+				replay(t, pg, sc, on)
+			})
+		}
+	}
+}
+
+// conn is one client connection to the real server, with the WARNINGs it
+// received since they were last taken.
+type conn struct {
+	pg       *pgconn.PgConn
+	mu       sync.Mutex
+	warnings []string
+}
+
+func (c *conn) takeWarnings() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := strings.Join(c.warnings, "; ")
+	c.warnings = nil
+	return w
+}
+
+func dial(t *testing.T, pg *realserver.Postgres) *conn {
+	t.Helper()
+	cfg, err := pgconn.ParseConfig(pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &conn{}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		if n.Severity == "WARNING" {
+			c.mu.Lock()
+			c.warnings = append(c.warnings, n.Message)
+			c.mu.Unlock()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if c.pg, err = pgconn.ConnectConfig(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.pg.Close(context.Background()) })
+	return c
+}
+
+// send runs one statement and returns the answer in the model's terms.
+func (c *conn) send(ctx context.Context, sql string) demo.SQLStatement {
+	results, err := c.pg.Exec(ctx, sql).ReadAll()
+	e := demo.SQLStatement{SQL: sql}
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr):
+		e.Err = &demo.SQLError{Code: pgErr.Code, Message: pgErr.Message}
+	case err != nil:
+		e.Err = &demo.SQLError{Code: "client", Message: err.Error()}
+	case len(results) == 1:
+		r := results[0]
+		e.Tag = r.CommandTag.String()
+		for _, f := range r.FieldDescriptions {
+			e.Cols = append(e.Cols, f.Name)
+		}
+		for _, row := range r.Rows {
+			vals := make([]string, len(row))
+			for i, v := range row {
+				vals[i] = string(v)
+			}
+			e.Rows = append(e.Rows, vals)
+		}
+	}
+	e.Warning = c.takeWarnings()
+	return e
+}
+
+// replay plays sc in the model and then sends its SQL to the real server.
+func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
+	r, err := demo.Replay(sc, on, sc.Frames())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Frame()
+	first := demo.NewRun(sc, on).Frame() // the stage the setup built
+	ctx := context.Background()
+
+	watch := dial(t, pg) // looks at pg_stat_activity and pg_locks
+	for _, tb := range first.Database.Tables {
+		ddl := make([]string, len(tb.Cols))
+		for i, c := range tb.Cols {
+			typ := "bigint"
+			for _, row := range tb.Rows {
+				if _, err := strconv.ParseInt(row.Values[i], 10, 64); err != nil {
+					typ = "text"
+				}
+			}
+			ddl[i] = c + " " + typ
+			if c == "id" {
+				ddl[i] += " PRIMARY KEY"
+			}
+		}
+		mustExec(t, watch, "DROP TABLE IF EXISTS "+tb.Name)
+		mustExec(t, watch, fmt.Sprintf("CREATE TABLE %s (%s)", tb.Name, strings.Join(ddl, ", ")))
+	}
+	for _, a := range sc.Setup {
+		mustExec(t, watch, a.SQL)
+	}
+
+	conns := map[string]*conn{}
+	pending := map[string]chan demo.SQLStatement{}
+	var victim string       // the session the real server aborted in a deadlock
+	var deadlocked []string // the sessions of that cycle
+	for _, ev := range f.Events {
+		switch e := ev.(type) {
+		case demo.DeadlockCheck:
+			victim, deadlocked = deadlock(t, e, pending)
+		case demo.SQLStatement:
+			c := conns[e.Session]
+			if c == nil {
+				c = dial(t, pg)
+				conns[e.Session] = c
+			}
+			label := fmt.Sprintf("t=%dms %s on %s: %s", e.At, e.Client, e.Session, e.SQL)
+			switch {
+			case e.Waiting:
+				ch := make(chan demo.SQLStatement, 1)
+				pending[e.Session] = ch
+				go func(sql string) { ch <- c.send(ctx, sql) }(e.SQL)
+				waitsOnLock(t, watch, c, e, label)
+			case e.Sent < e.At && slices.Contains(deadlocked, e.Session):
+				// Already judged by deadlock: PostgreSQL may pick either.
+				delete(pending, e.Session)
+			case e.Sent < e.At:
+				got := receive(t, pending, e.Session, label)
+				same(t, label, got, e)
+			default:
+				if pending[e.Session] != nil {
+					t.Fatalf("%s: the model sends this while the connection still waits", label)
+				}
+				sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				got := c.send(sctx, e.SQL)
+				cancel()
+				want := e
+				if victim != "" && slices.Contains(deadlocked, e.Session) && e.Tag != "" {
+					// After a deadlock the two transactions' fates follow the
+					// side the real server aborted, not the model's.
+					want.Tag = "COMMIT"
+					if e.Session == victim || strings.EqualFold(e.SQL, "ROLLBACK") {
+						want.Tag = "ROLLBACK"
+					}
+				}
+				same(t, label, got, want)
+			}
+		}
+	}
+	for s := range pending {
+		t.Errorf("the model leaves %s waiting at the end; the replay does not check what it gets", s)
+	}
+}
+
+// deadlock waits for the answers of every waiting statement of the cycle and
+// checks PostgreSQL's promise: one is aborted with 40P01, the rest go on.
+func deadlock(t *testing.T, e demo.DeadlockCheck, pending map[string]chan demo.SQLStatement) (string, []string) {
+	t.Helper()
+	var victims []string
+	for _, s := range e.Cycle {
+		got := receive(t, pending, s, "deadlock cycle "+strings.Join(e.Cycle, " -> "))
+		switch {
+		case got.Err != nil && got.Err.Code == "40P01" && got.Err.Message == "deadlock detected":
+			victims = append(victims, s)
+		case got.Err != nil:
+			t.Fatalf("%s in the deadlock cycle: %s, want 40P01 or success", s, got.Reply())
+		}
+		pending[s] = nil // judged; its completion event is skipped
+	}
+	if len(victims) != 1 {
+		t.Fatalf("deadlock of %v: aborted %v, want exactly one aborted with 40P01", e.Cycle, victims)
+	}
+	if victims[0] != e.Session {
+		t.Logf("the real server aborted %s; the model's detector, run first by the earlier waiter, aborted %s: PostgreSQL promises only that one is", victims[0], e.Session)
+	}
+	return victims[0], e.Cycle
+}
+
+func receive(t *testing.T, pending map[string]chan demo.SQLStatement, session, label string) demo.SQLStatement {
+	t.Helper()
+	ch := pending[session]
+	if ch == nil {
+		t.Fatalf("%s: nothing was waiting on %s", label, session)
+	}
+	select {
+	case got := <-ch:
+		delete(pending, session)
+		return got
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: still waiting on the real server after 10 s", label)
+	}
+	return demo.SQLStatement{}
+}
+
+// waitsOnLock asks the server, until it says so or 5 s pass, whether c's
+// backend is waiting for a lock, and for which kind.
+func waitsOnLock(t *testing.T, watch, c *conn, e demo.SQLStatement, label string) {
+	t.Helper()
+	want := []string{"transactionid", "tuple"} // a row lock: the holder's transaction, or the tuple's queue
+	if strings.HasPrefix(e.Lock, "advisory") {
+		want = []string{"advisory"}
+	}
+	q := fmt.Sprintf(`SELECT a.wait_event_type, coalesce(string_agg(l.locktype, ','), '')
+		FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted
+		WHERE a.pid = %d GROUP BY a.wait_event_type`, c.pg.PID())
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := watch.send(context.Background(), q)
+		if got.Err != nil {
+			t.Fatalf("%s: %s", label, got.Reply())
+		}
+		if len(got.Rows) == 1 && got.Rows[0][0] == "Lock" {
+			if !slices.Contains(want, got.Rows[0][1]) {
+				t.Fatalf("%s: waits for a %s lock, want %v", label, got.Rows[0][1], want)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the model says it waits for %s; the server's backend is not waiting for a lock (%v)", label, e.Lock, got.Rows)
+		}
+		time.Sleep(2 * time.Millisecond) // polling the server, not waiting for an outcome
+	}
+}
+
+func same(t *testing.T, label string, got, want demo.SQLStatement) {
+	t.Helper()
+	if g, w := got.Reply(), want.Reply(); g != w {
+		t.Errorf("%s\n   real: %s\n  model: %s", label, g, w)
+	}
+}
+
+func mustExec(t *testing.T, c *conn, sql string) {
+	t.Helper()
+	if got := c.send(context.Background(), sql); got.Err != nil {
+		t.Fatalf("%s: %s", sql, got.Reply())
+	}
+}

@@ -1,0 +1,955 @@
+package demo
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DeadlockTimeout is PostgreSQL's default deadlock_timeout: how long a backend
+// waits for a lock before it looks for a cycle of waiters.
+const DeadlockTimeout = 1000
+
+// database plays one PostgreSQL server: connections (sessions), each with at
+// most one transaction; tables of rows, each row with a version counter; row
+// locks taken by UPDATE and SELECT ... FOR UPDATE and held until the end of
+// the transaction, with a queue of waiters; advisory locks at session and
+// transaction level that count re-entries; and the deadlock detector, which a
+// waiting backend runs once it has waited deadlock_timeout.
+//
+// Reads follow READ COMMITTED: a plain SELECT sees the last committed version
+// of a row (and the reader's own uncommitted change); a statement that waited
+// for a row lock looks at the row again once it has the lock, as PostgreSQL
+// re-checks the newest version of a row it waited for.
+type database struct {
+	tables   []*table
+	sessions []*session
+	advisory []*advisoryLock
+	pool     int  // server connections behind a transaction-mode pooler; 0: none
+	pooled   bool // clients go through the pooler
+	released int  // counts returns to the pool, for its LIFO order
+	vars     map[string]map[string]string
+	blocked  map[string]*session // a client whose statement is waiting, and where
+	queued   map[string][]Action // what it sends once the statement returns
+	reads    map[string]map[*row]int
+	beliefs  map[string]int // advisory locks each client believes it holds
+	woken    []*session     // waiters of locks just freed, to run again
+	holds    []Span         // who actually held locks when, for the diagram
+	waits    []Span         // who waited for a lock when
+}
+
+type table struct {
+	name string
+	cols []string
+	rows []*row
+}
+
+// row is one row: its committed values and version (rev, bumped by every
+// committed change), and while a transaction has changed or locked it, that
+// transaction's session and new values.
+type row struct {
+	t       *table
+	values  map[string]string
+	rev     int
+	writer  string // the client whose commit made the current version
+	locker  *session
+	pending map[string]string // the locker's uncommitted version; nil if it only locked
+	waiters []*session
+}
+
+func (w *row) name() string { return w.t.name + " id=" + w.values["id"] }
+
+// advisoryLock is one key of pg_advisory_lock. One session holds it at a
+// time; that session may take it again and again, and each take, at session
+// or at transaction level, must be matched by a release.
+type advisoryLock struct {
+	key     int64
+	owner   *session
+	session int // session-level holds: released by pg_advisory_unlock or when the session ends
+	xact    int // transaction-level holds: released at commit or rollback
+	waiters []*session
+}
+
+func (a *advisoryLock) name() string { return "advisory " + strconv.FormatInt(a.key, 10) }
+
+// session is one server connection (one backend).
+type session struct {
+	name    string
+	pid     int
+	client  string // who uses it now; with a pooler, "" when idle in the pool
+	inTx    bool   // inside BEGIN ... COMMIT
+	aborted bool   // the transaction failed: only ROLLBACK (or COMMIT) is taken
+	rows    []*row // rows this transaction locked
+	timeout int    // lock_timeout in ms; 0: wait for ever
+	wait    *wait
+	back    int // when it went back to the pool
+}
+
+// wait is a statement blocked on a lock.
+type wait struct {
+	st      statement
+	sql     string
+	client  string
+	sent    int // when the statement went out
+	from    int // when it began waiting for this lock
+	checked bool
+	row     *row
+	adv     *advisoryLock
+	first   *row // the first row it waited for
+	firstBy string
+	got     []*row // select: the rows it returned
+
+	started  bool // it has run once
+	implicit bool // sent outside BEGIN: a transaction of its own
+	logged   bool // its wait has been logged
+}
+
+func (w *wait) holder() *session {
+	if w.row != nil {
+		return w.row.locker
+	}
+	return w.adv.owner
+}
+
+func (w *wait) lock() string {
+	if w.row != nil {
+		return w.row.name()
+	}
+	return w.adv.name()
+}
+
+func newDatabase(sc *Scenario) *database {
+	d := &database{
+		pool: sc.Pool, pooled: sc.Pool > 0,
+		vars: map[string]map[string]string{}, blocked: map[string]*session{},
+		queued: map[string][]Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
+	}
+	if !d.pooled {
+		for _, c := range sc.Clients {
+			d.open(c)
+		}
+	}
+	return d
+}
+
+func (d *database) open(name string) *session {
+	s := &session{name: name, pid: 101 + len(d.sessions)}
+	if !d.pooled {
+		s.client = name
+	}
+	d.sessions = append(d.sessions, s)
+	return s
+}
+
+func (d *database) table(name string) *table {
+	for _, t := range d.tables {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// conn finds the connection client c's next statement runs on. Without a
+// pooler it is c's own; with one in transaction mode it is the connection c's
+// open transaction runs on, else the idle one returned to the pool last
+// (PgBouncer's LIFO order), else a new one while the pool has room.
+func (d *database) conn(c string) *session {
+	if !d.pooled {
+		for _, s := range d.sessions {
+			if s.name == c {
+				return s
+			}
+		}
+		return nil
+	}
+	var idle *session
+	for _, s := range d.sessions {
+		if s.client == c {
+			return s
+		}
+		if s.client == "" && (idle == nil || s.back > idle.back) {
+			idle = s
+		}
+	}
+	if idle == nil && len(d.sessions) < d.pool {
+		idle = d.open("s" + strconv.Itoa(len(d.sessions)+1))
+	}
+	if idle != nil {
+		idle.client = c
+	}
+	return idle
+}
+
+// unbind returns a pooled connection to the pool once its client's
+// transaction is over: whatever the connection still holds stays with it.
+func (d *database) unbind(r *Run, s *session) {
+	if d.pooled && !s.inTx && s.wait == nil && s.client != "" {
+		s.client = ""
+		d.released++
+		s.back = d.released
+	}
+}
+
+func (d *database) do(r *Run, a Action) error {
+	c := a.Who
+	if s := d.blocked[c]; s != nil {
+		// The client's program is stuck in the call that waits; what it
+		// does next goes out once that call returns.
+		d.queued[c] = append(d.queued[c], a)
+		return nil
+	}
+	return d.send(r, a, r.now)
+}
+
+// send plays one statement of client a.Who at time at.
+func (d *database) send(r *Run, a Action, at int) error {
+	c := a.Who
+	sql, err := substitute(a.SQL, d.vars[c])
+	if err != nil {
+		return &ActionError{a, err.Error()}
+	}
+	st, err := parseSQL(sql)
+	if err != nil {
+		return &ActionError{a, err.Error()}
+	}
+	s := d.conn(c)
+	if s == nil {
+		return &ActionError{a, fmt.Sprintf("every one of the pool's %d server connections is in use", d.pool)}
+	}
+	w := &wait{st: st, sql: sql, client: c, sent: at, from: at}
+	d.run(r, s, w, at)
+	return nil
+}
+
+// run executes a statement, or resumes one that waited, on s at time at, and
+// logs what the client saw.
+func (d *database) run(r *Run, s *session, w *wait, at int) {
+	e := SQLStatement{Head: r.headAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent}
+	if s.aborted && w.st.kind != stCommit && w.st.kind != stRollback {
+		e.Err = errAborted
+		r.log(e)
+		return
+	}
+	if !w.started {
+		w.started = true
+		w.implicit = !s.inTx && w.st.kind != stBegin && w.st.kind != stCommit && w.st.kind != stRollback
+	}
+	implicit := w.implicit
+	if implicit {
+		s.inTx = true // a statement outside BEGIN is a transaction of its own
+	}
+	blocked := d.exec(r, s, w, &e, at)
+	if blocked != nil {
+		if w.first == nil {
+			w.first = blocked.row
+			if h := blocked.holder(); h != nil {
+				w.firstBy = h.client
+			}
+		}
+		s.wait = w
+		d.blocked[w.client] = s
+		if blocked.row != nil {
+			blocked.row.waiters = append(blocked.row.waiters, s)
+		} else {
+			blocked.adv.waiters = append(blocked.adv.waiters, s)
+		}
+		if w.logged {
+			return // woken, but the lock went to someone queued before it
+		}
+		w.logged = true
+		d.waits = append(d.waits, Span{Lane: w.client, Owner: w.client, From: at, Open: true, Until: -1})
+		e.Waiting, e.Lock = true, blocked.lock()
+		if h := blocked.holder(); h != nil {
+			e.Holder = h.name
+		}
+		r.log(e)
+		if h := blocked.holder(); h != nil && h.client == w.client {
+			r.violate(Violation{Kind: WaitsOnItself, At: at, Client: w.client, Value: blocked.lock()})
+		}
+		return
+	}
+	s.wait = nil
+	delete(d.blocked, w.client)
+	d.stopWaiting(w.client, at)
+	if e.Err != nil && s.inTx {
+		if implicit {
+			d.end(r, s, false, at)
+		} else {
+			// An error inside BEGIN aborts the transaction at once: its locks
+			// go now, and only the client's ROLLBACK ends the block.
+			d.release(r, s, at)
+			s.aborted = true
+		}
+	} else if implicit {
+		d.end(r, s, true, at)
+	}
+	r.log(e)
+	d.check(r, w, &e, at)
+	d.unbind(r, s)
+	d.trace(at)
+	d.wake(r, at)
+	// The client's program carries on with what it sent meanwhile.
+	for len(d.queued[w.client]) > 0 && d.blocked[w.client] == nil {
+		next := d.queued[w.client][0]
+		d.queued[w.client] = d.queued[w.client][1:]
+		if err := d.send(r, next, at); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
+}
+
+// node is the connection's name for the event header: with a pooler the
+// reader needs to see which server connection a client got.
+func (d *database) node(s *session) string {
+	if d.pooled {
+		return s.name
+	}
+	return ""
+}
+
+// exec runs one statement. It returns the lock it must wait for, or nil when
+// it has filled in e's answer.
+func (d *database) exec(r *Run, s *session, w *wait, e *SQLStatement, at int) *wait {
+	st := w.st
+	switch st.kind {
+	case stBegin:
+		e.Tag = "BEGIN"
+		if s.inTx {
+			e.Warning = "there is already a transaction in progress"
+		}
+		s.inTx = true
+	case stCommit, stRollback:
+		e.Tag = "COMMIT"
+		if st.kind == stRollback || s.aborted {
+			e.Tag = "ROLLBACK" // COMMIT of a failed transaction rolls it back
+		}
+		if !s.inTx {
+			e.Warning = warnNoTx
+		}
+		d.end(r, s, e.Tag == "COMMIT", at)
+	case stSet:
+		s.timeout = st.timeout
+		e.Tag = "SET"
+	case stInsert:
+		t := d.table(st.table)
+		if t == nil {
+			t = &table{name: st.table, cols: st.cols}
+			d.tables = append(d.tables, t)
+		}
+		vals := map[string]string{}
+		for i, c := range st.cols {
+			vals[c] = st.values[i]
+		}
+		t.rows = append(t.rows, &row{t: t, values: vals, rev: 1})
+		e.Tag = "INSERT 0 1"
+	case stSelect:
+		return d.selectRows(r, s, w, e)
+	case stUpdate:
+		return d.update(r, s, w, e)
+	case stAdvisory:
+		return d.advisoryCall(r, s, w, e)
+	}
+	return nil
+}
+
+// visible is the version of w that s sees: its own uncommitted change, else
+// the last committed one.
+func visible(w *row, s *session) map[string]string {
+	if w.pending != nil && w.locker == s {
+		return w.pending
+	}
+	return w.values
+}
+
+func matches(vals map[string]string, where []cond) bool {
+	for _, c := range where {
+		if vals[c.col] != c.val {
+			return false
+		}
+	}
+	return true
+}
+
+// candidates returns the rows of t that s sees matching where, in the order
+// asked for (by id when none).
+func candidates(t *table, s *session, st statement) []*row {
+	var out []*row
+	for _, w := range t.rows {
+		if matches(visible(w, s), st.where) {
+			out = append(out, w)
+		}
+	}
+	by := st.orderBy
+	if by == "" {
+		by = "id"
+	}
+	slices.SortStableFunc(out, func(a, b *row) int {
+		x, _ := strconv.Atoi(visible(a, s)[by])
+		y, _ := strconv.Atoi(visible(b, s)[by])
+		return x - y
+	})
+	return out
+}
+
+func (d *database) selectRows(r *Run, s *session, w *wait, e *SQLStatement) *wait {
+	st := w.st
+	t := d.table(st.table)
+	if t == nil {
+		e.Err = &SQLError{"42P01", `relation "` + st.table + `" does not exist`}
+		return nil
+	}
+	cols := st.cols
+	if len(cols) == 1 && cols[0] == "*" {
+		cols = t.cols
+	}
+	e.Cols = cols
+	var got []*row
+	for _, row := range candidates(t, s, st) {
+		if st.limit > 0 && len(got) == st.limit {
+			break
+		}
+		if st.forUpd && row.locker != nil && row.locker != s {
+			switch {
+			case st.skip:
+				continue
+			case st.nowait:
+				e.Err = rowLockUnavailable(t.name)
+				return nil
+			}
+			w.row, w.adv = row, nil
+			return w
+		}
+		if st.forUpd {
+			d.lockRow(s, row)
+		}
+		got = append(got, row)
+	}
+	vars := d.vars[w.client]
+	if vars == nil {
+		vars = map[string]string{}
+		d.vars[w.client] = vars
+	}
+	for _, row := range got {
+		vals := visible(row, s)
+		out := make([]string, len(cols))
+		for i, c := range cols {
+			out[i] = vals[c]
+			vars[c] = vals[c] // what the client's program keeps from its read
+		}
+		e.Rows = append(e.Rows, out)
+		d.read(w.client, row)
+	}
+	w.got = got
+	e.Tag = "SELECT " + strconv.Itoa(len(got))
+	return nil
+}
+
+// read records the version of row that client has seen.
+func (d *database) read(client string, w *row) {
+	if d.reads[client] == nil {
+		d.reads[client] = map[*row]int{}
+	}
+	d.reads[client][w] = w.rev
+}
+
+func (d *database) lockRow(s *session, w *row) {
+	if w.locker == s {
+		return
+	}
+	w.locker = s
+	s.rows = append(s.rows, w)
+}
+
+func (d *database) update(r *Run, s *session, w *wait, e *SQLStatement) *wait {
+	st := w.st
+	t := d.table(st.table)
+	if t == nil {
+		e.Err = &SQLError{"42P01", `relation "` + st.table + `" does not exist`}
+		return nil
+	}
+	n := 0
+	for _, row := range t.rows {
+		// The key picks the row from what s sees; the other conditions are
+		// checked once s holds the row's lock, on the newest version.
+		if !matches(visible(row, s), st.where[:1]) {
+			continue
+		}
+		if row.locker != nil && row.locker != s {
+			w.row, w.adv = row, nil
+			return w
+		}
+		if !matches(visible(row, s), st.where) {
+			continue
+		}
+		d.lockRow(s, row)
+		vals := map[string]string{}
+		for k, v := range visible(row, s) {
+			vals[k] = v
+		}
+		for _, a := range st.sets {
+			if a.ref != "" {
+				x, _ := strconv.ParseInt(vals[a.ref], 10, 64)
+				vals[a.col] = strconv.FormatInt(x+a.plus, 10)
+			} else {
+				vals[a.col] = a.val
+			}
+		}
+		row.pending = vals
+		n++
+	}
+	e.Tag = "UPDATE " + strconv.Itoa(n)
+	return nil
+}
+
+func (d *database) advisoryLock(key int64) *advisoryLock {
+	for _, a := range d.advisory {
+		if a.key == key {
+			return a
+		}
+	}
+	a := &advisoryLock{key: key}
+	d.advisory = append(d.advisory, a)
+	return a
+}
+
+func (d *database) advisoryCall(r *Run, s *session, w *wait, e *SQLStatement) *wait {
+	st := w.st
+	a := d.advisoryLock(st.key)
+	e.Cols, e.Tag = []string{st.fn}, "SELECT 1"
+	answer := func(v string) { e.Rows = [][]string{{v}} }
+	free := a.owner == nil || a.owner == s
+	take := func(xact bool) {
+		a.owner = s
+		if xact {
+			a.xact++
+		} else {
+			a.session++
+		}
+		// The client now believes it holds the lock: the first take starts
+		// its hold, a re-entry only counts.
+		if d.beliefs[w.client]++; d.beliefs[w.client] == 1 {
+			if c := r.client(w.client); c != nil {
+				r.hold(c, -1)
+			}
+		}
+	}
+	switch st.fn {
+	case "pg_advisory_lock", "pg_advisory_xact_lock":
+		if !free {
+			w.adv, w.row = a, nil
+			return w
+		}
+		take(st.fn == "pg_advisory_xact_lock")
+		answer("")
+	case "pg_try_advisory_lock", "pg_try_advisory_xact_lock":
+		if !free {
+			answer("f")
+			break
+		}
+		take(st.fn == "pg_try_advisory_xact_lock")
+		answer("t")
+	case "pg_advisory_unlock":
+		if a.owner != s || a.session == 0 {
+			e.Warning = warnNotOwned
+			answer("f")
+		} else {
+			a.session--
+			answer("t")
+			d.settle(r, a, e.At)
+		}
+		// Either way the client believes it let go of one hold.
+		if d.beliefs[w.client] > 0 {
+			if d.beliefs[w.client]--; d.beliefs[w.client] == 0 {
+				if c := r.client(w.client); c != nil {
+					r.letGo(c)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// settle frees an advisory lock whose holds are all released and lets its
+// waiters try again.
+func (d *database) settle(r *Run, a *advisoryLock, at int) {
+	if a.session > 0 || a.xact > 0 || a.owner == nil {
+		return
+	}
+	a.owner = nil
+	d.woken = append(d.woken, a.waiters...)
+	a.waiters = nil
+}
+
+// end finishes s's transaction: commit makes its changes the rows' new
+// versions; either way its row locks and transaction-level advisory locks
+// go, and the statements waiting for them try again.
+func (d *database) end(r *Run, s *session, commit bool, at int) {
+	if commit && !s.aborted {
+		for _, w := range s.rows {
+			if w.pending == nil {
+				continue
+			}
+			d.commitRow(r, s, w, at)
+		}
+	}
+	d.release(r, s, at)
+	s.inTx, s.aborted = false, false
+	// A transaction-level advisory lock ends with the transaction, and so
+	// does the client's belief in it.
+	if s.client != "" {
+		if c := r.client(s.client); c != nil && c.Holds && d.beliefs[s.client] > 0 && !d.holdsSession(s) {
+			d.beliefs[s.client] = 0
+			r.letGo(c)
+		}
+	}
+}
+
+func (d *database) holdsSession(s *session) bool {
+	for _, a := range d.advisory {
+		if a.owner == s && a.session > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// commitRow makes the pending version of w current, and looks for a lost
+// update: the writer's client read w at a version that another client's
+// commit has replaced since, so its write is based on a value that is gone.
+func (d *database) commitRow(r *Run, s *session, w *row, at int) {
+	client := s.client
+	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client {
+		var before, after []string
+		for _, c := range w.t.cols {
+			if w.values[c] != w.pending[c] {
+				before = append(before, c+"="+w.values[c])
+				after = append(after, c+"="+w.pending[c])
+			}
+		}
+		r.violate(Violation{Kind: LostUpdate, At: at, Client: client, Other: w.writer,
+			Value: strings.Join(after, ", "), Before: strings.Join(before, ", ")})
+	}
+	w.values, w.pending = w.pending, nil
+	w.rev++
+	w.writer = client
+	d.read(client, w)
+}
+
+// release drops s's row locks and transaction-level advisory locks.
+func (d *database) release(r *Run, s *session, at int) {
+	for _, w := range s.rows {
+		w.locker, w.pending = nil, nil
+		d.woken = append(d.woken, w.waiters...)
+		w.waiters = nil
+	}
+	s.rows = nil
+	for _, a := range d.advisory {
+		if a.owner == s && a.xact > 0 {
+			a.xact = 0
+			if a.session == 0 {
+				a.owner = nil
+				d.woken = append(d.woken, a.waiters...)
+				a.waiters = nil
+			}
+		}
+	}
+}
+
+// wake lets each waiter of a lock that was just freed, first come first
+// served, run its statement again: the first takes the lock, the others find
+// it held again and go on waiting. It runs after the answer that freed the
+// lock has been logged, so the story reads in order.
+func (d *database) wake(r *Run, at int) {
+	for len(d.woken) > 0 {
+		s := d.woken[0]
+		d.woken = d.woken[1:]
+		w := s.wait
+		if w == nil {
+			continue
+		}
+		w.row, w.adv = nil, nil
+		w.from, w.checked = at, false
+		d.run(r, s, w, at)
+	}
+}
+
+// check looks at a statement that waited and then got its answer: a worker
+// that waited for one row and took another waited for nothing.
+func (d *database) check(r *Run, w *wait, e *SQLStatement, at int) {
+	if w.first == nil || e.Err != nil || w.st.kind != stSelect {
+		return
+	}
+	if slices.Contains(w.got, w.first) {
+		return
+	}
+	if len(w.got) > 0 {
+		r.violate(Violation{Kind: QueuedBehind, At: at, Client: w.client, Other: w.firstBy,
+			Value: w.first.name(), Before: strconv.Itoa(at - w.sent)})
+	}
+}
+
+// elapse plays, in the order they fall due, the timers of the waiting
+// backends: the deadlock check after deadlock_timeout, and lock_timeout.
+func (d *database) elapse(r *Run, since int) {
+	for {
+		var next *session
+		due, isCheck := 0, false
+		for _, s := range d.sessions {
+			w := s.wait
+			if w == nil {
+				continue
+			}
+			if !w.checked && (next == nil || w.from+DeadlockTimeout < due) {
+				next, due, isCheck = s, w.from+DeadlockTimeout, true
+			}
+			if s.timeout > 0 && (next == nil || w.from+s.timeout < due) {
+				next, due, isCheck = s, w.from+s.timeout, false
+			}
+		}
+		if next == nil || due > r.now {
+			return
+		}
+		if isCheck {
+			d.deadlockCheck(r, next, due)
+		} else {
+			d.fail(r, next, errLockTimeout, due)
+		}
+	}
+}
+
+// deadlockCheck is what a backend does once it has waited deadlock_timeout:
+// follow who waits for whom from itself, and if the path comes back, abort
+// its own statement. Which transaction of a cycle is aborted thus depends on
+// whose timer runs out first; PostgreSQL promises only that one is.
+func (d *database) deadlockCheck(r *Run, s *session, at int) {
+	s.wait.checked = true
+	cycle := []string{s.name}
+	for h := s.wait.holder(); h != nil; {
+		if h == s {
+			r.log(DeadlockCheck{Head: r.headAt(at, s.client, d.node(s)), Session: s.name, Cycle: cycle})
+			var other string
+			if o := s.wait.holder(); o != nil {
+				other = o.client
+			}
+			r.violate(Violation{Kind: DeadlockAbort, At: at, Client: s.client, Other: other})
+			d.fail(r, s, errDeadlock, at)
+			return
+		}
+		if slices.Contains(cycle, h.name) || h.wait == nil {
+			return
+		}
+		cycle = append(cycle, h.name)
+		h = h.wait.holder()
+	}
+}
+
+// fail ends s's waiting statement with err.
+func (d *database) fail(r *Run, s *session, err *SQLError, at int) {
+	w := s.wait
+	d.unqueue(s)
+	e := SQLStatement{Head: r.headAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent, Err: err}
+	s.wait = nil
+	delete(d.blocked, w.client)
+	d.stopWaiting(w.client, at)
+	r.log(e)
+	if w.implicit {
+		d.end(r, s, false, at) // it was a transaction of its own, now over
+	} else {
+		// Inside BEGIN the error aborts the transaction: its locks go now,
+		// and the other side of a deadlock carries on at once.
+		d.release(r, s, at)
+		s.aborted = true
+	}
+	d.unbind(r, s)
+	d.trace(at)
+	d.wake(r, at)
+	for len(d.queued[w.client]) > 0 && d.blocked[w.client] == nil {
+		next := d.queued[w.client][0]
+		d.queued[w.client] = d.queued[w.client][1:]
+		if err := d.send(r, next, at); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
+}
+
+// unqueue takes s out of every lock's queue.
+func (d *database) unqueue(s *session) {
+	for _, t := range d.tables {
+		for _, w := range t.rows {
+			w.waiters = slices.DeleteFunc(w.waiters, func(x *session) bool { return x == s })
+		}
+	}
+	for _, a := range d.advisory {
+		a.waiters = slices.DeleteFunc(a.waiters, func(x *session) bool { return x == s })
+	}
+}
+
+// stopWaiting closes client's open wait span.
+func (d *database) stopWaiting(client string, at int) {
+	for i := range d.waits {
+		if w := &d.waits[i]; w.Lane == client && w.Open {
+			w.To, w.Open = at, false
+		}
+	}
+}
+
+// trace brings the spans of who holds locks up to date: a lane for each
+// client whose connection holds a row or advisory lock, and the server's own
+// lane for a pooled connection that holds one with no client at all.
+func (d *database) trace(at int) {
+	now := map[string]bool{}
+	for _, s := range d.sessions {
+		held := len(s.rows) > 0
+		for _, a := range d.advisory {
+			held = held || a.owner == s
+		}
+		if !held {
+			continue
+		}
+		lane := s.client
+		if lane == "" {
+			lane = "postgres"
+		}
+		now[lane] = true
+	}
+	for i := range d.holds {
+		if h := &d.holds[i]; h.Open && !now[h.Lane] {
+			h.To, h.Open = at, false
+		}
+	}
+	for lane := range now {
+		open := false
+		for _, h := range d.holds {
+			open = open || h.Open && h.Lane == lane
+		}
+		if !open {
+			d.holds = append(d.holds, Span{Lane: lane, Owner: lane, From: at, Open: true, Until: -1})
+		}
+	}
+	slices.SortStableFunc(d.holds, func(a, b Span) int { return a.From - b.From })
+}
+
+// forever is "": a crash ends the session and with it every lock.
+func (d *database) forever(*Run) string { return "" }
+
+func (d *database) show(r *Run, f *Frame) {
+	db := &DatabaseState{}
+	for _, s := range d.sessions {
+		ss := SessionState{Name: s.name, Pid: s.pid, Client: s.client, State: "idle"}
+		switch {
+		case s.wait != nil:
+			ss.State = "active"
+			ss.Query, ss.Since = s.wait.sql, s.wait.sent
+			ss.Waiting = s.wait.lock()
+			for _, a := range d.queued[s.wait.client] {
+				ss.Next = append(ss.Next, a.SQL)
+			}
+			if h := s.wait.holder(); h != nil {
+				db.Edges = append(db.Edges, WaitEdge{From: s.name, To: h.name, Lock: s.wait.lock(), Since: s.wait.from})
+			}
+		case s.aborted:
+			ss.State = "idle in transaction (aborted)"
+		case s.inTx:
+			ss.State = "idle in transaction"
+		}
+		for _, w := range s.rows {
+			ss.Locks = append(ss.Locks, w.name())
+		}
+		for _, a := range d.advisory {
+			if a.owner == s {
+				ss.Locks = append(ss.Locks, fmt.Sprintf("%s (session %d, xact %d)", a.name(), a.session, a.xact))
+			}
+		}
+		db.Sessions = append(db.Sessions, ss)
+	}
+	for _, t := range d.tables {
+		ts := TableState{Name: t.name, Cols: t.cols}
+		for _, w := range t.rows {
+			rs := RowState{Rev: w.rev}
+			for _, c := range t.cols {
+				rs.Values = append(rs.Values, w.values[c])
+				if w.pending != nil {
+					rs.Pending = append(rs.Pending, w.pending[c])
+				}
+			}
+			if w.locker != nil {
+				rs.LockedBy = w.locker.name
+			}
+			for _, s := range w.waiters {
+				rs.Waiters = append(rs.Waiters, s.name)
+			}
+			ts.Rows = append(ts.Rows, rs)
+		}
+		db.Tables = append(db.Tables, ts)
+	}
+	for _, a := range d.advisory {
+		as := AdvisoryState{Key: a.key, Session: a.session, Xact: a.xact}
+		if a.owner != nil {
+			as.Holder = a.owner.name
+		}
+		for _, s := range a.waiters {
+			as.Waiters = append(as.Waiters, s.name)
+		}
+		db.Advisory = append(db.Advisory, as)
+	}
+	db.Holds, db.Waits = slices.Clone(d.holds), slices.Clone(d.waits)
+	f.Database = db
+}
+
+// DatabaseState is the database as a frame shows it: the connections, what
+// each holds and waits for, the rows, and the wait-for graph.
+type DatabaseState struct {
+	Sessions []SessionState
+	Tables   []TableState
+	Advisory []AdvisoryState
+	Edges    []WaitEdge // who waits for whom: the picture of a deadlock
+	Holds    []Span     // on each client's lane, when its connection held locks
+	Waits    []Span     // on each client's lane, when it waited for a lock
+}
+
+// SessionState is one connection, as pg_stat_activity and pg_locks show it.
+type SessionState struct {
+	Name    string
+	Pid     int
+	Client  string   // who uses it now; "" when idle in the pool
+	State   string   // pg_stat_activity.state: idle, idle in transaction, active, ...
+	Query   string   // active: the statement waiting
+	Since   int      // active: when it was sent
+	Waiting string   // active: the lock it waits for
+	Locks   []string // the locks it holds
+	Next    []string // what its client will send once the waiting statement returns
+}
+
+// TableState is one table with its rows.
+type TableState struct {
+	Name string
+	Cols []string
+	Rows []RowState
+}
+
+// RowState is one row: its committed values, the uncommitted ones of the
+// transaction that changed it, who holds its lock and who waits for it.
+type RowState struct {
+	Values   []string
+	Pending  []string // nil when nobody changed it
+	Rev      int      // committed versions so far
+	LockedBy string
+	Waiters  []string
+}
+
+// AdvisoryState is one advisory lock key.
+type AdvisoryState struct {
+	Key           int64
+	Holder        string
+	Session, Xact int // holds at each level
+	Waiters       []string
+}
+
+// WaitEdge is one arrow of the wait-for graph.
+type WaitEdge struct {
+	From, To string
+	Lock     string
+	Since    int
+}

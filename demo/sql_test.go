@@ -1,0 +1,214 @@
+package demo_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/script"
+)
+
+// database returns a one-move test scenario on the database store with the
+// given clients, an accounts table with rows 1 and 2, and the actions.
+func database(tb testing.TB, clients string, do ...string) string {
+	tb.Helper()
+	sc := demotest.OnStore(tb, "database", demotest.YAML("db", do...))
+	sc = demotest.Replace(tb, sc, "    clients: [A, B]\n", "    clients: ["+clients+"]\n    setup:\n"+
+		"      - A sql INSERT INTO accounts (id, balance) VALUES (1, 100)\n"+
+		"      - A sql INSERT INTO accounts (id, balance) VALUES (2, 100)\n")
+	return demotest.File(sc)
+}
+
+// statements returns the SQLStatement events of f, as "client: sql => reply".
+func statements(f Frame) []string {
+	var out []string
+	for _, e := range f.Events {
+		if s, ok := e.(SQLStatement); ok {
+			out = append(out, s.Client+": "+s.SQL+" => "+s.Reply())
+		}
+	}
+	return out
+}
+
+func wantStatements(t *testing.T, f Frame, want ...string) {
+	t.Helper()
+	got := statements(f)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("statements:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// An advisory lock counts re-entries: taken twice, it takes two unlocks, and
+// a third is answered false with PostgreSQL's WARNING (checked on a real
+// server: true, true, false).
+func TestAdvisoryLockCountsReentries(t *testing.T) {
+	f := demotest.Play(t, database(t, "A, B",
+		"A sql SELECT pg_advisory_lock(42)",
+		"A sql SELECT pg_advisory_lock(42)",
+		"B sql SELECT pg_try_advisory_lock(42)",
+		"A sql SELECT pg_advisory_unlock(42)",
+		"B sql SELECT pg_try_advisory_lock(42)",
+		"A sql SELECT pg_advisory_unlock(42)",
+		"A sql SELECT pg_advisory_unlock(42)",
+		"B sql SELECT pg_try_advisory_lock(42)",
+	), false)
+	wantStatements(t, f,
+		"A: SELECT pg_advisory_lock(42) => SELECT 1 (pg_advisory_lock=)",
+		"A: SELECT pg_advisory_lock(42) => SELECT 1 (pg_advisory_lock=)",
+		"B: SELECT pg_try_advisory_lock(42) => SELECT 1 (pg_try_advisory_lock=f)",
+		"A: SELECT pg_advisory_unlock(42) => SELECT 1 (pg_advisory_unlock=t)",
+		"B: SELECT pg_try_advisory_lock(42) => SELECT 1 (pg_try_advisory_lock=f)",
+		"A: SELECT pg_advisory_unlock(42) => SELECT 1 (pg_advisory_unlock=t)",
+		"A: SELECT pg_advisory_unlock(42) => WARNING: you don't own a lock of type ExclusiveLock; SELECT 1 (pg_advisory_unlock=f)",
+		"B: SELECT pg_try_advisory_lock(42) => SELECT 1 (pg_try_advisory_lock=t)",
+	)
+	if got := f.Database.Advisory[0]; got.Holder != "B" || got.Session != 1 {
+		t.Fatalf("advisory 42=%+v, want held by B once", got)
+	}
+}
+
+// Waiters for a row lock queue up in order: when the holder commits, the
+// first waiter gets the row and the second now waits for the first.
+func TestRowLockQueue(t *testing.T) {
+	f := demotest.Play(t, database(t, "A, B, C",
+		"A sql BEGIN",
+		"A sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE",
+		"tick 10",
+		"B sql BEGIN",
+		"B sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE",
+		"tick 10",
+		"C sql BEGIN",
+		"C sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE",
+		"tick 10",
+		"A sql UPDATE accounts SET balance = 90 WHERE id = 1",
+		"A sql COMMIT",
+	), false)
+	last := statements(f)[len(statements(f))-1]
+	if want := "B: SELECT balance FROM accounts WHERE id = 1 FOR UPDATE => SELECT 1 (balance=90)"; last != want {
+		t.Fatalf("last statement %q, want %q", last, want)
+	}
+	row := f.Database.Tables[0].Rows[0]
+	if row.LockedBy != "B" || strings.Join(row.Waiters, ",") != "C" {
+		t.Fatalf("row 1 locked by %q with waiters %v, want B with [C]", row.LockedBy, row.Waiters)
+	}
+	if got := f.Database.Edges; len(got) != 1 || got[0].From != "C" || got[0].To != "B" {
+		t.Fatalf("wait-for graph=%+v, want C -> B only", got)
+	}
+}
+
+// The deadlock detector runs once a waiter has waited deadlock_timeout, not
+// before; the backend whose timer runs out first finds the cycle and is the
+// one aborted, and its locks go at once, so the other proceeds.
+func TestDeadlockDetectedAfterTimeout(t *testing.T) {
+	cycle := []string{
+		"A sql BEGIN", "B sql BEGIN",
+		"A sql UPDATE accounts SET balance = 1 WHERE id = 1",
+		"B sql UPDATE accounts SET balance = 2 WHERE id = 2",
+		"A sql UPDATE accounts SET balance = 1 WHERE id = 2",
+		"tick 5",
+		"B sql UPDATE accounts SET balance = 2 WHERE id = 1",
+	}
+	for _, tt := range []struct {
+		wait    int
+		aborted bool
+	}{{DeadlockTimeout - 1, false}, {DeadlockTimeout, true}} {
+		f := demotest.Play(t, database(t, "A, B", append(cycle, "tick "+itoa(tt.wait-5))...), false)
+		var checks []DeadlockCheck
+		for _, e := range f.Events {
+			if d, ok := e.(DeadlockCheck); ok {
+				checks = append(checks, d)
+			}
+		}
+		if !tt.aborted {
+			if len(checks) != 0 || len(f.Database.Edges) != 2 {
+				t.Fatalf("after %d ms: checks %+v, edges %+v; want no check yet and both waiting", tt.wait, checks, f.Database.Edges)
+			}
+			continue
+		}
+		if len(checks) != 1 || checks[0].Session != "A" || checks[0].At != DeadlockTimeout {
+			t.Fatalf("after %d ms: checks %+v, want one by A at %d", tt.wait, checks, DeadlockTimeout)
+		}
+		got := statements(f)
+		if want := "A: UPDATE accounts SET balance = 1 WHERE id = 2 => ERROR: deadlock detected (SQLSTATE 40P01)"; got[len(got)-2] != want {
+			t.Fatalf("A's statement: %q, want %q", got[len(got)-2], want)
+		}
+		if want := "B: UPDATE accounts SET balance = 2 WHERE id = 1 => UPDATE 1"; got[len(got)-1] != want {
+			t.Fatalf("B's statement: %q, want %q", got[len(got)-1], want)
+		}
+		if f.Database.Sessions[0].State != "idle in transaction (aborted)" {
+			t.Fatalf("A's state %q, want aborted", f.Database.Sessions[0].State)
+		}
+		if len(f.Violations) != 1 || f.Violations[0].Kind != DeadlockAbort {
+			t.Fatalf("violations %+v, want one deadlock", f.Violations)
+		}
+	}
+}
+
+// NOWAIT fails at once with 55P03; the transaction is then aborted, every
+// statement but the end is refused with 25P02, and COMMIT rolls it back.
+// lock_timeout fails the statement with the same code once it runs out.
+func TestNowaitAndLockTimeout(t *testing.T) {
+	f := demotest.Play(t, database(t, "A, B",
+		"A sql BEGIN",
+		"A sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE",
+		"B sql BEGIN",
+		"B sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE NOWAIT",
+		"B sql SELECT balance FROM accounts WHERE id = 2",
+		"B sql COMMIT",
+		"B sql SET lock_timeout = '200ms'",
+		"B sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE",
+		"tick 199",
+		"B sql COMMIT",
+		"tick 1",
+	), false)
+	wantStatements(t, f,
+		"A: BEGIN => BEGIN",
+		"A: SELECT balance FROM accounts WHERE id = 1 FOR UPDATE => SELECT 1 (balance=100)",
+		"B: BEGIN => BEGIN",
+		`B: SELECT balance FROM accounts WHERE id = 1 FOR UPDATE NOWAIT => ERROR: could not obtain lock on row in relation "accounts" (SQLSTATE 55P03)`,
+		"B: SELECT balance FROM accounts WHERE id = 2 => ERROR: current transaction is aborted, commands ignored until end of transaction block (SQLSTATE 25P02)",
+		"B: COMMIT => ROLLBACK",
+		"B: SET lock_timeout = '200ms' => SET",
+		"B: SELECT balance FROM accounts WHERE id = 1 FOR UPDATE => (waiting for accounts id=1)",
+		"B: SELECT balance FROM accounts WHERE id = 1 FOR UPDATE => ERROR: canceling statement due to lock timeout (SQLSTATE 55P03)",
+		"B: COMMIT => WARNING: there is no transaction in progress; COMMIT",
+	)
+}
+
+// Behind a transaction-mode pooler a client gets the server connection that
+// came back last, keeps it for its transaction, and gives it back after.
+func TestPoolerHandsOutConnectionsLIFO(t *testing.T) {
+	src := database(t, "A, B",
+		"A sql SELECT balance FROM accounts WHERE id = 1",
+		"A sql BEGIN",
+		"B sql SELECT balance FROM accounts WHERE id = 1",
+		"A sql COMMIT",
+		"B sql SELECT balance FROM accounts WHERE id = 2",
+	)
+	src = demotest.Replace(t, src, "    store: database\n", "    store: database\n    pool: 2\n")
+	f := demotest.Play(t, src, false)
+	var got []string
+	for _, e := range f.Events {
+		got = append(got, e.Header().Client+"@"+e.Header().Node)
+	}
+	if want := "A@s1 A@s1 B@s2 A@s1 B@s1"; strings.Join(got, " ") != want {
+		t.Fatalf("connections %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+// SQL the model cannot read is a load error on its line, naming the shapes
+// it knows.
+func TestUnknownSQLIsALoadError(t *testing.T) {
+	src := database(t, "A, B", "A sql DELETE FROM accounts")
+	_, err := script.Load("test.yaml", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "reads only these SQL shapes") {
+		t.Fatalf("Load: %v, want an error naming the SQL shapes", err)
+	}
+	if want := ":" + itoa(demotest.LineOf(t, src, "DELETE")) + ":"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("Load: %v, want line %s", err, want)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

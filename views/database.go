@@ -1,0 +1,131 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// describeSQL puts a database event in a sentence; ok is false for the
+// events of other stores.
+func describeSQL(lang string, f demo.Frame, e demo.Event) (string, bool) {
+	sc := f.Scenario
+	switch e := e.(type) {
+	case demo.SQLStatement:
+		via := ""
+		if e.Node != "" {
+			via = fmt.Sprintf(T(lang, "db.via"), e.Node)
+		}
+		switch {
+		case e.Waiting:
+			return fmt.Sprintf(T(lang, "ev.sql-waiting"), e.Client, via, e.Lock, e.Holder), true
+		case e.Err != nil:
+			return fmt.Sprintf(T(lang, "ev.sql-error"), e.Client, via, e.Err.Code) + waited(lang, sc, e), true
+		}
+		return fmt.Sprintf(T(lang, "ev.sql"), e.Client, via, e.Tag) + waited(lang, sc, e), true
+	case demo.DeadlockCheck:
+		return fmt.Sprintf(T(lang, "ev.deadlock-check"), e.Session, strings.Join(append(e.Cycle, e.Cycle[0]), " → ")), true
+	}
+	return "", false
+}
+
+func waited(lang string, sc *demo.Scenario, e demo.SQLStatement) string {
+	if e.Waited() <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(T(lang, "db.waited"), Duration(sc, e.Waited()))
+}
+
+// verdictSQL is the verdict of the database's own kinds in words.
+func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool) {
+	key := "verdict." + v.Kind.String()
+	at := Clock(sc, v.At)
+	switch v.Kind {
+	case demo.MutualExclusionHeld:
+		if sc.Store == demo.DatabaseStore {
+			return T(lang, "verdict.safe.database"), true
+		}
+	case demo.LostUpdate:
+		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
+	case demo.DeadlockAbort:
+		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at), true
+	case demo.QueuedBehind:
+		ms, _ := strconv.Atoi(v.Before)
+		return fmt.Sprintf(T(lang, key), v.Client, Duration(sc, ms), v.Other, v.Value), true
+	case demo.WaitsOnItself:
+		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at), true
+	}
+	return "", false
+}
+
+// IsDatabase reports whether the frame shows a database.
+func IsDatabase(d Demo) bool { return d.Frame.Database != nil }
+
+// WaitGraph is the wait-for graph laid out for SVG: each connection a node
+// on a circle, each waiter an arrow to the connection whose lock it waits
+// for. A deadlock is a cycle of arrows.
+type WaitGraph struct {
+	Width, Height int
+	Nodes         []GraphNode
+	Arrows        []Arrow
+}
+
+// GraphNode is one connection in the wait-for graph.
+type GraphNode struct {
+	X, Y  int
+	Label string
+	Class string
+}
+
+// Arrow is one "waits for" edge.
+type Arrow struct {
+	X1, Y1, X2, Y2 int
+	Label          string
+	LX, LY         int
+}
+
+// NewWaitGraph lays out the connections of db in a row (two, as in most
+// lessons) or on a circle, with an arrow for each waiter.
+func NewWaitGraph(d Demo) WaitGraph {
+	db := d.Frame.Database
+	g := WaitGraph{Width: 320, Height: 120}
+	n := len(db.Sessions)
+	pos := map[string][2]int{}
+	for i, s := range db.Sessions {
+		x := 60 + i*(g.Width-120)/max(n-1, 1)
+		y := 60
+		if n == 1 {
+			x = g.Width / 2
+		}
+		pos[s.Name] = [2]int{x, y}
+		class := "conn c" + strconv.Itoa(clientIndexOf(d, s.Client))
+		if s.Client == "" {
+			class = "conn idle"
+		}
+		label := s.Name
+		if s.Client != "" && s.Client != s.Name {
+			label += " (" + s.Client + ")"
+		}
+		g.Nodes = append(g.Nodes, GraphNode{X: x, Y: y, Label: label, Class: class})
+	}
+	for _, e := range db.Edges {
+		a, b := pos[e.From], pos[e.To]
+		// Two arrows between the same pair bend apart: above for one way,
+		// below for the other, so a two-way cycle shows as a loop.
+		off := -14
+		if a[0] > b[0] {
+			off = 14
+		}
+		dir := 1
+		if b[0] < a[0] {
+			dir = -1
+		}
+		g.Arrows = append(g.Arrows, Arrow{
+			X1: a[0] + dir*22, Y1: a[1] + off, X2: b[0] - dir*22, Y2: b[1] + off,
+			Label: e.Lock, LX: (a[0] + b[0]) / 2, LY: a[1] + off*2 + 4,
+		})
+	}
+	return g
+}
