@@ -72,6 +72,18 @@ const (
 	Replicated  // Replication
 	ClockJump   // ClockJumped
 	MonotonicOn // NodeChange
+
+	SessionOpened // CoordCall: a session or lease
+	NodeCreated   // CoordCall: a znode or key made
+	ChildrenRead  // CoordCall: getChildren, exists, or a Get that leaves a watch
+	NodeDeleted   // CoordCall: a delete or release
+	KVAcquired    // CoordCall: Consul's acquire, true
+	KVRefused     // CoordCall: Consul's acquire, false
+	SessionAlive  // CoordCall: reconnected to a live session
+	SessionLost   // CoordCall: reconnected and learned the session had ended
+	LockGranted   // LockHeld
+	WatchFire     // WatchFired
+	SessionEnd    // SessionEnded
 )
 
 var kindNames = [...]string{
@@ -85,6 +97,9 @@ var kindNames = [...]string{
 	Paused: "paused", Resumed: "resumed", Crashed: "crashed", CutOff: "cut", Healed: "healed",
 	NodeDown: "node-down", NodeUp: "node-up", Promoted: "promoted", Replicated: "replicated",
 	ClockJump: "clock-jump", MonotonicOn: "monotonic",
+	SessionOpened: "session", NodeCreated: "created", ChildrenRead: "read", NodeDeleted: "deleted",
+	KVAcquired: "kv-acquired", KVRefused: "kv-refused", SessionAlive: "session-alive", SessionLost: "session-lost",
+	LockGranted: "lock-held", WatchFire: "watch-fired", SessionEnd: "session-ended",
 }
 
 func (k Kind) String() string {

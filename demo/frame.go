@@ -22,6 +22,9 @@ type Frame struct {
 	// The Redis nodes, for the Redis family.
 	Nodes []NodeState
 
+	// The consensus service, for the zookeeper, etcd and consul stores.
+	Coord *CoordState
+
 	Fenced   bool
 	Data     string
 	MaxToken int64
@@ -202,6 +205,15 @@ func (f *Frame) Timeline() Timeline {
 				}
 			}
 		case ClockJumped:
+			t.Marks = append(t.Marks, e)
+		case LockHeld:
+			start("", e.Client, e.At, e.Token, -1)
+		case CoordCall:
+			if e.Op == OpDelete && e.OK || e.Op == OpRelease && e.OK {
+				stop("", e.Client, e.At)
+			}
+		case SessionEnded:
+			stop("", e.Client, e.At)
 			t.Marks = append(t.Marks, e)
 		case WriteResult:
 			t.Writes = append(t.Writes, e)

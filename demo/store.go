@@ -24,6 +24,9 @@ func newStore(sc *Scenario) Store {
 	if sc.Store == LockServiceStore {
 		return &lockStore{svc: New()}
 	}
+	if sc.Store.Consensus() {
+		return newConsensusStore(sc)
+	}
 	return newRedisNodes(sc)
 }
 

@@ -118,6 +118,8 @@ func describe(sc *Scenario, e Event) string {
 			if e.OK {
 				line += ", lease until " + clock(sc, e.Expiry)
 			}
+		case CoordCall:
+			line += coordNote(e)
 		case WriteResult:
 			if e.OK {
 				line += fmt.Sprintf(", replacing %q (maxToken was %d)", e.Before, e.Max)
@@ -146,6 +148,8 @@ func describe(sc *Scenario, e Event) string {
 		return fmt.Sprintf("%s: shipped %d write(s) to the replica", at, e.Shipped)
 	case SkippedWrite:
 		return fmt.Sprintf("%s: does not hold the lock, does not write %q", at, e.Value)
+	case LockHeld, WatchFired, SessionEnded:
+		return at + ": " + coordStory(sc, e)
 	}
 	return fmt.Sprintf("%s: %s", at, e.Kind())
 }
@@ -191,6 +195,9 @@ func writeState(b *strings.Builder, f *Frame) {
 			keys = []string{"empty"}
 		}
 		fmt.Fprintf(b, "  %s: %s, %s\n", n.Name, state, strings.Join(keys, ", "))
+	}
+	if f.Coord != nil {
+		writeCoord(b, sc, f.Coord)
 	}
 	fencing := "fencing off"
 	if f.Fenced {

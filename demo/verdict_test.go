@@ -52,6 +52,12 @@ var verdicts = []struct {
 	{"redlock-gc-pause", true, []violationSeen{{StaleWrite, 15230, "A", "B"}}},
 	{"watchdog", false, []violationSeen{{StaleWrite, 45000, "A", "B"}}},
 	{"watchdog", true, nil},
+	{"zookeeper-session-expiry", false, []violationSeen{{StaleWrite, 12000, "A", "B"}}},
+	{"zookeeper-session-expiry", true, nil},
+	{"zookeeper-recipe", false, nil}, // the herd costs reads, not safety: see TestHerdCounts
+	{"zookeeper-recipe", true, nil},
+	{"etcd-lease", false, []violationSeen{{StaleWrite, 12000, "A", "B"}}},
+	{"etcd-lease", true, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a
