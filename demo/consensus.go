@@ -304,8 +304,9 @@ func (s *consensusStore) zkCheck(r *Run, c *Client, ss *session) {
 	}
 	r.log(e)
 	if at == 0 {
+		// A child watch left by ls -w stays armed on the server even now
+		// that this client holds the lock: it will fire once more, for nothing.
 		ss.waitOn = ""
-		s.dropWatches(c.Name)
 		s.grant(r, c, ss, s.entries[ss.mine].zxid)
 		return
 	}
@@ -355,10 +356,6 @@ func (s *consensusStore) grant(r *Run, c *Client, ss *session, token int64) {
 	r.log(LockHeld{Head: r.head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
 }
 
-func (s *consensusStore) dropWatches(client string) {
-	s.watches = slices.DeleteFunc(s.watches, func(w watch) bool { return w.client == client })
-}
-
 // fire delivers the one-shot watches on what changed: a child watch on each
 // parent in parents, a node watch on each path in gone. Each watcher that
 // runs reacts at once, as a lock recipe does.
@@ -384,8 +381,8 @@ func (s *consensusStore) fire(r *Run, parents, gone []string) {
 	}
 	for _, w := range fired {
 		c, ss := r.client(w.client), s.sessionOf(w.client)
-		if c == nil || c.Paused || c.Crashed || ss == nil || ss.ended >= 0 || ss.mine == "" {
-			continue // a stopped client reads its notification later
+		if c == nil || c.Paused || c.Crashed || ss == nil || ss.ended >= 0 || ss.mine == "" || c.Holds {
+			continue // a stopped client reads its notification later; a holder or a client that left ignores it
 		}
 		switch s.kind {
 		case ZooKeeperStore:
@@ -433,7 +430,6 @@ func (s *consensusStore) unlock(r *Run, c *Client, ss *session, a Action) {
 	r.letGo(c)
 	mine := ss.mine
 	ss.mine, ss.waitOn = "", ""
-	s.dropWatches(c.Name)
 	if e.OK {
 		s.fire(r, []string{parentOf(mine)}, []string{mine})
 	}
