@@ -267,6 +267,9 @@ func wire(e demo.Event) string { call, _ := e.Wire(); return call }
 
 func TestZooKeeperScenarios(t *testing.T) {
 	c := demotest.Catalog(t)
+	if testing.Short() {
+		t.Skip("starts a real ZooKeeper: not under -short")
+	}
 	for _, id := range []string{"zookeeper-recipe", "zookeeper-session-expiry"} {
 		sc, ok := c.Get(id)
 		if !ok {
