@@ -58,6 +58,8 @@ var verdicts = []struct {
 	{"zookeeper-recipe", true, nil},
 	{"etcd-lease", false, []violationSeen{{StaleWrite, 12000, "A", "B"}}},
 	{"etcd-lease", true, nil},
+	{"lock-delay", false, []violationSeen{{StaleWrite, 25000, "A", "B"}}},
+	{"lock-delay", true, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a
