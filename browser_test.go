@@ -421,7 +421,7 @@ var checkpoints = []struct {
 	{false, 5, "holder", "B"}, {false, 5, "token", "2"},
 	{true, 7, "resource-value", `"B"`}, {true, 7, "max-token", "2"}, {true, 7, "rejected", "1"},
 	{false, 7, "resource-value", `"A"`}, {false, 7, "rejected", "0"},
-	{true, 7, "verdict", "safe"}, {false, 7, "verdict", "stale-write"},
+	{true, 7, "verdict", "contained"}, {false, 7, "verdict", "stale-write"},
 }
 
 // checkCheckpoints fails early, with a clear message, when the model itself
@@ -571,11 +571,8 @@ func wantScreen(t *testing.T, sc *demo.Scenario, on bool, k int, lang string) sc
 			s.RejectMarks++
 		}
 	}
-	s.Verdict = "safe"
-	for i, v := range f.Violations {
-		if i == 0 {
-			s.Verdict = v.Kind.String()
-		}
+	s.Verdict = f.Verdict().Kind.String()
+	for _, v := range f.Violations {
 		if v.Kind == demo.StaleWrite {
 			s.StaleMarks++
 		}
@@ -827,15 +824,12 @@ func (b *tab) waitScenarioFrame(sc *demo.Scenario, on bool, k int, lang string) 
 		Index:   fmt.Sprintf("%d / %d", k, sc.Frames()),
 		Now:     views.Clock(sc, f.Now),
 		Value:   `"` + f.Data + `"`,
-		Verdict: "safe",
+		Verdict: f.Verdict().Kind.String(),
 		Pressed: strconv.FormatBool(on),
 		Href:    b.env.base + views.FrameURL(sc, on, k, lang),
 	}
 	if f.Data == "" {
 		want.Value = views.T(lang, "empty")
-	}
-	if !f.Safe() {
-		want.Verdict = f.Violations[0].Kind.String()
 	}
 	ctx, cancel := context.WithTimeout(b.ctx, waitBudget)
 	defer cancel()

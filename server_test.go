@@ -457,10 +457,7 @@ func TestIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := r.Frame()
-			want := "safe"
-			if !f.Safe() {
-				want = views.T("en", "verdict."+f.Violations[0].Kind.String()+".short")
-			}
+			want := views.VerdictShort("en", f.Verdict().Kind)
 			o := entry.Find(`[data-testid="outcome-` + views.OnOff(on) + `"]`)
 			if !strings.Contains(o.Text(), want) {
 				t.Fatalf("%s %s: outcome %q does not say %q", sc.ID, views.OnOff(on), o.Text(), want)

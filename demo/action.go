@@ -97,11 +97,18 @@ const (
 	Expire Verb = "expire" // C expire KEY SECONDS
 	Del    Verb = "del"    // C del KEY: a plain DEL, whoever's lock it is
 	Unlock Verb = "unlock" // C unlock KEY: the compare-and-delete script
-	Extend Verb = "extend" // C extend KEY MS: renew the TTL if the lock is still C's (Redisson's watchdog)
+	Extend Verb = "extend" // C extend KEY MS: renew the TTL if the lock is still C's
 	Wait   Verb = "wait"   // C wait NUMREPLICAS TIMEOUT
 
+	// A Redisson client of one Redis node: the lock is a hash whose field is
+	// the holder's id and whose value counts re-entries.
+	RLock    Verb = "rlock"    // C rlock KEY MS: lock(), the lock script with lease MS
+	RTryLock Verb = "rtrylock" // C rtrylock KEY MS: tryLock(), the same script, once
+	RRenew   Verb = "rrenew"   // C rrenew KEY MS: the watchdog's renewal script
+	RUnlock  Verb = "runlock"  // C runlock KEY: unlock(), the unlock script, then DEL of its latch
+
 	// A client of Redlock.
-	Redlock       Verb = "redlock"        // C redlock KEY px MS: the whole Redlock acquisition
+	Redlock       Verb = "redlock"        // C redlock KEY px MS [retry N]: the whole Redlock acquisition
 	RedlockUnlock Verb = "redlock-unlock" // C redlock-unlock KEY: the script on every node
 
 	// A client of a consensus service (zookeeper, etcd, consul).
@@ -113,10 +120,10 @@ const (
 	// A node ("all" for every node).
 	Down      Verb = "down"      // NODE down: it stops answering and loses what it had not persisted
 	Up        Verb = "up"        // NODE up
-	Jump      Verb = "jump"      // NODE jump MS: its wall clock jumps forward
+	Jump      Verb = "jump"      // NODE jump MS: its wall clock is stepped forward at once
+	Slew      Verb = "slew"      // NODE slew MS PPM: its wall clock is corrected by MS, at most PPM of elapsed time
 	Promote   Verb = "promote"   // NODE promote: the replica becomes the primary
 	Replicate Verb = "replicate" // NODE replicate: the primary ships what the replica lacks
-	Monotonic Verb = "monotonic" // NODE monotonic: TTLs count elapsed time, not the wall clock
 )
 
 // verbs says, for each verb, who performs it and with which stores.
@@ -141,11 +148,13 @@ var verbs = map[Verb]struct {
 	Reconnect: {stores: []StoreKind{ZooKeeperStore, EtcdStore, ConsulStore}},
 	Extend:    {stores: []StoreKind{RedisStore, ReplicatedStore}},
 	Wait:      {stores: []StoreKind{ReplicatedStore}},
-	Redlock:   {stores: []StoreKind{RedlockStore}}, RedlockUnlock: {stores: []StoreKind{RedlockStore}},
+	RLock:     {stores: []StoreKind{RedisStore}}, RTryLock: {stores: []StoreKind{RedisStore}},
+	RRenew: {stores: []StoreKind{RedisStore}}, RUnlock: {stores: []StoreKind{RedisStore}},
+	Redlock: {stores: []StoreKind{RedlockStore}}, RedlockUnlock: {stores: []StoreKind{RedlockStore}},
 	Down:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
 	Up:        {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
 	Jump:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
-	Monotonic: {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
+	Slew:      {node: true, stores: []StoreKind{RedisStore, ReplicatedStore, RedlockStore}},
 	Promote:   {node: true, stores: []StoreKind{ReplicatedStore}},
 	Replicate: {node: true, stores: []StoreKind{ReplicatedStore}},
 }
@@ -178,11 +187,13 @@ type Action struct {
 	Lease    int      // acquire, renew: the lease in ticks (below 1 counts as 1)
 	Key      string   // the Redis key, or the consensus lock's path
 	NX       bool     // set: only if the key does not exist
-	PX       int      // set, extend, redlock: the TTL in ms; 0 for none
+	PX       int      // set, extend, redlock, rlock, rtrylock, rrenew: the TTL in ms; 0 for none
 	Seconds  int      // expire: the TTL in seconds
 	Replicas int      // wait: how many replicas must acknowledge
 	Timeout  int      // wait: ms to block; 0 blocks until they do
-	Jump     int      // jump: how far the node's wall clock jumps, in ms
+	Jump     int      // jump, slew: how far the node's wall clock moves, in ms
+	Rate     int      // slew: the most the clock's rate changes, in ppm
+	Retries  int      // redlock: how many new attempts after a failed one
 	Value    string   // write: what it writes
 	Nodes    []string // cut: the nodes cut off
 	TTL      int      // session: the session timeout or lease TTL asked for, ms

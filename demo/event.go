@@ -66,12 +66,20 @@ const (
 	CutOff       // ClientChange
 	Healed       // ClientChange
 
-	NodeDown    // NodeChange
-	NodeUp      // NodeChange
-	Promoted    // NodeChange
-	Replicated  // Replication
-	ClockJump   // ClockJumped
-	MonotonicOn // NodeChange
+	NodeDown   // NodeChange
+	NodeUp     // NodeChange
+	Promoted   // NodeChange
+	Replicated // Replication
+	ClockJump  // ClockJumped
+	ClockSlew  // ClockSlewing
+
+	RLockCmd        // RedissonLock: lock() or tryLock()
+	RRenewCmd       // RedissonRenew
+	RUnlockCmd      // RedissonUnlock
+	LatchDelCmd     // LatchDel
+	WatchdogStopped // WatchdogSkipped
+	RetryWait       // RetryDelay
+	WaitBlocked     // BlockedWait
 
 	SessionOpened // CoordCall: a session or lease
 	NodeCreated   // CoordCall: a znode or key made
@@ -96,7 +104,9 @@ var kindNames = [...]string{
 	Accepted: "accepted", Rejected: "rejected", WriteSkipped: "write-skipped",
 	Paused: "paused", Resumed: "resumed", Crashed: "crashed", CutOff: "cut", Healed: "healed",
 	NodeDown: "node-down", NodeUp: "node-up", Promoted: "promoted", Replicated: "replicated",
-	ClockJump: "clock-jump", MonotonicOn: "monotonic",
+	ClockJump: "clock-jump", ClockSlew: "clock-slew",
+	RLockCmd: "rlock", RRenewCmd: "rrenew", RUnlockCmd: "runlock", LatchDelCmd: "latch-del",
+	WatchdogStopped: "watchdog-stopped", RetryWait: "retry-wait", WaitBlocked: "wait-blocked",
 	SessionOpened: "session", NodeCreated: "created", ChildrenRead: "read", NodeDeleted: "deleted",
 	KVAcquired: "kv-acquired", KVRefused: "kv-refused", SessionAlive: "session-alive", SessionLost: "session-lost",
 	LockGranted: "lock-held", WatchFire: "watch-fired", SessionEnd: "session-ended",
@@ -231,11 +241,10 @@ type ClientChange struct {
 
 func (e ClientChange) Kind() Kind { return e.What }
 
-// NodeChange is a node going down or up, being promoted, or switching to a
-// monotonic clock.
+// NodeChange is a node going down or up, or being promoted.
 type NodeChange struct {
 	Head
-	What Kind // NodeDown, NodeUp, Promoted or MonotonicOn
+	What Kind // NodeDown, NodeUp or Promoted
 }
 
 func (e NodeChange) Kind() Kind { return e.What }
@@ -248,6 +257,41 @@ type ClockJumped struct {
 
 func (ClockJumped) Kind() Kind { return ClockJump }
 
+// ClockSlewing is a node's wall clock starting to be corrected by By ms,
+// spread out: it runs at most Rate ppm fast (or slow) until the correction
+// is made, and never jumps.
+type ClockSlewing struct {
+	Head
+	By, Rate int
+}
+
+func (ClockSlewing) Kind() Kind { return ClockSlew }
+
+// WatchdogSkipped is a renewal that did not happen: the client is paused,
+// and a stop-the-world pause stops the watchdog's thread with the rest.
+type WatchdogSkipped struct{ Head }
+
+func (WatchdogSkipped) Kind() Kind { return WatchdogStopped }
+
+// RetryDelay is a Redlock client waiting a random Delay ms (0 to Max) after a
+// failed attempt, so that clients that collided do not collide again.
+type RetryDelay struct {
+	Head
+	Delay, Max int
+}
+
+func (RetryDelay) Kind() Kind { return RetryWait }
+
+// BlockedWait is a client blocked in WAIT: fewer than Replicas replicas can
+// acknowledge, and a timeout of 0 waits for ever. The WaitCommand follows when
+// it returns, if it ever does.
+type BlockedWait struct {
+	Head
+	Replicas int
+}
+
+func (BlockedWait) Kind() Kind { return WaitBlocked }
+
 // Replication is the primary shipping Shipped writes to its replica.
 type Replication struct {
 	Head
@@ -258,11 +302,15 @@ func (Replication) Kind() Kind { return Replicated }
 
 // The Wire of what no client sent is empty.
 
-func (LeaseExpiry) Wire() (string, string)   { return "", "" }
-func (KeyExpiry) Wire() (string, string)     { return "", "" }
-func (RedlockResult) Wire() (string, string) { return "", "" }
-func (SkippedWrite) Wire() (string, string)  { return "", "" }
-func (ClientChange) Wire() (string, string)  { return "", "" }
-func (NodeChange) Wire() (string, string)    { return "", "" }
-func (ClockJumped) Wire() (string, string)   { return "", "" }
-func (Replication) Wire() (string, string)   { return "", "" }
+func (LeaseExpiry) Wire() (string, string)     { return "", "" }
+func (KeyExpiry) Wire() (string, string)       { return "", "" }
+func (RedlockResult) Wire() (string, string)   { return "", "" }
+func (SkippedWrite) Wire() (string, string)    { return "", "" }
+func (ClientChange) Wire() (string, string)    { return "", "" }
+func (NodeChange) Wire() (string, string)      { return "", "" }
+func (ClockJumped) Wire() (string, string)     { return "", "" }
+func (ClockSlewing) Wire() (string, string)    { return "", "" }
+func (WatchdogSkipped) Wire() (string, string) { return "", "" }
+func (RetryDelay) Wire() (string, string)      { return "", "" }
+func (BlockedWait) Wire() (string, string)     { return "", "" }
+func (Replication) Wire() (string, string)     { return "", "" }

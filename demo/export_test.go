@@ -31,3 +31,9 @@ func (r *Run) NodeKeys() map[string][]string {
 	}
 	return keys
 }
+
+// RedissonField is the hash field a Redisson client writes in a lock.
+var RedissonField = redissonField
+
+// RequestID is the id of a client's nth unlock call.
+var RequestID = requestID

@@ -39,26 +39,32 @@ type Frame struct {
 
 // NodeState is one Redis node as the frame shows it.
 type NodeState struct {
-	Name      string
-	Role      string
-	Up        bool
-	Offset    int
-	Monotonic bool
-	Keys      []KeyState
+	Name     string
+	Role     string
+	Up       bool
+	Offset   int // ms the wall clock runs ahead of true time
+	Slew     int // ms of clock correction still to be slewed in; 0 when none
+	SlewRate int // ppm: the most the slew changes the clock's rate
+	Keys     []KeyState
 }
 
 // KeyState is one key on a node.
 type KeyState struct {
 	Key, Value string
-	Owner      string // the client whose random value it is
+	Owner      string // the client whose random value (or Redisson field) it is
 	TTL        int    // ms left; -1: it never expires
+	// Count is a Redisson lock's hold count: the key is then a hash whose
+	// one field, Value, is the holder's id; 0 for a plain string key.
+	Count int
 }
 
 // Last reports whether this is the scenario's last frame.
 func (f *Frame) Last() bool { return f.Index == f.Total }
 
-// Safe reports whether no promise of the lock has been broken so far.
-func (f *Frame) Safe() bool { return len(f.Violations) == 0 }
+// Verdict returns the violation the frame's verdict leads with: the heaviest
+// found so far, or the zero Violation (MutualExclusionHeld) when there is
+// none. Its Kind.Class says how bad it is.
+func (f *Frame) Verdict() Violation { return Headline(f.Violations) }
 
 // Latest returns the events of the move that led to this frame.
 func (f *Frame) Latest() []Event {

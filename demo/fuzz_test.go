@@ -63,14 +63,15 @@ var (
 			"{C} pause", "{C} resume", "{C} crash"},
 		"redis": {"tick {N}", "{C} set {K} NX PX {P}", "{C} set {K} NX", "{C} set {K} PX {P}", "{C} setnx {K}",
 			"{C} expire {K} {S}", "{C} del {K}", "{C} unlock {K}", "{C} extend {K} {P}", "{C} write",
-			"{C} pause", "{C} resume", "{C} crash", "{NODE} down", "{NODE} up", "{NODE} jump {J}", "{NODE} monotonic"},
+			"{C} pause", "{C} resume", "{C} crash", "{NODE} down", "{NODE} up", "{NODE} jump {J}", "{NODE} slew {J} 500",
+			"{C} rtrylock {K} {P}", "{C} runlock {K}"},
 		"replicated": {"tick {N}", "{C} set {K} NX PX {P}", "{C} set {K} NX", "{C} setnx {K}", "{C} expire {K} {S}",
 			"{C} del {K}", "{C} unlock {K}", "{C} extend {K} {P}", "{C} wait 1 0", "{C} write",
 			"{C} pause", "{C} resume", "{C} crash", "{NODE} down", "{NODE} up", "{NODE} jump {J}",
 			"replica promote", "primary replicate"},
 		"redlock": {"tick {N}", "{C} redlock {K} PX {P}", "{C} redlock-unlock {K}", "{C} cut {NODES}", "{C} heal",
 			"{C} write", "{C} pause", "{C} resume", "{C} crash",
-			"{NODE} down", "{NODE} up", "{NODE} jump {J}", "{NODE} monotonic"},
+			"{NODE} down", "{NODE} up", "{NODE} jump {J}", "{NODE} slew {J} 500", "{C} redlock {K} PX {P} retry 1"},
 	}
 )
 

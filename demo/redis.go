@@ -6,41 +6,79 @@ import (
 	"strconv"
 )
 
-// Node is a Redis-like server reduced to what a lock needs: string keys with an
-// optional time to live, a wall clock of its own, and an up or down state.
-// Redis counts a key's TTL against its wall clock, which is why a clock that
-// jumps forward expires keys early; with monotonic set, a TTL counts real
-// elapsed time instead, which is antirez's answer to that objection.
+// Node is a Redis-like server reduced to what a lock needs: string keys (and
+// Redisson's one-field hashes) with an optional time to live, a wall clock of
+// its own, and an up or down state.
+//
+// Redis keeps a key's expiry as an absolute Unix time in ms, read from the
+// wall clock when the TTL was set, and compares it with the wall clock: a
+// clock stepped forward expires keys early. Redis has no monotonic expiry
+// (redis/redis#416), so the only remedy is on the clock itself: slew it
+// rather than step it.
 type Node struct {
-	Name      string
-	Role      string // "primary" or "replica" when replicated, else ""
-	Up        bool
-	Offset    int  // how far the node's wall clock runs ahead of true time, in ms
-	Monotonic bool // TTLs count elapsed time, unaffected by wall-clock jumps
-	keys      []entry
-	backlog   []entry // writes the primary has not yet shipped to its replica
+	Name    string
+	Role    string // "primary" or "replica" when replicated, else ""
+	Up      bool
+	Offset  int // how far the node's wall clock runs ahead of true time, in ms
+	keys    []entry
+	backlog []entry // writes the primary has not yet shipped to its replica
+
+	slewLeft int   // ms of correction still to slew into Offset (may be negative)
+	slewRate int   // ppm: how much faster (or slower) the clock runs meanwhile
+	slewNano int64 // correction accrued but not yet a whole ms, in ns
 }
 
 // entry is one key. A removed key travels in a backlog as an entry with
 // gone set, so a replica learns about deletions too.
 type entry struct {
 	key, value string
-	ttl        int // ms; 0 means the key never expires
-	setAt      int // true time when the TTL was set
-	wallAt     int // the node's wall clock then
+	ttl        int  // ms; 0 means the key never expires
+	setAt      int  // true time when the TTL was set
+	wallAt     int  // the node's wall clock then: expiry is wallAt + ttl
+	hash       bool // a Redisson lock: a hash whose one field, value, holds count
+	count      int
 	gone       bool
 }
 
 // expired reports whether e has run out at true time now on node n. Like the
 // lock service, a key is gone at the instant its TTL is used up.
 func (n *Node) expired(e entry, now int) bool {
-	if e.ttl == 0 {
-		return false
+	return e.ttl != 0 && now+n.Offset-e.wallAt >= e.ttl
+}
+
+// Slew starts correcting the node's clock by ms, spread out at rate ppm of
+// elapsed time, as an NTP daemon that may not step does.
+func (n *Node) Slew(ms, rate int) {
+	n.slewLeft, n.slewRate, n.slewNano = ms, rate, 0
+}
+
+// slew moves the clock's correction on by d ms of true time: d x rate ppm
+// is d x rate ns, kept exactly so that 0.5 ms/s is not lost to rounding.
+func (n *Node) slew(d int) {
+	if n.slewLeft == 0 || d <= 0 {
+		return
 	}
-	if n.Monotonic {
-		return now-e.setAt >= e.ttl
+	n.slewNano += int64(d) * int64(n.slewRate)
+	step := int(n.slewNano / 1e6)
+	if left := abs(n.slewLeft); step >= left {
+		step = left
 	}
-	return now+n.Offset-e.wallAt >= e.ttl
+	n.slewNano -= int64(step) * 1e6
+	if n.slewLeft < 0 {
+		step = -step
+	}
+	n.Offset += step
+	n.slewLeft -= step
+	if n.slewLeft == 0 {
+		n.slewNano = 0
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func (n *Node) find(key string) int {
@@ -141,6 +179,59 @@ func (n *Node) ExpireIfEq(key, value string, ttl, now int) bool {
 	return n.Expire(key, ttl, now)
 }
 
+// RLock is Redisson's lock script: when key is absent, or is a hash that
+// already has field, it adds 1 to field and sets the TTL to ttl ms, and the
+// script answers nil (ok). Otherwise it answers the time key has left (PTTL).
+func (n *Node) RLock(key, field string, ttl, now int) (left int, ok bool) {
+	e, found := n.lookup(key, now)
+	if found && !(e.hash && e.value == field) {
+		left, _ = n.TTL(key, now)
+		return left, false
+	}
+	if !found {
+		e = entry{key: key, value: field, hash: true}
+	}
+	e.count++
+	e.ttl, e.setAt, e.wallAt = ttl, now, now+n.Offset
+	n.put(e)
+	return 0, true
+}
+
+// RRenew is the watchdog's renewal script: while key has field, set its TTL
+// back to ttl ms.
+func (n *Node) RRenew(key, field string, ttl, now int) bool {
+	if e, ok := n.lookup(key, now); !ok || !e.hash || e.value != field {
+		return false
+	}
+	return n.Expire(key, ttl, now)
+}
+
+// RUnlock is Redisson's unlock script. A latch key that already exists
+// answers for a retried call. Without field the answer is nil (found false);
+// otherwise 1 is taken off field: above 0 the TTL is set back to ttl and the
+// answer is 0, at 0 the key is deleted (and the unlock published) and the
+// answer is 1. The answer is kept in latch for latchTTL ms.
+func (n *Node) RUnlock(key, field, latch string, ttl, latchTTL, now int) (reply int, found bool) {
+	if l, ok := n.lookup(latch, now); ok {
+		v, _ := strconv.Atoi(l.value)
+		return v, true
+	}
+	e, ok := n.lookup(key, now)
+	if !ok || !e.hash || e.value != field {
+		return 0, false
+	}
+	if e.count--; e.count > 0 {
+		e.ttl, e.setAt, e.wallAt = ttl, now, now+n.Offset
+		n.put(e)
+		reply = 0
+	} else {
+		n.remove(key)
+		reply = 1
+	}
+	n.put(entry{key: latch, value: strconv.Itoa(reply), ttl: latchTTL, setAt: now, wallAt: now + n.Offset})
+	return reply, true
+}
+
 // TTL returns the time left on key in ms at true time now, -1 when it never
 // expires and false when there is no such key.
 func (n *Node) TTL(key string, now int) (int, bool) {
@@ -150,9 +241,6 @@ func (n *Node) TTL(key string, now int) (int, bool) {
 	}
 	if e.ttl == 0 {
 		return -1, true
-	}
-	if n.Monotonic {
-		return e.ttl - (now - e.setAt), true
 	}
 	return e.ttl - (now + n.Offset - e.wallAt), true
 }
@@ -190,6 +278,25 @@ func (n *Node) ship(to *Node) int {
 	k := len(n.backlog)
 	n.backlog = n.backlog[:0]
 	return k
+}
+
+// redissonField is the hash field a Redisson client writes in a lock: its
+// connection manager's UUID and the thread's id. The UUID is made from the
+// scenario and the client, so every run draws the same one; the thread is 1.
+func redissonField(scenario, client string) string {
+	h := hex.EncodeToString(sha(scenario + "/" + client))
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32] + ":1"
+}
+
+// requestID is the id Redisson gives one unlock call, for its latch key:
+// 16 random bytes in hex, deterministic here.
+func requestID(scenario, client string, n int) string {
+	return hex.EncodeToString(sha(scenario + "/" + client + "/unlock/" + strconv.Itoa(n))[:16])
+}
+
+func sha(s string) []byte {
+	sum := sha256.Sum256([]byte(s))
+	return sum[:]
 }
 
 // lockValue is the random value a client stores in a lock key, made from the

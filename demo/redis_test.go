@@ -63,14 +63,12 @@ func TestSetNXTakesAnExpiredKey(t *testing.T) {
 // Like the lock service's lease, a key is gone at the instant its TTL is
 // used up, not one millisecond later.
 func TestKeyExpiresExactlyWhenTTLIsUsedUp(t *testing.T) {
-	for _, monotonic := range []bool{false, true} {
-		n := &Node{Name: "redis", Up: true, Monotonic: monotonic}
-		mustSet(t, n, "lock", "a", true, 100, 50)
-		wantValue(t, n, "lock", 149, "a")
-		wantValue(t, n, "lock", 150, "")
-		if got := n.Keys(150); len(got) != 0 {
-			t.Fatalf("monotonic=%v: Keys() at expiry=%q, want none", monotonic, got)
-		}
+	n := &Node{Name: "redis", Up: true}
+	mustSet(t, n, "lock", "a", true, 100, 50)
+	wantValue(t, n, "lock", 149, "a")
+	wantValue(t, n, "lock", 150, "")
+	if got := n.Keys(150); len(got) != 0 {
+		t.Fatalf("Keys() at expiry=%q, want none", got)
 	}
 }
 
@@ -191,33 +189,50 @@ func TestDelDeletesWhoeversKeyItIs(t *testing.T) {
 	}
 }
 
-// Redis counts a TTL on its wall clock: a jump forward expires a key early.
-// On a node that counts elapsed time the same jump does nothing.
+// Redis counts a TTL on its wall clock: a step forward expires a key early.
+// A key set after the step counts from the stepped clock and lives its
+// full TTL.
 func TestWallClockJump(t *testing.T) {
-	for _, tt := range []struct {
-		name      string
-		monotonic bool
-		alive     bool // at t=1000ms, after a 15 s jump, with a 10 s TTL set at 0
-		ttl       int
-	}{
-		{"wall clock", false, false, 0},
-		{"monotonic", true, true, 9000},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			n := &Node{Name: "redis3", Up: true, Monotonic: tt.monotonic}
-			mustSet(t, n, "lock", "a", true, 10000, 0)
-			wantValue(t, n, "lock", 1000, "a")
-			n.Offset += 15000
-			got, ok := n.TTL("lock", 1000)
-			if ok != tt.alive || ok && got != tt.ttl {
-				t.Fatalf("after the jump: TTL()=(%d, %v), want (%d, %v)", got, ok, tt.ttl, tt.alive)
-			}
-			// A key set after the jump counts from the jumped clock: it
-			// lives its full TTL either way.
-			mustSet(t, n, "later", "b", true, 10000, 2000)
-			wantValue(t, n, "later", 11999, "b")
-			wantValue(t, n, "later", 12000, "")
-		})
+	n := &Node{Name: "redis3", Up: true}
+	mustSet(t, n, "lock", "a", true, 10000, 0)
+	wantValue(t, n, "lock", 1000, "a")
+	n.Offset += 15000
+	if got, ok := n.TTL("lock", 1000); ok {
+		t.Fatalf("after the jump: TTL()=(%d, true), want the key gone", got)
+	}
+	mustSet(t, n, "later", "b", true, 10000, 2000)
+	wantValue(t, n, "later", 11999, "b")
+	wantValue(t, n, "later", 12000, "")
+}
+
+// A slewed clock moves by at most rate ppm of the time that passes, in
+// whole ms once the fraction adds up, and stops when the correction is made:
+// at 500 ppm a 15 s correction moves the clock 0.5 ms a second, and a 10 s
+// key loses at most 5 ms of its life.
+func TestSlew(t *testing.T) {
+	n := &Node{Name: "redis3", Up: true}
+	n.Slew(15000, 500)
+	n.slew(1000)
+	if n.Offset != 0 {
+		t.Fatalf("after 1 s at 500 ppm: Offset=%d, want 0 (0.5 ms is not a whole ms yet)", n.Offset)
+	}
+	n.slew(1000)
+	if n.Offset != 1 || n.slewLeft != 14999 {
+		t.Fatalf("after 2 s at 500 ppm: Offset=%d left=%d, want 1 and 14999", n.Offset, n.slewLeft)
+	}
+	n.slew(8000)
+	if n.Offset != 5 {
+		t.Fatalf("after 10 s at 500 ppm: Offset=%d, want 5", n.Offset)
+	}
+	n.slew(1 << 40)
+	if n.Offset != 15000 || n.slewLeft != 0 {
+		t.Fatalf("long after: Offset=%d left=%d, want 15000 and 0: a slew never overshoots", n.Offset, n.slewLeft)
+	}
+	back := &Node{Name: "redis3", Up: true}
+	back.Slew(-3, 1000)
+	back.slew(10000)
+	if back.Offset != -3 || back.slewLeft != 0 {
+		t.Fatalf("a slew back: Offset=%d left=%d, want -3 and 0", back.Offset, back.slewLeft)
 	}
 }
 

@@ -9,12 +9,17 @@ type Client struct {
 	Name    string
 	Paused  bool   // stopped (a GC pause): it sends nothing and notices nothing
 	Crashed bool   // dead for good
+	Blocked bool   // in WAIT with timeout 0, until enough replicas acknowledge
 	Holds   bool   // it believes it holds the lock
 	Token   int64  // the fencing token it believes is current (lock service)
 	Value   string // the random value in its lock key (Redis family)
 	Until   int    // when its lock runs out by its own reckoning; -1 never
 	Cut     []string
 	tries   int // lock attempts so far: each draws a fresh random value
+
+	lease    int  // Redisson: the lease it locked with, which unlock sends again
+	watchdog bool // Redisson: its watchdog renews the lock
+	unlocks  int  // Redisson: unlock calls so far, each with its own latch
 }
 
 // Holding is one client's hold on the lock by its own reckoning: from the
@@ -146,8 +151,11 @@ func (r *Run) Apply(a Action) error {
 		return &ActionError{a, "unknown client"}
 	case c.Crashed:
 		return &ActionError{a, fmt.Sprintf("%s has crashed and can do nothing", c.Name)}
-	case c.Paused && a.Verb != Resume:
+	case c.Paused && a.Verb != Resume && a.Verb != RRenew:
+		// A renewal is the watchdog's, and the store says that it stopped too.
 		return &ActionError{a, fmt.Sprintf("%s is paused and can do nothing until it resumes", c.Name)}
+	case c.Blocked && a.Verb != Crash:
+		return &ActionError{a, fmt.Sprintf("%s is blocked in WAIT until a replica acknowledges, and can do nothing else", c.Name)}
 	}
 	h := r.head(c.Name, "")
 	switch a.Verb {
@@ -159,11 +167,10 @@ func (r *Run) Apply(a Action) error {
 		// A lock service hands out a token that grows; a Redis lock only a
 		// random value, which orders nothing, so the resource sees token 0.
 		before, max := r.res.Data(), r.res.MaxToken()
-		ok := r.res.Write(c.Token, a.Value)
-		r.log(WriteResult{Head: h, Token: c.Token, Value: a.Value, Before: before, Max: max, OK: ok})
-		if ok {
-			r.checkWrite(c, before)
-		}
+		w := WriteResult{Head: h, Token: c.Token, Value: a.Value, Before: before, Max: max}
+		w.OK = r.res.Write(c.Token, a.Value)
+		r.log(w)
+		r.checkWrite(c, w)
 	case Pause:
 		c.Paused = true
 		r.log(ClientChange{Head: h, What: Paused})
@@ -174,7 +181,7 @@ func (r *Run) Apply(a Action) error {
 		c.Paused = false
 		r.log(ClientChange{Head: h, What: Resumed})
 	case Crash:
-		c.Crashed = true
+		c.Crashed, c.Blocked = true, false
 		r.endHold(c)
 		c.Holds = false
 		r.log(ClientChange{Head: h, What: Crashed})
@@ -232,7 +239,7 @@ func (r *Run) owner(v string) string {
 		return ""
 	}
 	for _, c := range r.clients {
-		if c.Value == v {
+		if c.Value == v || redissonField(r.sc.ID, c.Name) == v {
 			return c.Name
 		}
 	}

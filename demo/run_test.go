@@ -1,6 +1,7 @@
 package demo_test
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -131,7 +132,7 @@ func TestConditionalActions(t *testing.T) {
 // setup's events are not part of the story.
 func TestConditionalSetup(t *testing.T) {
 	src := demotest.Replace(t, demotest.File(demotest.OnStore(t, "redlock", demotest.YAML("s", "tick 1"))),
-		"    initial:\n", "    setup:\n      - if-on: all monotonic\n    initial:\n")
+		"    initial:\n", "    setup:\n      - if-on: all jump 100\n    initial:\n")
 	c, err := script.Load("test.yaml", []byte(src))
 	if err != nil {
 		t.Fatalf("Load: %v\n%s", err, demotest.Numbered(src))
@@ -143,9 +144,104 @@ func TestConditionalSetup(t *testing.T) {
 			t.Fatalf("switch %s: the first frame shows the setup's events %+v", demotest.OnOff(on), f.Events)
 		}
 		for _, n := range f.Nodes {
-			if n.Monotonic != on {
-				t.Fatalf("switch %s: %s Monotonic=%v, want %v", demotest.OnOff(on), n.Name, n.Monotonic, on)
+			if got, want := n.Offset != 0, on; got != want {
+				t.Fatalf("switch %s: %s Offset=%d, want it stepped only with the switch on", demotest.OnOff(on), n.Name, n.Offset)
 			}
+		}
+	}
+}
+
+// WAIT 1 0 with the replica down blocks the client for as long as no replica
+// acknowledges: it can do nothing else, and WAIT answers only when the replica
+// is back. With a timeout WAIT answers the count reached when time is up.
+func TestWaitBlocksUntilAReplicaAcknowledges(t *testing.T) {
+	src := demotest.File(demotest.OnStore(t, "replicated", demotest.YAML("s",
+		"A set lock:k NX PX 10000", "replica down", "A wait 1 0")))
+	c, err := script.Load("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	r, err := Replay(c.Scenarios[0], true, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Frame()
+	if a := f.Clients[0]; !a.Blocked {
+		t.Fatalf("A=%+v, want A blocked in WAIT", a)
+	}
+	for _, e := range f.Events {
+		if e.Kind() == WaitCmd {
+			t.Fatalf("WAIT answered %+v while no replica could acknowledge", e)
+		}
+	}
+	var ae *ActionError
+	if err := r.Apply(Action{Who: "A", Verb: Write, Value: "A", Source: "A write A"}); !errors.As(err, &ae) {
+		t.Fatalf("a blocked client's write: err=%v, want an ActionError", err)
+	}
+	if err := r.Apply(Action{Verb: Tick, Forward: 60000}); err != nil {
+		t.Fatal(err)
+	}
+	if a := r.Frame().Clients[0]; !a.Blocked {
+		t.Fatal("A stopped waiting on its own: WAIT 1 0 has no timeout")
+	}
+	if err := r.Apply(Action{Who: "replica", Verb: Up, Source: "replica up"}); err != nil {
+		t.Fatal(err)
+	}
+	f = r.Frame()
+	last, ok := f.Events[len(f.Events)-1].(WaitCommand)
+	if !ok || last.Reply() != "(integer) 1" || last.At != 60000 || f.Clients[0].Blocked {
+		t.Fatalf("after the replica came back: last event %+v, A=%+v; want WAIT answering (integer) 1 at 60000 and A free", f.Events[len(f.Events)-1], f.Clients[0])
+	}
+}
+
+// A stop-the-world pause stops the watchdog's thread too: a renewal due while
+// the client is paused does not happen, and is no mistake in the script.
+func TestWatchdogStopsWhileItsClientIsPaused(t *testing.T) {
+	src := demotest.File(demotest.OnStore(t, "redis", demotest.YAML("s",
+		"A rlock lock:k 30000", "tick 10000", "A rrenew lock:k 30000", "tick 10000", "A rrenew lock:k 30000",
+		"tick 9900", "A pause", "tick 100", "A rrenew lock:k 30000", "tick 20000",
+		"tick 50", "B rtrylock lock:k 30000", "B write B", "tick 50", "A resume", "A write A")))
+	f := demotest.Play(t, src, false)
+	var skipped []int
+	for _, e := range f.Events {
+		if e.Kind() == WatchdogStopped {
+			skipped = append(skipped, e.Header().At)
+		}
+	}
+	if !reflect.DeepEqual(skipped, []int{30000}) {
+		t.Fatalf("skipped renewals at %v, want [30000]", skipped)
+	}
+	// The key ran out 30 s after the last renewal, at 50000: a pause of
+	// 20.2 s, begun just before a renewal, lost the lock.
+	for _, e := range f.Events {
+		if k, ok := e.(KeyExpiry); ok && k.At != 50000 {
+			t.Fatalf("key expired at %d, want 50000", k.At)
+		}
+	}
+	if got := f.Verdict().Kind; got != StaleWrite {
+		t.Fatalf("verdict %v, want %v: A's write after the pause landed over B's", got, StaleWrite)
+	}
+}
+
+// A slewed clock never jumps: at 500 ppm the key set on redis3 lives within
+// a ms of its TTL, so B finds A's key there and fails to win a majority.
+func TestSlewOnlyKeepsRedis3Key(t *testing.T) {
+	f := demotest.LastFrame(t, "redlock-clock-jump", true)
+	var n NodeState
+	for _, x := range f.Nodes {
+		if x.Name == "redis3" {
+			n = x
+		}
+	}
+	if n.Offset > 1 || n.Slew < 14999 || n.SlewRate != 500 {
+		t.Fatalf("redis3=%+v, want at most 1 ms slewed of 15000 at 500 ppm", n)
+	}
+	if len(n.Keys) != 1 || n.Keys[0].Owner != "A" {
+		t.Fatalf("redis3 keys=%+v, want A's key", n.Keys)
+	}
+	for _, e := range f.Events {
+		if e.Kind() == ClockJump {
+			t.Fatalf("a clock jumped with steps forbidden: %+v", e)
 		}
 	}
 }

@@ -106,6 +106,12 @@ func describe(sc *Scenario, e Event) string {
 	at := clock(sc, h.At) + " " + who
 	if call, reply := e.Wire(); call != "" {
 		line := fmt.Sprintf("%s: %s", at, call)
+		if e, ok := e.(NoAnswer); ok {
+			reply = "connection refused"
+			if !e.Refused() {
+				reply = fmt.Sprintf("no answer in %d ms", e.Waited)
+			}
+		}
 		if reply != "" {
 			line += " => " + reply
 		}
@@ -117,6 +123,10 @@ func describe(sc *Scenario, e Event) string {
 		case RenewCall:
 			if e.OK {
 				line += ", lease until " + clock(sc, e.Expiry)
+			}
+		case RedissonUnlock:
+			if !e.Found {
+				line += ": IllegalMonitorStateException"
 			}
 		case CoordCall:
 			line += coordNote(e)
@@ -144,6 +154,14 @@ func describe(sc *Scenario, e Event) string {
 			at, q.Locked, len(sc.NodeNames()), q.Need, q.TTL, q.Elapsed, q.Drift, q.Validity, verdict)
 	case ClockJumped:
 		return fmt.Sprintf("%s: clock jumps %d ms forward", at, e.By)
+	case ClockSlewing:
+		return fmt.Sprintf("%s: clock to be slewed %d ms, at most %d ppm", at, e.By, e.Rate)
+	case RetryDelay:
+		return fmt.Sprintf("%s: waits %d ms (random, 0-%d) before trying again", at, e.Delay, e.Max)
+	case WatchdogSkipped:
+		return fmt.Sprintf("%s: paused, its watchdog does not renew", at)
+	case BlockedWait:
+		return fmt.Sprintf("%s: blocked in WAIT for %d replica(s)", at, e.Replicas)
 	case Replication:
 		return fmt.Sprintf("%s: shipped %d write(s) to the replica", at, e.Shipped)
 	case SkippedWrite:
@@ -176,7 +194,11 @@ func writeState(b *strings.Builder, f *Frame) {
 			if k.TTL >= 0 {
 				ttl = fmt.Sprintf("TTL %dms", k.TTL)
 			}
-			keys = append(keys, fmt.Sprintf("%s=%s (%s, %s)", k.Key, Short(k.Value), k.Owner, ttl))
+			value := Short(k.Value)
+			if k.Count > 0 {
+				value = fmt.Sprintf("{%s -> %d}", value, k.Count)
+			}
+			keys = append(keys, fmt.Sprintf("%s=%s (%s, %s)", k.Key, value, k.Owner, ttl))
 		}
 		state := "up"
 		if !n.Up {
@@ -188,8 +210,8 @@ func writeState(b *strings.Builder, f *Frame) {
 		if n.Offset != 0 {
 			state += fmt.Sprintf(" clock+%dms", n.Offset)
 		}
-		if n.Monotonic {
-			state += " monotonic"
+		if n.Slew != 0 {
+			state += fmt.Sprintf(" slewing %dms to go at %dppm", n.Slew, n.SlewRate)
 		}
 		if len(keys) == 0 {
 			keys = []string{"empty"}
@@ -212,6 +234,8 @@ func writeState(b *strings.Builder, f *Frame) {
 			state = "crashed"
 		case c.Paused:
 			state = "paused"
+		case c.Blocked:
+			state = "blocked in WAIT"
 		}
 		switch {
 		case c.Holds && c.Token > 0:
@@ -226,17 +250,20 @@ func writeState(b *strings.Builder, f *Frame) {
 			fmt.Fprintf(b, "  %s: %s, does not hold the lock\n", c.Name, state)
 		}
 	}
-	if len(f.Violations) == 0 {
-		b.WriteString("verdict: safe\n")
-	}
+	top := f.Verdict()
+	fmt.Fprintf(b, "verdict: %s (%s)\n", top.Kind, top.Kind.Class())
 	for _, v := range f.Violations {
 		switch v.Kind {
 		case TwoHolders:
-			fmt.Fprintf(b, "verdict: %s: %s and %s hold the lock at once, from %s\n", v.Kind, v.Other, v.Client, clock(sc, v.At))
+			fmt.Fprintf(b, "  %s: %s and %s hold the lock at once, from %s\n", v.Kind, v.Other, v.Client, clock(sc, v.At))
 		case StaleWrite:
-			fmt.Fprintf(b, "verdict: %s: %s wrote %q at %s after its lock ran out, overwriting %q (%s's)\n", v.Kind, v.Client, v.Value, clock(sc, v.At), v.Before, v.Other)
-		case HeldForever:
-			fmt.Fprintf(b, "verdict: %s: %s crashed holding a lock with no expiry (seen at %s)\n", v.Kind, v.Client, clock(sc, v.At))
+			fmt.Fprintf(b, "  %s: %s wrote %q at %s after its lock ran out, overwriting %q (%s's)\n", v.Kind, v.Client, v.Value, clock(sc, v.At), v.Before, v.Other)
+		case Stuck:
+			fmt.Fprintf(b, "  %s: %s crashed holding a lock with no expiry (seen at %s)\n", v.Kind, v.Client, clock(sc, v.At))
+		case Overlap:
+			fmt.Fprintf(b, "  %s: %s works on past its lease while %s holds the lock, from %s\n", v.Kind, v.Client, v.Other, clock(sc, v.At))
+		case Contained:
+			fmt.Fprintf(b, "  %s: %s worked on past its lease while %s held the lock, from %s; its write was rejected (token %d < maxToken %d)\n", v.Kind, v.Client, v.Other, clock(sc, v.At), v.Token, v.Max)
 		}
 	}
 }

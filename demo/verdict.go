@@ -1,42 +1,88 @@
 package demo
 
-// Violation is a broken promise of the lock, found by the model as it plays:
-// the evidence a verdict shows.
+// Violation is something the lock let happen, found by the model as it
+// plays: the evidence a verdict shows. Not every violation breaks the lock:
+// an overlap that the resource contained is the chapter's point, not a bug.
 type Violation struct {
 	Kind   ViolationKind
 	Frame  int
 	At     int
-	Client string // the second holder, the stale writer, or the dead holder
-	Other  string // the first holder, or the holder whose value was overwritten
+	Client string // the second holder, the expired or stale writer, or the dead holder
+	Other  string // the first holder, the valid holder, or whose value was overwritten
 	Value  string // a stale write: what it wrote
 	Before string // a stale write: the value it destroyed
+	Token  int64  // contained: the token of the write the resource turned away
+	Max    int64  // contained: the resource's maxToken then
 }
 
-// ViolationKind names what went wrong.
+// ViolationKind names what happened. The kinds are in order of weight: a
+// frame's verdict is the heaviest kind among its violations, and no
+// violation at all is MutualExclusionHeld.
 type ViolationKind uint8
 
 const (
-	// TwoHolders: two clients held the lock at once, each within its own
-	// lease or validity. Mutual exclusion is gone.
-	TwoHolders ViolationKind = iota + 1
+	// MutualExclusionHeld: at no moment did two clients believe they held
+	// the lock. It is the verdict when nothing else applies.
+	MutualExclusionHeld ViolationKind = iota
 	// StaleWrite: a client whose lease had run out wrote, and the resource
 	// took it. Someone else's data was overwritten.
 	StaleWrite
-	// HeldForever: a dead client holds a lock that never expires. Nobody
-	// can ever take it again.
-	HeldForever
+	// TwoHolders: two clients held the lock at once, each within its own
+	// lease or validity. The lock was granted twice.
+	TwoHolders
+	// Stuck: a dead client holds a lock that never expires. Nobody can ever
+	// take it again.
+	Stuck
+	// Overlap: a client kept believing it held the lock after its lease ran
+	// out, while another client held it; no write of the first has reached
+	// the resource (yet).
+	Overlap
+	// Contained: the same overlap, and the resource turned the expired
+	// holder's write away by its token.
+	Contained
 )
 
+var violationNames = [...]string{
+	MutualExclusionHeld: "mutual-exclusion-held",
+	StaleWrite:          "stale-write",
+	TwoHolders:          "two-holders",
+	Stuck:               "stuck",
+	Overlap:             "overlap-no-write",
+	Contained:           "contained",
+}
+
 func (k ViolationKind) String() string {
-	switch k {
-	case TwoHolders:
-		return "two-holders"
-	case StaleWrite:
-		return "stale-write"
-	case HeldForever:
-		return "held-forever"
+	if int(k) < len(violationNames) {
+		return violationNames[k]
 	}
-	return "safe"
+	return "violation(?)"
+}
+
+// Class is how bad a verdict is, which decides how a page marks it.
+type Class uint8
+
+const (
+	Held                Class = iota // mutual exclusion held
+	ContainedByResource              // a double acquisition the resource contained
+	Warning                          // a holder worked past its lease; nothing broke yet
+	Broken                           // data destroyed, the lock granted twice, or stuck
+)
+
+var classNames = [...]string{Held: "held", ContainedByResource: "contained", Warning: "warning", Broken: "broken"}
+
+func (c Class) String() string { return classNames[c] }
+
+// Class returns the kind's class.
+func (k ViolationKind) Class() Class {
+	switch k {
+	case MutualExclusionHeld:
+		return Held
+	case Contained:
+		return ContainedByResource
+	case Overlap:
+		return Warning
+	}
+	return Broken
 }
 
 // hold starts c's holding now, valid until until (-1: no expiry), and
@@ -44,14 +90,8 @@ func (k ViolationKind) String() string {
 func (r *Run) hold(c *Client, until int) {
 	r.endHold(c)
 	c.Holds, c.Until = true, until
-	h := Holding{Client: c.Name, From: r.now, Until: until, Ended: -1}
-	for _, g := range r.holdings {
-		if g.Client != c.Name && g.validAt(r.now) {
-			r.violate(Violation{Kind: TwoHolders, At: r.now, Client: c.Name, Other: g.Client})
-			break
-		}
-	}
-	r.holdings = append(r.holdings, h)
+	r.holdings = append(r.holdings, Holding{Client: c.Name, From: r.now, Until: until, Ended: -1})
+	r.checkOverlap()
 }
 
 // extendHold moves the end of c's current holding: a renewal.
@@ -80,15 +120,72 @@ func (r *Run) letGo(c *Client) {
 	c.Holds, c.Until = false, -1
 }
 
-// checkWrite is called after the resource accepted c's write: if c's lock had
-// run out by then, that write may have destroyed a newer holder's data.
-func (r *Run) checkWrite(c *Client, before string) {
+// believedAt reports whether h's client believed it held the lock at t.
+func (h Holding) believedAt(t int) bool { return h.From <= t && (h.Ended < 0 || t < h.Ended) }
+
+// checkOverlap compares every pair of holdings of different clients whose
+// beliefs meet. At the first moment both believe, either both are within
+// their lease (the lock was granted twice) or one had already run out and
+// works on regardless (an overlap). Each pair is recorded once.
+func (r *Run) checkOverlap() {
+	for i, g := range r.holdings {
+		for _, h := range r.holdings[i+1:] {
+			if g.Client == h.Client {
+				continue
+			}
+			t := max(g.From, h.From)
+			if !g.believedAt(t) || !h.believedAt(t) || r.recorded(g, h) {
+				continue
+			}
+			switch gv, hv := g.validAt(t), h.validAt(t); {
+			case gv && hv:
+				r.violate(Violation{Kind: TwoHolders, At: t, Client: h.Client, Other: g.Client})
+			case gv:
+				r.violate(Violation{Kind: Overlap, At: t, Client: h.Client, Other: g.Client})
+			case hv:
+				r.violate(Violation{Kind: Overlap, At: t, Client: g.Client, Other: h.Client})
+			}
+		}
+	}
+}
+
+// recorded reports whether the pair of holdings g, h already has its
+// violation: the one found at the moment both began to believe.
+func (r *Run) recorded(g, h Holding) bool {
+	t := max(g.From, h.From)
+	for _, v := range r.violations {
+		if v.At != t {
+			continue
+		}
+		switch v.Kind {
+		case TwoHolders, Overlap, Contained:
+			if v.Client == g.Client && v.Other == h.Client || v.Client == h.Client && v.Other == g.Client {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkWrite is called after the resource answered c's write. An accepted
+// write from a client whose lock had run out may have destroyed a newer
+// holder's data; a rejected one shows that the resource contained c's
+// overlap with the holder that fenced it off.
+func (r *Run) checkWrite(c *Client, w WriteResult) {
 	for _, h := range r.holdings {
 		if h.Client == c.Name && h.validAt(r.now) {
 			return
 		}
 	}
-	r.violate(Violation{Kind: StaleWrite, At: r.now, Client: c.Name, Value: r.res.Data(), Before: before, Other: r.lastWriter(c.Name)})
+	if w.OK {
+		r.violate(Violation{Kind: StaleWrite, At: r.now, Client: c.Name, Value: w.Value, Before: w.Before, Other: r.lastWriter(c.Name)})
+		return
+	}
+	for i := range r.violations {
+		if v := &r.violations[i]; v.Kind == Overlap && v.Client == c.Name && v.At <= r.now {
+			v.Kind, v.Token, v.Max = Contained, w.Token, w.Max
+		}
+	}
 }
 
 // lastWriter returns who wrote the resource last before client's write.
@@ -112,16 +209,28 @@ func (r *Run) lastWriter(client string) string {
 // and belongs to a client that is dead.
 func (r *Run) checkStuck() {
 	for _, v := range r.violations {
-		if v.Kind == HeldForever {
+		if v.Kind == Stuck {
 			return
 		}
 	}
 	if dead := r.store.forever(r); dead != "" {
-		r.violate(Violation{Kind: HeldForever, At: r.now, Client: dead})
+		r.violate(Violation{Kind: Stuck, At: r.now, Client: dead})
 	}
 }
 
 func (r *Run) violate(v Violation) {
 	v.Frame = r.frame
 	r.violations = append(r.violations, v)
+}
+
+// Headline returns the heaviest of vs, the one a verdict leads with; the
+// zero Violation, of kind MutualExclusionHeld, when vs is empty.
+func Headline(vs []Violation) Violation {
+	var top Violation
+	for _, v := range vs {
+		if top.Kind == MutualExclusionHeld || v.Kind < top.Kind {
+			top = v
+		}
+	}
+	return top
 }

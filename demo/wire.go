@@ -2,6 +2,7 @@ package demo
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -12,6 +13,57 @@ const (
 	UnlockScriptText = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
 	RenewScriptText  = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("pexpire",KEYS[1],ARGV[2]) else return 0 end`
 )
+
+// Redisson's three lock scripts, written for this demo: they send the same
+// commands Redisson's scripts send, in the same order, with the same KEYS and
+// ARGV, so real Redis answers them as it answers Redisson. (Redisson sends
+// EVALSHA once its script cache is on, and may follow a script with WAIT on a
+// replicated setup; neither changes what the script does on one node.)
+//
+// Lock: KEYS[1] the lock; ARGV[1] the lease in ms, ARGV[2] the holder's field.
+// Renew: the same KEYS and ARGV. Unlock: KEYS[1] the lock, KEYS[2] its
+// channel, KEYS[3] the call's latch; ARGV[1] the unlock message (0), ARGV[2]
+// the lease, ARGV[3] the field, ARGV[4] "publish", ARGV[5] the latch's TTL.
+const (
+	RedissonLockScript = `if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then ` +
+		`redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil end; ` +
+		`return redis.call('pttl', KEYS[1])`
+	RedissonRenewScript = `if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then return 0 end; ` +
+		`redis.call('pexpire', KEYS[1], ARGV[1]); return 1`
+	RedissonUnlockScript = `local done = redis.call('get', KEYS[3]); if done then return tonumber(done) end; ` +
+		`if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end; ` +
+		`local reply = 0; if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then redis.call('pexpire', KEYS[1], ARGV[2]) ` +
+		`else redis.call('del', KEYS[1]); redis.call(ARGV[4], KEYS[2], ARGV[1]); reply = 1 end; ` +
+		`redis.call('set', KEYS[3], reply, 'px', ARGV[5]); return reply`
+
+	// How the wire shows each script: what it does, in a line.
+	redissonLockWire   = "‹lock: HINCRBY+PEXPIRE if free or mine, else PTTL›"
+	redissonRenewWire  = "‹renew: PEXPIRE if mine, 1, else 0›"
+	redissonUnlockWire = "‹unlock: HINCRBY -1, at 0 DEL+PUBLISH; nil if not mine›"
+
+	// RedissonLatchTTL is how long the unlock latch lives: Redisson's
+	// (timeout + retryInterval) x retryAttempts with the defaults
+	// (3000 + 1500) x 3 ms.
+	RedissonLatchTTL = 13500
+)
+
+// RedissonChannel is the channel Redisson publishes a lock's release on: the
+// name in braces, so that it hashes to the lock's cluster slot.
+func RedissonChannel(key string) string {
+	if strings.Contains(key, "{") {
+		return "redisson_lock__channel:" + key
+	}
+	return "redisson_lock__channel:{" + key + "}"
+}
+
+// RedissonLatch is the key an unlock call keeps its answer in, so that a
+// retried call answers the same.
+func RedissonLatch(key, request string) string {
+	if strings.Contains(key, "{") {
+		return "redisson_unlock_latch:" + key + ":" + request
+	}
+	return "redisson_unlock_latch:{" + key + "}:" + request
+}
 
 // Command is a Redis command a client sent and the node answered.
 //
@@ -28,12 +80,39 @@ type Command interface {
 }
 
 // Short cuts a lock's random value to something a person can compare at a
-// glance on screen.
+// glance on screen. A Redisson field keeps its thread id: "3f2a91c0…:1".
 func Short(value string) string {
 	if len(value) <= 8 {
 		return value
 	}
+	if i := strings.LastIndexByte(value, ':'); i > 8 {
+		return value[:8] + "…" + value[i:]
+	}
 	return value[:8] + "…"
+}
+
+// shortLatch cuts the request id at the end of a latch's name.
+func shortLatch(latch string) string {
+	if i := strings.LastIndexByte(latch, ':'); i >= 0 && len(latch)-i > 9 {
+		return latch[:i+9] + "…"
+	}
+	return latch
+}
+
+// redissonWire spells a Redisson script call for the screen: the script as
+// its one-line rendering, the field and the latch cut short.
+func redissonWire(args []string, rendering, field string) string {
+	words := slices.Clone(args)
+	words[1] = rendering
+	for i, w := range words[2:] {
+		switch {
+		case w == field:
+			words[i+2] = Short(w)
+		case strings.HasPrefix(w, "redisson_unlock_latch:"):
+			words[i+2] = shortLatch(w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // wire spells args for the screen: the random value shortened, a script in
@@ -182,10 +261,98 @@ func (e WaitCommand) Args() []string {
 func (e WaitCommand) Reply() string          { return "(integer) " + strconv.Itoa(e.Acked) }
 func (e WaitCommand) Wire() (string, string) { return wire(e.Args(), ""), e.Reply() }
 
+// RedissonLock is Redisson's lock script, sent by lock() or, with Try, by
+// tryLock(): EVAL script 1 key lease field. It answers nil when the client
+// got (or re-entered) the lock, and otherwise the ms the holder has Left.
+type RedissonLock struct {
+	Head
+	Key, Field string
+	Lease      int
+	Try        bool
+	OK         bool
+	Left       int
+	Expiry     int // when the key runs out, if the client got it
+}
+
+func (RedissonLock) Kind() Kind { return RLockCmd }
+func (e RedissonLock) Args() []string {
+	return []string{"EVAL", RedissonLockScript, "1", e.Key, strconv.Itoa(e.Lease), e.Field}
+}
+func (e RedissonLock) Reply() string {
+	if e.OK {
+		return "(nil)"
+	}
+	return "(integer) " + strconv.Itoa(e.Left)
+}
+func (e RedissonLock) Wire() (string, string) {
+	return redissonWire(e.Args(), redissonLockWire, e.Field), e.Reply()
+}
+
+// RedissonRenew is the watchdog's renewal script: EVAL script 1 key lease
+// field, answered 1 when the field was there and the TTL is set back.
+type RedissonRenew struct {
+	Head
+	Key, Field string
+	Lease      int
+	OK         bool
+	Expiry     int
+}
+
+func (RedissonRenew) Kind() Kind { return RRenewCmd }
+func (e RedissonRenew) Args() []string {
+	return []string{"EVAL", RedissonRenewScript, "1", e.Key, strconv.Itoa(e.Lease), e.Field}
+}
+func (e RedissonRenew) Reply() string { return integer(e.OK) }
+func (e RedissonRenew) Wire() (string, string) {
+	return redissonWire(e.Args(), redissonRenewWire, e.Field), e.Reply()
+}
+
+// RedissonUnlock is unlock()'s script: EVAL script 3 key channel latch 0
+// lease field publish latchTTL. It answers nil when the field is not there
+// (Found false: Redisson throws IllegalMonitorStateException), 1 when the
+// lock was deleted and its release published, 0 when a re-entered lock is
+// still held.
+type RedissonUnlock struct {
+	Head
+	Key, Field, Latch string
+	Lease             int
+	Found             bool
+	Released          bool
+}
+
+func (RedissonUnlock) Kind() Kind { return RUnlockCmd }
+func (e RedissonUnlock) Args() []string {
+	return []string{"EVAL", RedissonUnlockScript, "3", e.Key, RedissonChannel(e.Key), e.Latch,
+		"0", strconv.Itoa(e.Lease), e.Field, "publish", strconv.Itoa(RedissonLatchTTL)}
+}
+func (e RedissonUnlock) Reply() string {
+	if !e.Found {
+		return "(nil)"
+	}
+	return integer(e.Released)
+}
+func (e RedissonUnlock) Wire() (string, string) {
+	return redissonWire(e.Args(), redissonUnlockWire, e.Field), e.Reply()
+}
+
+// LatchDel is the DEL of an unlock call's latch, which Redisson sends once
+// the unlock script has answered, whatever it answered.
+type LatchDel struct {
+	Head
+	Latch string
+	OK    bool
+}
+
+func (LatchDel) Kind() Kind               { return LatchDelCmd }
+func (e LatchDel) Args() []string         { return []string{"DEL", e.Latch} }
+func (e LatchDel) Reply() string          { return integer(e.OK) }
+func (e LatchDel) Wire() (string, string) { return "DEL " + shortLatch(e.Latch), e.Reply() }
+
 // NoAnswer is a command that got no reply: the node was down and refused the
-// connection, or the network dropped the packets and the client gave up
-// after Waited ms. Sent is the command as it went out; its own reply means
-// nothing here.
+// connection (Waited 0), or the network dropped the packets and the client
+// gave up after Waited ms. Sent is the command as it went out; its own reply
+// means nothing here. The wire shows no reply: what went wrong is words, and
+// a page says them in its own language (see Refused).
 type NoAnswer struct {
 	Head
 	Sent   Command
@@ -194,12 +361,13 @@ type NoAnswer struct {
 
 func (NoAnswer) Kind() Kind { return Unreachable }
 
+// Refused reports whether the node refused the connection, rather than the
+// client giving up after Waited ms.
+func (e NoAnswer) Refused() bool { return e.Waited == 0 }
+
 func (e NoAnswer) Wire() (string, string) {
 	call, _ := e.Sent.Wire()
-	if e.Waited > 0 {
-		return call, fmt.Sprintf("no answer in %d ms", e.Waited)
-	}
-	return call, "connection refused"
+	return call, ""
 }
 
 // The lock service speaks the chapter's Go API.

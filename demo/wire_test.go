@@ -5,6 +5,7 @@ import (
 	. "github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -15,6 +16,13 @@ const (
 	docsUnlock = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
 	docsRenew  = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("pexpire",KEYS[1],ARGV[2]) else return 0 end`
 )
+
+// shortField is how the wire shows a Redisson client's hash field: the
+// UUID's first 8 hex digits, an ellipsis and the thread id.
+func shortField(scenario, client string) string {
+	f := RedissonField(scenario, client)
+	return f[:8] + "…" + f[strings.LastIndexByte(f, ':'):]
+}
 
 // short is how the wire shows a client's random value: its first 8 hex
 // digits and an ellipsis.
@@ -51,13 +59,13 @@ func TestWireOfScenarioEvents(t *testing.T) {
 		call, reply  string
 	}{
 		{
-			name: "SET NX PX taken", id: "watchdog", on: false, frame: 2, kind: SetCmd, client: "A",
-			call:  "SET lock:row-42 " + short("watchdog", "A", 1) + " NX PX 30000",
+			name: "SET NX PX taken", id: "no-lease", on: true, frame: 2, kind: SetCmd, client: "A",
+			call:  "SET lock:row-42 " + short("no-lease", "A", 1) + " NX PX 30000",
 			reply: "OK",
 		},
 		{
-			name: "SET NX PX refused", id: "watchdog", on: true, frame: 6, kind: SetCmd, client: "B",
-			call:  "SET lock:row-42 " + short("watchdog", "B", 1) + " NX PX 30000",
+			name: "SET NX PX refused", id: "no-lease", on: true, frame: 4, kind: SetCmd, client: "B",
+			call:  "SET lock:row-42 " + short("no-lease", "B", 1) + " NX PX 30000",
 			reply: "(nil)",
 		},
 		{
@@ -81,14 +89,46 @@ func TestWireOfScenarioEvents(t *testing.T) {
 			reply: "(integer) 0",
 		},
 		{
-			name: "compare-and-delete of one's own lock", id: "watchdog", on: true, frame: 8, kind: UnlockCmd, client: "A",
-			call:  "EVAL '" + docsUnlock + "' 1 lock:row-42 " + short("watchdog", "A", 1),
+			name: "Redisson lock()", id: "watchdog", on: true, frame: 2, kind: RLockCmd, client: "A",
+			call:  "EVAL ‹lock: HINCRBY+PEXPIRE if free or mine, else PTTL› 1 lock:row-42 30000 " + shortField("watchdog", "A"),
+			reply: "(nil)",
+		},
+		{
+			name: "Redisson tryLock() finds A's lock with 29 s left", id: "watchdog", on: true, frame: 6, kind: RLockCmd, client: "B",
+			call:  "EVAL ‹lock: HINCRBY+PEXPIRE if free or mine, else PTTL› 1 lock:row-42 30000 " + shortField("watchdog", "B"),
+			reply: "(integer) 29000",
+		},
+		{
+			name: "Redisson tryLock() after A's lease ran out", id: "watchdog", on: false, frame: 6, kind: RLockCmd, client: "B",
+			call:  "EVAL ‹lock: HINCRBY+PEXPIRE if free or mine, else PTTL› 1 lock:row-42 30000 " + shortField("watchdog", "B"),
+			reply: "(nil)",
+		},
+		{
+			name: "watchdog renewal", id: "watchdog", on: true, frame: 3, kind: RRenewCmd, client: "A",
+			call:  "EVAL ‹renew: PEXPIRE if mine, 1, else 0› 1 lock:row-42 30000 " + shortField("watchdog", "A"),
 			reply: "(integer) 1",
 		},
 		{
-			name: "watchdog renewal", id: "watchdog", on: true, frame: 3, kind: ExtendCmd, client: "A",
-			call:  "EVAL '" + docsRenew + "' 1 lock:row-42 " + short("watchdog", "A", 1) + " 30000",
+			name: "Redisson unlock()", id: "watchdog", on: true, frame: 8, kind: RUnlockCmd, client: "A",
+			call: "EVAL ‹unlock: HINCRBY -1, at 0 DEL+PUBLISH; nil if not mine› 3 lock:row-42 redisson_lock__channel:{lock:row-42} " +
+				"redisson_unlock_latch:{lock:row-42}:" + RequestID("watchdog", "A", 1)[:8] + "… 0 30000 " + shortField("watchdog", "A") + " publish 13500",
 			reply: "(integer) 1",
+		},
+		{
+			name: "Redisson unlock() of a lock that is B's now", id: "watchdog", on: false, frame: 8, kind: RUnlockCmd, client: "A",
+			call: "EVAL ‹unlock: HINCRBY -1, at 0 DEL+PUBLISH; nil if not mine› 3 lock:row-42 redisson_lock__channel:{lock:row-42} " +
+				"redisson_unlock_latch:{lock:row-42}:" + RequestID("watchdog", "A", 1)[:8] + "… 0 30000 " + shortField("watchdog", "A") + " publish 13500",
+			reply: "(nil)",
+		},
+		{
+			name: "DEL of the unlock latch", id: "watchdog", on: true, frame: 8, kind: LatchDelCmd, client: "A",
+			call:  "DEL redisson_unlock_latch:{lock:row-42}:" + RequestID("watchdog", "A", 1)[:8] + "…",
+			reply: "(integer) 1",
+		},
+		{
+			name: "DEL of a latch the failed unlock never set", id: "watchdog", on: false, frame: 8, kind: LatchDelCmd, client: "A",
+			call:  "DEL redisson_unlock_latch:{lock:row-42}:" + RequestID("watchdog", "A", 1)[:8] + "…",
+			reply: "(integer) 0",
 		},
 		{
 			name: "WAIT", id: "redis-failover", on: true, frame: 3, kind: WaitCmd, client: "A",
@@ -103,7 +143,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 		{
 			name: "Redlock SET on a node that is down", id: "redlock-quorum", on: false, frame: 4, kind: Unreachable, client: "A", node: "redis4",
 			call:  "SET lock:row-42 " + short("redlock-quorum", "A", 1) + " NX PX 10000",
-			reply: "no answer in 50 ms",
+			reply: "", // refused: the page says so in its own language
 		},
 		{
 			name: "Redlock SET refused on a node A holds", id: "redlock-clock-jump", on: true, frame: 4, kind: NodeTry, client: "B", node: "redis3",
@@ -118,7 +158,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 		{
 			name: "Redlock unlock on a node that is down", id: "redlock-quorum", on: false, frame: 6, kind: Unreachable, client: "A", node: "redis5",
 			call:  "EVAL '" + docsUnlock + "' 1 lock:row-42 " + short("redlock-quorum", "A", 1),
-			reply: "no answer in 50 ms",
+			reply: "",
 		},
 		{
 			name: "Acquire", id: "gc-pause", on: true, frame: 2, kind: Acquired, client: "A",
@@ -200,8 +240,24 @@ func TestWireOfSmallScenarios(t *testing.T) {
 			kind: ExtendCmd, client: "A", call: "EVAL '" + docsRenew + "' 1 lock:row-42 %s 30000", reply: "(integer) 0", fromScenario: true,
 		},
 		{
-			name: "WAIT with the replica down", store: "replicated", do: []string{"A set lock:row-42 NX PX 100", "replica down", "A wait 1 0"},
-			kind: WaitCmd, client: "A", call: "WAIT 1 0", reply: "(integer) 0",
+			name: "WAIT with the replica down answers the count reached at its timeout", store: "replicated",
+			do:   []string{"A set lock:row-42 NX PX 1000", "replica down", "A wait 1 100"},
+			kind: WaitCmd, client: "A", call: "WAIT 1 100", reply: "(integer) 0",
+		},
+		{
+			name: "compare-and-delete of one's own lock", store: "redis", do: []string{"A set lock:row-42 NX PX 100", "A unlock lock:row-42"},
+			kind: UnlockCmd, client: "A", call: "EVAL '" + docsUnlock + "' 1 lock:row-42 %s", reply: "(integer) 1", fromScenario: true,
+		},
+		{
+			name: "Redisson re-entry", store: "redis", do: []string{"A rlock lock:row-42 30000", "tick 5", "A rlock lock:row-42 30000", "A runlock lock:row-42"},
+			kind: RUnlockCmd, client: "A",
+			call: "EVAL ‹unlock: HINCRBY -1, at 0 DEL+PUBLISH; nil if not mine› 3 lock:row-42 redisson_lock__channel:{lock:row-42} " +
+				"redisson_unlock_latch:{lock:row-42}:" + RequestID("s", "A", 1)[:8] + "… 0 30000 " + shortField("s", "A") + " publish 13500",
+			reply: "(integer) 0",
+		},
+		{
+			name: "Redisson renewal after the lock was lost", store: "redis", do: []string{"A rlock lock:row-42 100", "tick 100", "A rrenew lock:row-42 100"},
+			kind: RRenewCmd, client: "A", call: "EVAL ‹renew: PEXPIRE if mine, 1, else 0› 1 lock:row-42 100 " + shortField("s", "A"), reply: "(integer) 0",
 		},
 		{
 			name: "Acquire refused", store: "lockservice", do: []string{"A acquire 10", "B acquire 10"},
@@ -250,7 +306,8 @@ func TestWireOfStoreEvents(t *testing.T) {
 		ClientChange{Head: h, What: Paused}, ClientChange{Head: h, What: Resumed}, ClientChange{Head: h, What: Crashed},
 		ClientChange{Head: h, What: CutOff}, ClientChange{Head: h, What: Healed},
 		NodeChange{Head: h, What: NodeDown}, NodeChange{Head: h, What: NodeUp}, NodeChange{Head: h, What: Promoted},
-		NodeChange{Head: h, What: MonotonicOn}, Replication{Head: h, Shipped: 1}, ClockJumped{Head: h, By: 500},
+		Replication{Head: h, Shipped: 1}, ClockJumped{Head: h, By: 500}, ClockSlewing{Head: h, By: 500, Rate: 500},
+		WatchdogSkipped{Head: h}, RetryDelay{Head: h, Delay: 7, Max: 200}, BlockedWait{Head: h, Replicas: 1},
 	} {
 		if call, reply := e.Wire(); call != "" || reply != "" {
 			t.Errorf("%v: Wire()=(%q, %q), want nothing", e.Kind(), call, reply)
@@ -283,7 +340,7 @@ func TestArgsOfScenarioCommands(t *testing.T) {
 		args  func(v string) []string
 		reply string
 	}{
-		{"watchdog", false, 2, SetCmd, "", func(v string) []string {
+		{"no-lease", true, 2, SetCmd, "", func(v string) []string {
 			return []string{"SET", "lock:row-42", v, "NX", "PX", "30000"}
 		}, "OK"},
 		{"setnx-expire", false, 2, SetCmd, "", func(v string) []string {
@@ -292,8 +349,8 @@ func TestArgsOfScenarioCommands(t *testing.T) {
 		{"release-other", true, 5, UnlockCmd, "", func(v string) []string {
 			return []string{"EVAL", docsUnlock, "1", "lock:row-42", v}
 		}, "(integer) 0"},
-		{"watchdog", true, 3, ExtendCmd, "", func(v string) []string {
-			return []string{"EVAL", docsRenew, "1", "lock:row-42", v, "30000"}
+		{"redlock-quorum", false, 6, UnlockCmd, "redis1", func(v string) []string {
+			return []string{"EVAL", docsUnlock, "1", "lock:row-42", v}
 		}, "(integer) 1"},
 		{"redis-failover", true, 3, WaitCmd, "", func(string) []string {
 			return []string{"WAIT", "1", "0"}
@@ -323,5 +380,91 @@ func TestArgsOfScenarioCommands(t *testing.T) {
 				t.Fatalf("Wire()=%q shows the whole value; the screen shortens it", call)
 			}
 		})
+	}
+}
+
+// Redisson's scripts, word for word as the conformance suite sends them: the
+// lock and renewal scripts with KEYS = [lock] and ARGV = [lease, field], the
+// unlock script with KEYS = [lock, channel, latch] and ARGV = [0, lease,
+// field, "publish", latch TTL], then the DEL of the latch.
+func TestArgsOfRedissonCommands(t *testing.T) {
+	field := RedissonField("watchdog", "A")
+	if ok, _ := regexp.MatchString(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:1$`, field); !ok {
+		t.Fatalf("field=%q, want a UUID and thread id 1", field)
+	}
+	latch := "redisson_unlock_latch:{lock:row-42}:" + RequestID("watchdog", "A", 1)
+	for _, tt := range []struct {
+		frame  int
+		kind   Kind
+		script string
+		args   []string
+		reply  string
+	}{
+		{2, RLockCmd, RedissonLockScript, []string{"1", "lock:row-42", "30000", field}, "(nil)"},
+		{3, RRenewCmd, RedissonRenewScript, []string{"1", "lock:row-42", "30000", field}, "(integer) 1"},
+		{8, RUnlockCmd, RedissonUnlockScript, []string{"3", "lock:row-42", "redisson_lock__channel:{lock:row-42}", latch,
+			"0", "30000", field, "publish", "13500"}, "(integer) 1"},
+		{8, LatchDelCmd, "", []string{"DEL", latch}, "(integer) 1"},
+	} {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			r, err := Replay(demotest.Scenario(t, "watchdog"), true, tt.frame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := eventOf(t, r.Frame(), tt.kind, "A", "").(Command)
+			want := tt.args
+			if tt.script != "" {
+				want = append([]string{"EVAL", tt.script}, tt.args...)
+			}
+			if got := cmd.Args(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("Args()=%q, want %q", got, want)
+			}
+			if got := cmd.Reply(); got != tt.reply {
+				t.Fatalf("Reply()=%q, want %q", got, tt.reply)
+			}
+		})
+	}
+	// The scripts send the commands Redisson's do, so that real Redis
+	// answers them alike.
+	for _, tt := range []struct {
+		name, script string
+		calls        []string
+	}{
+		{"lock", RedissonLockScript, []string{"'exists'", "'hexists'", "'hincrby', KEYS[1], ARGV[2], 1", "'pexpire', KEYS[1], ARGV[1]", "return nil", "'pttl'"}},
+		{"renew", RedissonRenewScript, []string{"'hexists', KEYS[1], ARGV[2]", "'pexpire', KEYS[1], ARGV[1]", "return 1", "return 0"}},
+		{"unlock", RedissonUnlockScript, []string{"'get', KEYS[3]", "'hexists', KEYS[1], ARGV[3]", "return nil", "'hincrby', KEYS[1], ARGV[3], -1",
+			"'pexpire', KEYS[1], ARGV[2]", "'del', KEYS[1]", "redis.call(ARGV[4], KEYS[2], ARGV[1])", "'set', KEYS[3], reply, 'px', ARGV[5]"}},
+	} {
+		for _, c := range tt.calls {
+			if !strings.Contains(tt.script, c) {
+				t.Errorf("the %s script does not have %q:\n%s", tt.name, c, tt.script)
+			}
+		}
+	}
+}
+
+// A node that is down refuses the connection after one round trip; only a
+// node the network cuts off costs the client its timeout.
+func TestRefusedAndTimedOut(t *testing.T) {
+	for _, tt := range []struct {
+		id      string
+		on      bool
+		frame   int
+		node    string
+		refused bool
+		waited  int
+	}{
+		{"redlock-quorum", false, 4, "redis4", true, 0},
+		{"redlock-quorum", false, 4, "redis5", true, 0},
+		{"redlock-clock-jump", true, 2, "redis4", false, 50},
+	} {
+		r, err := Replay(demotest.Scenario(t, tt.id), tt.on, tt.frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := eventOf(t, r.Frame(), Unreachable, "A", tt.node).(NoAnswer)
+		if e.Refused() != tt.refused || e.Waited != tt.waited {
+			t.Errorf("%s %s: Refused()=%v Waited=%d, want %v and %d", tt.id, tt.node, e.Refused(), e.Waited, tt.refused, tt.waited)
+		}
 	}
 }

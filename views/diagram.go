@@ -51,10 +51,13 @@ type Mark struct {
 	Label string
 }
 
-// Alert marks the moment a verdict was broken, across every lane.
+// Alert marks the moment the model found something, across every lane: its
+// Class is the verdict class, which colours it.
 type Alert struct {
 	X     int
+	Y     int // where its label stands: one line up for each earlier alert
 	Label string
+	Class string
 }
 
 // Tick is a label on the time axis.
@@ -179,7 +182,8 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: label})
 	}
 	for _, v := range t.Verdict {
-		d.Alerts = append(d.Alerts, Alert{X: x(v.At), Label: "⚠ " + T(lang, "verdict."+v.Kind.String()+".short")})
+		c := v.Kind.Class()
+		d.Alerts = append(d.Alerts, Alert{X: x(v.At), Y: d.AxisY - 4 - 16*len(d.Alerts), Label: VerdictMark(c) + " " + VerdictShort(lang, v.Kind), Class: c.String()})
 	}
 	step := niceStep(horizon)
 	for at := 0; at <= horizon; at += step {

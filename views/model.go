@@ -98,7 +98,32 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 	case demo.KeyExpiry:
 		return fmt.Sprintf(T(lang, key), e.Key, e.Node, ownerOf(lang, e.Client))
 	case demo.NoAnswer:
+		return fmt.Sprintf(T(lang, ok(e.Refused(), ".refused", ".timeout")), e.Client, e.Node)
+	case demo.RedissonLock:
+		if e.OK {
+			return fmt.Sprintf(T(lang, key+".ok"), e.Client, e.Node, e.Key)
+		}
+		return fmt.Sprintf(T(lang, key+".held"), e.Client, e.Node, e.Key, Duration(sc, e.Left))
+	case demo.RedissonRenew:
+		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
+	case demo.RedissonUnlock:
+		switch {
+		case !e.Found:
+			key += ".nil"
+		case e.Released:
+			key += ".released"
+		default:
+			key += ".held"
+		}
+		return fmt.Sprintf(T(lang, key), e.Client, e.Node, e.Key)
+	case demo.LatchDel:
 		return fmt.Sprintf(T(lang, key), e.Client, e.Node)
+	case demo.ClockSlewing:
+		return fmt.Sprintf(T(lang, key), e.Node, e.Rate, Duration(sc, e.By))
+	case demo.RetryDelay:
+		return fmt.Sprintf(T(lang, key), e.Client, e.Delay, e.Max)
+	case demo.BlockedWait:
+		return fmt.Sprintf(T(lang, key), e.Client, e.Replicas)
 	case demo.NodeChange:
 		return fmt.Sprintf(T(lang, key), e.Node)
 	case demo.Replication:
@@ -120,23 +145,61 @@ func ownerOf(lang, client string) string {
 	return client
 }
 
-// Verdict is the frame's verdict in words: safe, or the first broken promise
-// with its evidence.
-func Verdict(lang string, f demo.Frame) string {
-	if f.Safe() {
-		return T(lang, "verdict.safe")
-	}
-	v := f.Violations[0]
+// Verdict is the frame's verdict in words: the heaviest of what the model
+// found, with its evidence, or that mutual exclusion held.
+func Verdict(lang string, f demo.Frame) string { return Violation(lang, f.Scenario, f.Verdict()) }
+
+// Violation is one finding of the model in words.
+func Violation(lang string, sc *demo.Scenario, v demo.Violation) string {
 	key := "verdict." + v.Kind.String()
-	at := Clock(f.Scenario, v.At)
+	at := Clock(sc, v.At)
 	switch v.Kind {
+	case demo.MutualExclusionHeld:
+		return T(lang, key)
 	case demo.TwoHolders:
 		return fmt.Sprintf(T(lang, key), v.Other, v.Client, at)
 	case demo.StaleWrite:
 		return fmt.Sprintf(T(lang, key), v.Client, at, v.Before, v.Value)
+	case demo.Overlap:
+		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at)
+	case demo.Contained:
+		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at, v.Token, v.Max)
 	default:
 		return fmt.Sprintf(T(lang, key), v.Client, at)
 	}
+}
+
+// VerdictShort is a kind's name on the index and the diagram.
+func VerdictShort(lang string, k demo.ViolationKind) string {
+	return T(lang, "verdict."+k.String()+".short")
+}
+
+// VerdictMark is the sign a verdict of class c carries: a tick where mutual
+// exclusion held or the resource contained the overlap, a warning sign
+// otherwise.
+func VerdictMark(c demo.Class) string {
+	if c == demo.Held || c == demo.ContainedByResource {
+		return "✓"
+	}
+	return "⚠"
+}
+
+// VerdictKinds lists every kind, lightest first, for the index's legend.
+var VerdictKinds = []demo.ViolationKind{
+	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
+}
+
+// WireReply is the answer a command got, for the screen: the protocol's own
+// reply as it stands, or, when no answer came, what happened in lang.
+func WireReply(lang string, e demo.Event) string {
+	if n, ok := e.(demo.NoAnswer); ok {
+		if n.Refused() {
+			return T(lang, "wire.refused")
+		}
+		return fmt.Sprintf(T(lang, "wire.timeout"), n.Waited)
+	}
+	_, reply := e.Wire()
+	return reply
 }
 
 // Believes is a client's belief in words.
@@ -176,12 +239,7 @@ type ErrorPage struct {
 // Short cuts a lock's random value for the screen.
 func Short(v string) string { return demo.Short(v) }
 
-func verdictKind(d Demo) string {
-	if d.Frame.Safe() {
-		return "safe"
-	}
-	return d.Frame.Violations[0].Kind.String()
-}
+func verdictKind(d Demo) string { return d.Frame.Verdict().Kind.String() }
 
 // Stale reports whether an accepted write is one the verdict found stale:
 // it landed after the writer's lock had run out.

@@ -84,13 +84,20 @@ func parseArgs(a *demo.Action, args []string) error {
 			return want(" MS")
 		}
 		a.Jump, err = number(args[0], "jump")
+	case demo.Slew:
+		if len(args) != 2 {
+			return want(" MS PPM")
+		}
+		if a.Jump, err = number(args[0], "correction"); err == nil {
+			a.Rate, err = ttl(args[1], "slew rate", "the slew rate must be at least 1 ppm")
+		}
 	case demo.Write:
 		if len(args) != 1 {
 			return want(" VALUE (one word)")
 		}
 		a.Value = args[0]
 	case demo.Release, demo.Pause, demo.Resume, demo.Crash, demo.Heal,
-		demo.Down, demo.Up, demo.Promote, demo.Replicate, demo.Monotonic:
+		demo.Down, demo.Up, demo.Promote, demo.Replicate:
 		if len(args) != 0 {
 			return fmt.Errorf("%s takes no arguments", a.Verb)
 		}
@@ -122,7 +129,7 @@ func parseArgs(a *demo.Action, args []string) error {
 		if len(args) != 0 {
 			return fmt.Errorf("%s takes no arguments", a.Verb)
 		}
-	case demo.SetNX, demo.Del, demo.Unlock, demo.RedlockUnlock:
+	case demo.SetNX, demo.Del, demo.Unlock, demo.RedlockUnlock, demo.RUnlock:
 		if len(args) != 1 {
 			return want(" KEY")
 		}
@@ -133,7 +140,7 @@ func parseArgs(a *demo.Action, args []string) error {
 		}
 		a.Key = args[0]
 		a.Seconds, err = ttl(args[1], "TTL", "the TTL must be at least 1")
-	case demo.Extend:
+	case demo.Extend, demo.RLock, demo.RTryLock, demo.RRenew:
 		if len(args) != 2 {
 			return want(" KEY N")
 		}
@@ -147,11 +154,16 @@ func parseArgs(a *demo.Action, args []string) error {
 			a.Timeout, err = number(args[1], "timeout")
 		}
 	case demo.Redlock:
-		if len(args) != 3 || strings.ToLower(args[1]) != "px" {
-			return want(" KEY px MS")
+		if len(args) != 3 && len(args) != 5 || strings.ToLower(args[1]) != "px" ||
+			len(args) == 5 && strings.ToLower(args[3]) != "retry" {
+			return want(" KEY px MS [retry N]")
 		}
 		a.Key = args[0]
-		a.PX, err = ttl(args[2], "PX", "PX must be at least 1 ms")
+		if a.PX, err = ttl(args[2], "PX", "PX must be at least 1 ms"); err == nil && len(args) == 5 {
+			if a.Retries, err = number(args[4], "retry count"); err == nil && a.Retries > 10 {
+				err = errors.New("retry: at most 10 new attempts")
+			}
+		}
 	default:
 		var known []string
 		for _, v := range demo.Verbs() {
