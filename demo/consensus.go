@@ -35,7 +35,8 @@ type session struct {
 	client    string
 	id        string
 	ttl       int // negotiated, ms
-	every     int // the library's keep-alive period, ms
+	every     int // the library's keep-alive period, ms: ttl/per
+	per       int // keep-alives per timeout: 3 (ZooKeeper, etcd) or 2 (Consul)
 	lockDelay int // Consul: how long the lock stays reserved after the session ends
 	start     int
 	beat      int // the last keep-alive the service heard
@@ -159,7 +160,7 @@ func (s *consensusStore) open(r *Run, c *Client, a Action) error {
 	switch s.kind {
 	case ZooKeeperStore:
 		ss.ttl = min(max(a.TTL, 2*zkTickTime), 20*zkTickTime)
-		ss.every = ss.ttl / 3 // the client pings when idle for a third of the timeout
+		ss.per = 3 // the client pings when idle for a third of the timeout
 		ss.known = "CONNECTED"
 		s.zxid++ // createSession is a transaction of its own
 	case EtcdStore:
@@ -167,18 +168,19 @@ func (s *consensusStore) open(r *Run, c *Client, a Action) error {
 			return &ActionError{a, "etcd lease TTLs are whole seconds"}
 		}
 		ss.ttl = max(a.TTL, etcdMinTTL)
-		ss.every = ss.ttl / 3 // clientv3's KeepAlive sends every TTL/3
+		ss.per = 3 // clientv3's KeepAlive sends every TTL/3
 		ss.known = "keep-alive"
 	case ConsulStore:
 		if a.TTL%1000 != 0 || a.Delay%1000 != 0 {
 			return &ActionError{a, "Consul takes the TTL and the lock-delay in whole seconds here"}
 		}
 		ss.ttl = max(a.TTL, consulMinTTL)
-		ss.every = ss.ttl / 2
+		ss.per = 2
 		ss.lockDelay = a.Delay
 		ss.known = "valid"
 		s.zxid++
 	}
+	ss.every = ss.ttl / ss.per
 	ss.beat, ss.deadline = r.now, r.now+ss.life(s.kind)
 	s.sessions = append(s.sessions, ss)
 	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, a.TTL, ss.ttl, ss.lockDelay, s.zxid, true
@@ -466,7 +468,10 @@ func (s *consensusStore) elapse(r *Run, since int) {
 		}
 		c := r.client(ss.client)
 		if !c.Paused && !c.Crashed {
-			if last := ss.start + (r.now-ss.start)/ss.every*ss.every; last > ss.beat {
+			// The k-th keep-alive goes at k*ttl/per, so every per-th one
+			// falls on a whole timeout.
+			k := (r.now - ss.start) * ss.per / ss.ttl
+			if last := ss.start + k*ss.ttl/ss.per; last > ss.beat {
 				ss.beat, ss.deadline = last, last+ss.life(s.kind)
 				if c.Holds && ss.mine != "" {
 					r.extendHold(c, ss.deadline)
