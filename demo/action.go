@@ -17,10 +17,13 @@ const (
 	ReplicatedStore  StoreKind = "replicated"  // a primary and an asynchronous replica
 	RedlockStore     StoreKind = "redlock"     // Redlock's N independent nodes
 	DatabaseStore    StoreKind = "database"    // one PostgreSQL server (sql.go)
+	ZooKeeperStore   StoreKind = "zookeeper"   // a consensus service: znodes and sessions
+	EtcdStore        StoreKind = "etcd"        // a consensus service: keys, revisions and leases
+	ConsulStore      StoreKind = "consul"      // a consensus service: sessions with a lock-delay
 )
 
 // StoreKinds lists every kind, in the order an error message names them.
-var StoreKinds = []StoreKind{LockServiceStore, RedisStore, ReplicatedStore, RedlockStore, DatabaseStore}
+var StoreKinds = []StoreKind{LockServiceStore, RedisStore, ReplicatedStore, RedlockStore, ZooKeeperStore, EtcdStore, ConsulStore, DatabaseStore}
 
 // Valid reports whether k is a kind the engine can play.
 func (k StoreKind) Valid() bool { return slices.Contains(StoreKinds, k) }
@@ -36,7 +39,13 @@ func (k StoreKind) Unit() string {
 
 // HasNodes reports whether the store is made of named nodes (the Redis
 // family) rather than one service whose agreement is assumed.
-func (k StoreKind) HasNodes() bool { return k != LockServiceStore }
+func (k StoreKind) HasNodes() bool { return k != LockServiceStore && !k.Consensus() }
+
+// Consensus reports whether the store is a consensus service with sessions,
+// drawn as its own panel.
+func (k StoreKind) Consensus() bool {
+	return k == ZooKeeperStore || k == EtcdStore || k == ConsulStore
+}
 
 // NodeNames returns the names of the store's nodes, in order: n of them for
 // Redlock, the fixed cast for the others, none for the lock service.
@@ -107,6 +116,11 @@ const (
 
 	// A client of the database.
 	SQL Verb = "sql" // C sql STATEMENT: one SQL statement, sent on C's connection
+	// A client of a consensus service (zookeeper, etcd, consul).
+	Session   Verb = "session"   // C session MS [delay MS]: open a session (lease) with that timeout
+	Create    Verb = "create"    // C create PATH: a persistent znode
+	Lock      Verb = "lock"      // C lock PATH [herd]: the service's lock recipe; herd watches the parent
+	Reconnect Verb = "reconnect" // C reconnect: the client hears from the service after a silence
 
 	// A node ("all" for every node).
 	Down      Verb = "down"      // NODE down: it stops answering and loses what it had not persisted
@@ -123,19 +137,23 @@ var verbs = map[Verb]struct {
 	stores []StoreKind // the stores it works with; nil for any
 }{
 	Tick: {}, Write: {}, Pause: {}, Resume: {}, Crash: {},
-	Cut:     {stores: []StoreKind{RedlockStore}},
-	Heal:    {stores: []StoreKind{RedlockStore}},
-	Acquire: {stores: []StoreKind{LockServiceStore}},
-	Renew:   {stores: []StoreKind{LockServiceStore}},
-	Release: {stores: []StoreKind{LockServiceStore}},
-	Set:     {stores: []StoreKind{RedisStore, ReplicatedStore}},
-	SetNX:   {stores: []StoreKind{RedisStore, ReplicatedStore}},
-	Expire:  {stores: []StoreKind{RedisStore, ReplicatedStore}},
-	Del:     {stores: []StoreKind{RedisStore, ReplicatedStore}},
-	Unlock:  {stores: []StoreKind{RedisStore, ReplicatedStore}},
-	Extend:  {stores: []StoreKind{RedisStore, ReplicatedStore}},
-	Wait:    {stores: []StoreKind{ReplicatedStore}},
-	RLock:   {stores: []StoreKind{RedisStore}}, RTryLock: {stores: []StoreKind{RedisStore}},
+	Cut:       {stores: []StoreKind{RedlockStore}},
+	Heal:      {stores: []StoreKind{RedlockStore}},
+	Acquire:   {stores: []StoreKind{LockServiceStore}},
+	Renew:     {stores: []StoreKind{LockServiceStore}},
+	Release:   {stores: []StoreKind{LockServiceStore}},
+	Set:       {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	SetNX:     {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Expire:    {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Del:       {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Unlock:    {stores: []StoreKind{RedisStore, ReplicatedStore, ZooKeeperStore, EtcdStore, ConsulStore}},
+	Session:   {stores: []StoreKind{ZooKeeperStore, EtcdStore, ConsulStore}},
+	Create:    {stores: []StoreKind{ZooKeeperStore}},
+	Lock:      {stores: []StoreKind{ZooKeeperStore, EtcdStore, ConsulStore}},
+	Reconnect: {stores: []StoreKind{ZooKeeperStore, EtcdStore, ConsulStore}},
+	Extend:    {stores: []StoreKind{RedisStore, ReplicatedStore}},
+	Wait:      {stores: []StoreKind{ReplicatedStore}},
+	RLock:     {stores: []StoreKind{RedisStore}}, RTryLock: {stores: []StoreKind{RedisStore}},
 	RRenew: {stores: []StoreKind{RedisStore}}, RUnlock: {stores: []StoreKind{RedisStore}},
 	Redlock: {stores: []StoreKind{RedlockStore}}, RedlockUnlock: {stores: []StoreKind{RedlockStore}},
 	SQL:       {stores: []StoreKind{DatabaseStore}},
@@ -173,7 +191,7 @@ type Action struct {
 
 	Forward  int      // tick: how far the clock moves, in the scenario's unit
 	Lease    int      // acquire, renew: the lease in ticks (below 1 counts as 1)
-	Key      string   // the Redis key
+	Key      string   // the Redis key, or the consensus lock's path
 	NX       bool     // set: only if the key does not exist
 	PX       int      // set, extend, redlock, rlock, rtrylock, rrenew: the TTL in ms; 0 for none
 	Seconds  int      // expire: the TTL in seconds
@@ -185,6 +203,9 @@ type Action struct {
 	Value    string   // write: what it writes
 	Nodes    []string // cut: the nodes cut off
 	SQL      string   // sql: the statement, "$col" standing for what the client last read
+	TTL      int      // session: the session timeout or lease TTL asked for, ms
+	Delay    int      // session: Consul's lock-delay, ms
+	Herd     bool     // lock: every waiter watches the parent (ZooKeeper)
 
 	When   string // "", "on" or "off"
 	Line   int

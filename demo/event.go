@@ -80,6 +80,18 @@ const (
 	WatchdogStopped // WatchdogSkipped
 	RetryWait       // RetryDelay
 	WaitBlocked     // BlockedWait
+
+	SessionOpened // CoordCall: a session or lease
+	NodeCreated   // CoordCall: a znode or key made
+	ChildrenRead  // CoordCall: getChildren, exists, or a Get that leaves a watch
+	NodeDeleted   // CoordCall: a delete or release
+	KVAcquired    // CoordCall: Consul's acquire, true
+	KVRefused     // CoordCall: Consul's acquire, false
+	SessionAlive  // CoordCall: reconnected to a live session
+	SessionLost   // CoordCall: reconnected and learned the session had ended
+	LockGranted   // LockHeld
+	WatchFire     // WatchFired
+	SessionEnd    // SessionEnded
 )
 
 var kindNames = [...]string{
@@ -95,6 +107,9 @@ var kindNames = [...]string{
 	ClockJump: "clock-jump", ClockSlew: "clock-slew",
 	RLockCmd: "rlock", RRenewCmd: "rrenew", RUnlockCmd: "runlock", LatchDelCmd: "latch-del",
 	WatchdogStopped: "watchdog-stopped", RetryWait: "retry-wait", WaitBlocked: "wait-blocked",
+	SessionOpened: "session", NodeCreated: "created", ChildrenRead: "read", NodeDeleted: "deleted",
+	KVAcquired: "kv-acquired", KVRefused: "kv-refused", SessionAlive: "session-alive", SessionLost: "session-lost",
+	LockGranted: "lock-held", WatchFire: "watch-fired", SessionEnd: "session-ended",
 }
 
 func (k Kind) String() string {

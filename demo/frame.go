@@ -24,6 +24,8 @@ type Frame struct {
 
 	// The database, for scenarios that use one.
 	Database *DatabaseState
+	// The consensus service, for the zookeeper, etcd and consul stores.
+	Coord *CoordState
 
 	Fenced   bool
 	Data     string
@@ -212,6 +214,15 @@ func (f *Frame) Timeline() Timeline {
 				}
 			}
 		case ClockJumped:
+			t.Marks = append(t.Marks, e)
+		case LockHeld:
+			start("", e.Client, e.At, e.Token, -1)
+		case CoordCall:
+			if e.Op == OpDelete && e.OK || e.Op == OpRelease && e.OK {
+				stop("", e.Client, e.At)
+			}
+		case SessionEnded:
+			stop("", e.Client, e.At)
 			t.Marks = append(t.Marks, e)
 		case WriteResult:
 			t.Writes = append(t.Writes, e)

@@ -24,17 +24,17 @@ const DeadlockTimeout = 1000
 // re-checks the newest version of a row it waited for.
 type database struct {
 	tables   []*table
-	sessions []*session
+	sessions []*backend
 	advisory []*advisoryLock
 	pool     int  // server connections behind a transaction-mode pooler; 0: none
 	pooled   bool // clients go through the pooler
 	released int  // counts returns to the pool, for its LIFO order
 	vars     map[string]map[string]string
-	blocked  map[string]*session // a client whose statement is waiting, and where
+	blocked  map[string]*backend // a client whose statement is waiting, and where
 	queued   map[string][]Action // what it sends once the statement returns
 	reads    map[string]map[*row]int
 	beliefs  map[string]int // advisory locks each client believes it holds
-	woken    []*session     // waiters of locks just freed, to run again
+	woken    []*backend     // waiters of locks just freed, to run again
 	holds    []Span         // who actually held locks when, for the diagram
 	waits    []Span         // who waited for a lock when
 }
@@ -53,9 +53,9 @@ type row struct {
 	values  map[string]string
 	rev     int
 	writer  string // the client whose commit made the current version
-	locker  *session
+	locker  *backend
 	pending map[string]string // the locker's uncommitted version; nil if it only locked
-	waiters []*session
+	waiters []*backend
 }
 
 func (w *row) name() string { return w.t.name + " id=" + w.values["id"] }
@@ -65,16 +65,16 @@ func (w *row) name() string { return w.t.name + " id=" + w.values["id"] }
 // or at transaction level, must be matched by a release.
 type advisoryLock struct {
 	key     int64
-	owner   *session
+	owner   *backend
 	session int // session-level holds: released by pg_advisory_unlock or when the session ends
 	xact    int // transaction-level holds: released at commit or rollback
-	waiters []*session
+	waiters []*backend
 }
 
 func (a *advisoryLock) name() string { return "advisory " + strconv.FormatInt(a.key, 10) }
 
-// session is one server connection (one backend).
-type session struct {
+// backend is one server connection (one backend).
+type backend struct {
 	name    string
 	pid     int
 	client  string // who uses it now; with a pooler, "" when idle in the pool
@@ -105,7 +105,7 @@ type wait struct {
 	logged   bool // its wait has been logged
 }
 
-func (w *wait) holder() *session {
+func (w *wait) holder() *backend {
 	if w.row != nil {
 		return w.row.locker
 	}
@@ -122,7 +122,7 @@ func (w *wait) lock() string {
 func newDatabase(sc *Scenario) *database {
 	d := &database{
 		pool: sc.Pool, pooled: sc.Pool > 0,
-		vars: map[string]map[string]string{}, blocked: map[string]*session{},
+		vars: map[string]map[string]string{}, blocked: map[string]*backend{},
 		queued: map[string][]Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
 	}
 	if !d.pooled {
@@ -133,8 +133,8 @@ func newDatabase(sc *Scenario) *database {
 	return d
 }
 
-func (d *database) open(name string) *session {
-	s := &session{name: name, pid: 101 + len(d.sessions)}
+func (d *database) open(name string) *backend {
+	s := &backend{name: name, pid: 101 + len(d.sessions)}
 	if !d.pooled {
 		s.client = name
 	}
@@ -155,7 +155,7 @@ func (d *database) table(name string) *table {
 // pooler it is c's own; with one in transaction mode it is the connection c's
 // open transaction runs on, else the idle one returned to the pool last
 // (PgBouncer's LIFO order), else a new one while the pool has room.
-func (d *database) conn(c string) *session {
+func (d *database) conn(c string) *backend {
 	if !d.pooled {
 		for _, s := range d.sessions {
 			if s.name == c {
@@ -164,7 +164,7 @@ func (d *database) conn(c string) *session {
 		}
 		return nil
 	}
-	var idle *session
+	var idle *backend
 	for _, s := range d.sessions {
 		if s.client == c {
 			return s
@@ -184,7 +184,7 @@ func (d *database) conn(c string) *session {
 
 // unbind returns a pooled connection to the pool once its client's
 // transaction is over: whatever the connection still holds stays with it.
-func (d *database) unbind(r *Run, s *session) {
+func (d *database) unbind(r *Run, s *backend) {
 	if d.pooled && !s.inTx && s.wait == nil && s.client != "" {
 		s.client = ""
 		d.released++
@@ -225,7 +225,7 @@ func (d *database) send(r *Run, a Action, at int) error {
 
 // run executes a statement, or resumes one that waited, on s at time at, and
 // logs what the client saw.
-func (d *database) run(r *Run, s *session, w *wait, at int) {
+func (d *database) run(r *Run, s *backend, w *wait, at int) {
 	e := SQLStatement{Head: r.headAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent}
 	if s.aborted && w.st.kind != stCommit && w.st.kind != stRollback {
 		e.Err = errAborted
@@ -302,7 +302,7 @@ func (d *database) run(r *Run, s *session, w *wait, at int) {
 
 // node is the connection's name for the event header: with a pooler the
 // reader needs to see which server connection a client got.
-func (d *database) node(s *session) string {
+func (d *database) node(s *backend) string {
 	if d.pooled {
 		return s.name
 	}
@@ -311,7 +311,7 @@ func (d *database) node(s *session) string {
 
 // exec runs one statement. It returns the lock it must wait for, or nil when
 // it has filled in e's answer.
-func (d *database) exec(r *Run, s *session, w *wait, e *SQLStatement, at int) *wait {
+func (d *database) exec(r *Run, s *backend, w *wait, e *SQLStatement, at int) *wait {
 	st := w.st
 	switch st.kind {
 	case stBegin:
@@ -356,7 +356,7 @@ func (d *database) exec(r *Run, s *session, w *wait, e *SQLStatement, at int) *w
 
 // visible is the version of w that s sees: its own uncommitted change, else
 // the last committed one.
-func visible(w *row, s *session) map[string]string {
+func visible(w *row, s *backend) map[string]string {
 	if w.pending != nil && w.locker == s {
 		return w.pending
 	}
@@ -374,7 +374,7 @@ func matches(vals map[string]string, where []cond) bool {
 
 // candidates returns the rows of t that s sees matching where, in the order
 // asked for (by id when none).
-func candidates(t *table, s *session, st statement) []*row {
+func candidates(t *table, s *backend, st statement) []*row {
 	var out []*row
 	for _, w := range t.rows {
 		if matches(visible(w, s), st.where) {
@@ -393,7 +393,7 @@ func candidates(t *table, s *session, st statement) []*row {
 	return out
 }
 
-func (d *database) selectRows(r *Run, s *session, w *wait, e *SQLStatement) *wait {
+func (d *database) selectRows(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
 	st := w.st
 	t := d.table(st.table)
 	if t == nil {
@@ -454,7 +454,7 @@ func (d *database) read(client string, w *row) {
 	d.reads[client][w] = w.rev
 }
 
-func (d *database) lockRow(s *session, w *row) {
+func (d *database) lockRow(s *backend, w *row) {
 	if w.locker == s {
 		return
 	}
@@ -462,7 +462,7 @@ func (d *database) lockRow(s *session, w *row) {
 	s.rows = append(s.rows, w)
 }
 
-func (d *database) update(r *Run, s *session, w *wait, e *SQLStatement) *wait {
+func (d *database) update(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
 	st := w.st
 	t := d.table(st.table)
 	if t == nil {
@@ -514,7 +514,7 @@ func (d *database) advisoryLock(key int64) *advisoryLock {
 	return a
 }
 
-func (d *database) advisoryCall(r *Run, s *session, w *wait, e *SQLStatement) *wait {
+func (d *database) advisoryCall(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
 	st := w.st
 	a := d.advisoryLock(st.key)
 	e.Cols, e.Tag = []string{st.fn}, "SELECT 1"
@@ -585,7 +585,7 @@ func (d *database) settle(r *Run, a *advisoryLock, at int) {
 // end finishes s's transaction: commit makes its changes the rows' new
 // versions; either way its row locks and transaction-level advisory locks
 // go, and the statements waiting for them try again.
-func (d *database) end(r *Run, s *session, commit bool, at int) {
+func (d *database) end(r *Run, s *backend, commit bool, at int) {
 	if commit && !s.aborted {
 		for _, w := range s.rows {
 			if w.pending == nil {
@@ -606,7 +606,7 @@ func (d *database) end(r *Run, s *session, commit bool, at int) {
 	}
 }
 
-func (d *database) holdsSession(s *session) bool {
+func (d *database) holdsSession(s *backend) bool {
 	for _, a := range d.advisory {
 		if a.owner == s && a.session > 0 {
 			return true
@@ -618,7 +618,7 @@ func (d *database) holdsSession(s *session) bool {
 // commitRow makes the pending version of w current, and looks for a lost
 // update: the writer's client read w at a version that another client's
 // commit has replaced since, so its write is based on a value that is gone.
-func (d *database) commitRow(r *Run, s *session, w *row, at int) {
+func (d *database) commitRow(r *Run, s *backend, w *row, at int) {
 	client := s.client
 	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client {
 		var before, after []string
@@ -638,7 +638,7 @@ func (d *database) commitRow(r *Run, s *session, w *row, at int) {
 }
 
 // release drops s's row locks and transaction-level advisory locks.
-func (d *database) release(r *Run, s *session, at int) {
+func (d *database) release(r *Run, s *backend, at int) {
 	for _, w := range s.rows {
 		w.locker, w.pending = nil, nil
 		d.woken = append(d.woken, w.waiters...)
@@ -694,7 +694,7 @@ func (d *database) check(r *Run, w *wait, e *SQLStatement, at int) {
 // backends: the deadlock check after deadlock_timeout, and lock_timeout.
 func (d *database) elapse(r *Run, since int) {
 	for {
-		var next *session
+		var next *backend
 		due, isCheck := 0, false
 		for _, s := range d.sessions {
 			w := s.wait
@@ -723,7 +723,7 @@ func (d *database) elapse(r *Run, since int) {
 // follow who waits for whom from itself, and if the path comes back, abort
 // its own statement. Which transaction of a cycle is aborted thus depends on
 // whose timer runs out first; PostgreSQL promises only that one is.
-func (d *database) deadlockCheck(r *Run, s *session, at int) {
+func (d *database) deadlockCheck(r *Run, s *backend, at int) {
 	s.wait.checked = true
 	cycle := []string{s.name}
 	for h := s.wait.holder(); h != nil; {
@@ -746,7 +746,7 @@ func (d *database) deadlockCheck(r *Run, s *session, at int) {
 }
 
 // fail ends s's waiting statement with err.
-func (d *database) fail(r *Run, s *session, err *SQLError, at int) {
+func (d *database) fail(r *Run, s *backend, err *SQLError, at int) {
 	w := s.wait
 	d.unqueue(s)
 	e := SQLStatement{Head: r.headAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent, Err: err}
@@ -775,14 +775,14 @@ func (d *database) fail(r *Run, s *session, err *SQLError, at int) {
 }
 
 // unqueue takes s out of every lock's queue.
-func (d *database) unqueue(s *session) {
+func (d *database) unqueue(s *backend) {
 	for _, t := range d.tables {
 		for _, w := range t.rows {
-			w.waiters = slices.DeleteFunc(w.waiters, func(x *session) bool { return x == s })
+			w.waiters = slices.DeleteFunc(w.waiters, func(x *backend) bool { return x == s })
 		}
 	}
 	for _, a := range d.advisory {
-		a.waiters = slices.DeleteFunc(a.waiters, func(x *session) bool { return x == s })
+		a.waiters = slices.DeleteFunc(a.waiters, func(x *backend) bool { return x == s })
 	}
 }
 
@@ -837,7 +837,7 @@ func (d *database) forever(*Run) string { return "" }
 func (d *database) show(r *Run, f *Frame) {
 	db := &DatabaseState{}
 	for _, s := range d.sessions {
-		ss := SessionState{Name: s.name, Pid: s.pid, Client: s.client, State: "idle"}
+		ss := BackendState{Name: s.name, Pid: s.pid, Client: s.client, State: "idle"}
 		switch {
 		case s.wait != nil:
 			ss.State = "active"
@@ -901,7 +901,7 @@ func (d *database) show(r *Run, f *Frame) {
 // DatabaseState is the database as a frame shows it: the connections, what
 // each holds and waits for, the rows, and the wait-for graph.
 type DatabaseState struct {
-	Sessions []SessionState
+	Sessions []BackendState
 	Tables   []TableState
 	Advisory []AdvisoryState
 	Edges    []WaitEdge // who waits for whom: the picture of a deadlock
@@ -909,8 +909,8 @@ type DatabaseState struct {
 	Waits    []Span     // on each client's lane, when it waited for a lock
 }
 
-// SessionState is one connection, as pg_stat_activity and pg_locks show it.
-type SessionState struct {
+// BackendState is one connection, as pg_stat_activity and pg_locks show it.
+type BackendState struct {
 	Name    string
 	Pid     int
 	Client  string   // who uses it now; "" when idle in the pool

@@ -27,6 +27,9 @@ func newStore(sc *Scenario) Store {
 	case DatabaseStore:
 		return newDatabase(sc)
 	}
+	if sc.Store.Consensus() {
+		return newConsensusStore(sc)
+	}
 	return newRedisNodes(sc)
 }
 

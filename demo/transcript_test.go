@@ -132,6 +132,8 @@ func describe(sc *Scenario, e Event) string {
 			if !e.Found {
 				line += ": IllegalMonitorStateException"
 			}
+		case CoordCall:
+			line += coordNote(e)
 		case WriteResult:
 			if e.OK {
 				line += fmt.Sprintf(", replacing %q (maxToken was %d)", e.Before, e.Max)
@@ -170,6 +172,8 @@ func describe(sc *Scenario, e Event) string {
 		return fmt.Sprintf("%s: does not hold the lock, does not write %q", at, e.Value)
 	case DeadlockCheck:
 		return fmt.Sprintf("%s: deadlock check after deadlock_timeout finds the cycle %s", at, strings.Join(append(e.Cycle, e.Cycle[0]), " -> "))
+	case LockHeld, WatchFired, SessionEnded:
+		return at + ": " + coordStory(sc, e)
 	}
 	return fmt.Sprintf("%s: %s", at, e.Kind())
 }
@@ -223,6 +227,9 @@ func writeState(b *strings.Builder, f *Frame) {
 			keys = []string{"empty"}
 		}
 		fmt.Fprintf(b, "  %s: %s, %s\n", n.Name, state, strings.Join(keys, ", "))
+	}
+	if f.Coord != nil {
+		writeCoord(b, sc, f.Coord)
 	}
 	fencing := "fencing off"
 	if f.Fenced {

@@ -70,6 +70,17 @@ var verdicts = []struct {
 	{"advisory-pooler", true, MutualExclusionHeld, nil},
 	{"optimistic-version", false, LostUpdate, []violationSeen{{LostUpdate, 30, "A", "B"}}},
 	{"optimistic-version", true, MutualExclusionHeld, nil},
+	// A consensus lock is not mutual exclusion by itself: the paused holder
+	// overlaps the next, and only the token check contains its write.
+	{"zookeeper-session-expiry", false, StaleWrite, []violationSeen{{Overlap, 10000, "A", "B"}, {StaleWrite, 12000, "A", "B"}}},
+	{"zookeeper-session-expiry", true, Contained, []violationSeen{{Contained, 10000, "A", "B"}}},
+	{"zookeeper-recipe", false, MutualExclusionHeld, nil}, // the herd costs reads, not safety: see TestHerdCounts
+	{"zookeeper-recipe", true, MutualExclusionHeld, nil},
+	{"etcd-lease", false, StaleWrite, []violationSeen{{Overlap, 10000, "A", "B"}, {StaleWrite, 12000, "A", "B"}}},
+	{"etcd-lease", true, Contained, []violationSeen{{Contained, 10000, "A", "B"}}},
+	// Lock-delay keeps the lock from B until A's late write has landed.
+	{"lock-delay", false, StaleWrite, []violationSeen{{Overlap, 21000, "A", "B"}, {StaleWrite, 25000, "A", "B"}}},
+	{"lock-delay", true, MutualExclusionHeld, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

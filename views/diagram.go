@@ -103,6 +103,8 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		for _, n := range nodes {
 			lane(n, n)
 		}
+	} else if sc.Store.Consensus() {
+		lane("", T(lang, "coord.lane."+string(sc.Store)))
 	} else {
 		lane("", T(lang, "lockservice"))
 	}
@@ -128,7 +130,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 				label = "token " + strconv.FormatInt(h.Token, 10)
 			}
 		}
-		if !sc.Store.HasNodes() {
+		if sc.Store == demo.LockServiceStore {
 			label = tokenAt(f, s)
 		}
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: label})
@@ -148,6 +150,8 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		h := e.Header()
 		switch e := e.(type) {
 		case demo.LeaseExpiry:
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], Class: "expired", Label: T(lang, "expired") + " " + clock(h.At)})
+		case demo.SessionEnded:
 			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], Class: "expired", Label: T(lang, "expired") + " " + clock(h.At)})
 		case demo.KeyExpiry:
 			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "expired", Label: T(lang, "expired")})

@@ -135,6 +135,8 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 		return fmt.Sprintf(T(lang, key), e.Node, Duration(sc, e.By))
 	case demo.SkippedWrite:
 		return fmt.Sprintf(T(lang, key), e.Client, e.Value)
+	case demo.CoordCall, demo.LockHeld, demo.WatchFired, demo.SessionEnded:
+		return describeCoord(lang, f, e)
 	}
 	return fmt.Sprintf(T(lang, key), h.Client)
 }

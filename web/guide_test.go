@@ -215,7 +215,7 @@ func TestGuideLinks(t *testing.T) {
 	wantLeaf := map[string][]string{
 		"tree-single-redis":          {"no-lease", "setnx-expire", "release-other"},
 		"tree-long-work":             {"watchdog"},
-		"tree-consensus":             {"gc-pause", "redlock-gc-pause"},
+		"tree-consensus":             {"zookeeper-session-expiry", "etcd-lease", "lock-delay", "gc-pause"},
 		"tree-redis-for-correctness": {"redlock-quorum", "redlock-clock-jump"},
 		"tree-avoid":                 {"optimistic-version"},
 		"tree-database":              {"lost-update", "deadlock", "job-queue", "advisory-pooler"},
@@ -223,7 +223,7 @@ func TestGuideLinks(t *testing.T) {
 	wantAnswer := [][]string{
 		{"redlock-gc-pause", "redlock-clock-jump"},
 		{"gc-pause"},
-		{"no-lease"},
+		{"zookeeper-session-expiry", "zookeeper-recipe"},
 		{"lost-update", "job-queue", "deadlock", "optimistic-version"},
 		nil, // avoiding the lock: the decision tree
 	}

@@ -108,6 +108,27 @@ func parseArgs(a *demo.Action, args []string) error {
 		a.Nodes = args
 	case demo.Set:
 		return parseSet(a, args, want)
+	case demo.Session:
+		if len(args) != 1 && (len(args) != 3 || args[1] != "delay") {
+			return want(" MS [delay MS]")
+		}
+		if a.TTL, err = ttl(args[0], "session timeout", "the session timeout must be at least 1 ms"); err == nil && len(args) == 3 {
+			a.Delay, err = number(args[2], "lock-delay")
+		}
+	case demo.Create:
+		if len(args) != 1 || !strings.HasPrefix(args[0], "/") {
+			return want(" /PATH")
+		}
+		a.Key = args[0]
+	case demo.Lock:
+		if len(args) < 1 || len(args) > 2 || len(args) == 2 && args[1] != "herd" {
+			return want(" PATH [herd]")
+		}
+		a.Key, a.Herd = args[0], len(args) == 2
+	case demo.Reconnect:
+		if len(args) != 0 {
+			return fmt.Errorf("%s takes no arguments", a.Verb)
+		}
 	case demo.SetNX, demo.Del, demo.Unlock, demo.RedlockUnlock, demo.RUnlock:
 		if len(args) != 1 {
 			return want(" KEY")

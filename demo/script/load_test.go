@@ -413,8 +413,8 @@ func TestLoadErrorsRedisGrammar(t *testing.T) {
 		},
 		{
 			name: "unknown store",
-			src:  demotest.File(demotest.OnStore(t, "zookeeper", demotest.YAML("s", "tick 1"))),
-			msg:  []string{`store "zookeeper"`},
+			src:  demotest.File(demotest.OnStore(t, "chubby", demotest.YAML("s", "tick 1"))),
+			msg:  []string{`store "chubby"`},
 		},
 		{
 			name: "nodes on a store that is not redlock",

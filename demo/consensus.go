@@ -1,0 +1,626 @@
+package demo
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The consensus services: ZooKeeper, etcd and Consul. Each keeps its data on
+// a replicated log that a majority agrees on, so every client sees one order
+// of events and a counter that only grows (ZooKeeper's zxid, etcd's
+// revision, Consul's raft index). What lends the lock is a session (a lease
+// in etcd's words) that the client's library keeps alive in the background;
+// when the keep-alives stop for longer than its timeout, the service ends
+// the session and deletes what it owned, which frees the lock. The service
+// is modelled as one process whose agreement is assumed: the lesson is about
+// the client, which can be paused while the service moves on without it.
+
+// ZooKeeper's tickTime as its sample config ships it. A session timeout is
+// negotiated into [2, 20] tickTime.
+const zkTickTime = 2000
+
+// etcd raises a lease TTL below its minimum, 1.5 election timeouts rounded
+// up to whole seconds: 2 s with the default 1000 ms election timeout.
+const etcdMinTTL = 2000
+
+// Consul takes session TTLs from 10 s and ends a session only after twice its
+// TTL without a renewal; its api package renews every TTL/2.
+const consulMinTTL = 10000
+
+// session is one client's session (ZooKeeper, Consul) or lease (etcd).
+type session struct {
+	client    string
+	id        string
+	ttl       int // negotiated, ms
+	every     int // the library's keep-alive period, ms: ttl/per
+	per       int // keep-alives per timeout: 3 (ZooKeeper, etcd) or 2 (Consul)
+	lockDelay int // Consul: how long the lock stays reserved after the session ends
+	start     int
+	beat      int // the last keep-alive the service heard
+	deadline  int // when the service ends the session unless it hears again
+	ended     int // when the service ended it; -1 while alive
+	known     string
+	mine      string // the lock node or key this client created
+	waitOn    string // what its watch waits on; "" when it waits on nothing
+	herd      bool   // it watches the parent's children, not its predecessor
+}
+
+// life is how long the service waits after the last keep-alive.
+func (s *session) life(kind StoreKind) int {
+	if kind == ConsulStore {
+		return 2 * s.ttl
+	}
+	return s.ttl
+}
+
+// znode is a znode, an etcd key or a Consul key: one shape serves all three.
+type znode struct {
+	path       string
+	zxid       int64    // czxid, create revision, or Consul's CreateIndex
+	owner      *session // ephemeral owner, lease, or Consul lock session; nil for none
+	ephemeral  bool
+	lockIndex  int64 // Consul: acquisitions so far
+	delayUntil int   // Consul: no acquisition before this (lock-delay)
+}
+
+// watch is a one-shot watch: it fires once and is gone.
+type watch struct {
+	client   string
+	path     string
+	children bool // ZooKeeper's child watch (ls -w), not a watch on the node itself
+}
+
+// consensusStore plays ZooKeeper, etcd or Consul, by its kind.
+type consensusStore struct {
+	kind     StoreKind
+	scenario string
+	zxid     int64 // the counter that only grows
+	sessions []*session
+	entries  map[string]*znode
+	cversion map[string]int // ZooKeeper: a parent's child version, which numbers sequential nodes
+	watches  []watch
+	notified int // watch notifications delivered
+	reads    int // getChildren (or prefix Get) reads
+}
+
+func newConsensusStore(sc *Scenario) *consensusStore {
+	s := &consensusStore{kind: sc.Store, scenario: sc.ID, entries: map[string]*znode{}, cversion: map[string]int{}}
+	if s.kind == EtcdStore {
+		s.zxid = 1 // a fresh etcd's revision
+	}
+	return s
+}
+
+func (s *consensusStore) sessionOf(client string) *session {
+	for i := len(s.sessions) - 1; i >= 0; i-- {
+		if s.sessions[i].client == client {
+			return s.sessions[i]
+		}
+	}
+	return nil
+}
+
+// sessionID makes a session or lease id from the scenario and the client, so
+// that it is the same in every run: ZooKeeper and etcd print 16 hex digits,
+// Consul a UUID.
+func (s *consensusStore) sessionID(client string) string {
+	h := fnv.New64a()
+	h.Write([]byte(s.scenario + "/" + client))
+	v := h.Sum64() &^ (1 << 63)
+	switch s.kind {
+	case ZooKeeperStore:
+		return fmt.Sprintf("0x%016x", v)
+	case ConsulStore:
+		x := fmt.Sprintf("%016x%016x", v, v^0x9e3779b97f4a7c15)
+		return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+	}
+	return fmt.Sprintf("%x", v)
+}
+
+func (s *consensusStore) call(r *Run, c *Client, op CoordOp) CoordCall {
+	return CoordCall{Head: r.head(c.Name, ""), Store: s.kind, Op: op}
+}
+
+func (s *consensusStore) do(r *Run, a Action) error {
+	c := r.client(a.Who)
+	ss := s.sessionOf(c.Name)
+	alive := ss != nil && ss.ended < 0
+	switch {
+	case a.Verb == Session:
+		return s.open(r, c, a)
+	case a.Verb == Create && s.kind == ZooKeeperStore:
+		s.createNode(r, c, a.Key, nil)
+	case ss == nil:
+		return &ActionError{a, c.Name + " has no session: open one first"}
+	case a.Verb == Lock:
+		if !alive {
+			return &ActionError{a, c.Name + "'s session has ended: it must reconnect first"}
+		}
+		if ss.mine != "" {
+			return &ActionError{a, c.Name + " is already in the queue for the lock"}
+		}
+		s.lock(r, c, ss, a)
+	case a.Verb == Unlock:
+		s.unlock(r, c, ss, a)
+	case a.Verb == Reconnect:
+		s.reconnect(r, c, ss)
+	default:
+		return &ActionError{a, fmt.Sprintf("the %s store does not %s", s.kind, a.Verb)}
+	}
+	return nil
+}
+
+// open starts c's session, with the timeout the service agrees to.
+func (s *consensusStore) open(r *Run, c *Client, a Action) error {
+	ss := &session{client: c.Name, id: s.sessionID(c.Name), ttl: a.TTL, start: r.now, ended: -1}
+	e := s.call(r, c, OpSession)
+	switch s.kind {
+	case ZooKeeperStore:
+		ss.ttl = min(max(a.TTL, 2*zkTickTime), 20*zkTickTime)
+		ss.per = 3 // the client pings when idle for a third of the timeout
+		ss.known = "CONNECTED"
+		s.zxid++ // createSession is a transaction of its own
+	case EtcdStore:
+		if a.TTL%1000 != 0 {
+			return &ActionError{a, "etcd lease TTLs are whole seconds"}
+		}
+		ss.ttl = max(a.TTL, etcdMinTTL)
+		ss.per = 3 // clientv3's KeepAlive sends every TTL/3
+		ss.known = "keep-alive"
+	case ConsulStore:
+		if a.TTL%1000 != 0 || a.Delay%1000 != 0 {
+			return &ActionError{a, "Consul takes the TTL and the lock-delay in whole seconds here"}
+		}
+		ss.ttl = max(a.TTL, consulMinTTL)
+		ss.per = 2
+		ss.lockDelay = a.Delay
+		ss.known = "valid"
+		s.zxid++
+	}
+	ss.every = ss.ttl / ss.per
+	ss.beat, ss.deadline = r.now, r.now+ss.life(s.kind)
+	s.sessions = append(s.sessions, ss)
+	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, a.TTL, ss.ttl, ss.lockDelay, s.zxid, true
+	r.log(e)
+	return nil
+}
+
+// createNode creates a persistent znode, or an ephemeral sequential one for
+// ss, and says so on the wire.
+func (s *consensusStore) createNode(r *Run, c *Client, path string, ss *session) *znode {
+	e := s.call(r, c, OpCreate)
+	e.Path = path
+	parent := parentOf(path)
+	if ss != nil {
+		path = fmt.Sprintf("%s%010d", path, s.cversion[parent])
+		e.Sequential = true
+	}
+	if _, dup := s.entries[path]; dup {
+		e.Created = ""
+		r.log(e)
+		return nil
+	}
+	s.zxid++
+	n := &znode{path: path, zxid: s.zxid, owner: ss, ephemeral: ss != nil}
+	s.entries[path] = n
+	s.cversion[parent]++
+	e.Created, e.Zxid, e.OK = path, n.zxid, true
+	r.log(e)
+	s.fire(r, []string{parent}, nil)
+	return n
+}
+
+// lock is the recipe each service's library runs for Lock().
+func (s *consensusStore) lock(r *Run, c *Client, ss *session, a Action) {
+	switch s.kind {
+	case ZooKeeperStore:
+		ss.herd = a.Herd
+		n := s.createNode(r, c, strings.TrimSuffix(a.Key, "/")+"/lock-", ss)
+		ss.mine = n.path
+		s.zkCheck(r, c, ss)
+	case EtcdStore:
+		// concurrency.Mutex: one Txn that creates our key under the session's
+		// lease unless it exists, and reads the prefix's oldest key.
+		e := s.call(r, c, OpTxnLock)
+		key := a.Key + ss.id
+		e.Path, e.Session = key, ss.id
+		s.zxid++
+		s.entries[key] = &znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true}
+		ss.mine = key
+		owner := s.under(a.Key)[0]
+		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
+		r.log(e)
+		if owner.path == key {
+			// The Txn's own read shows our key is the oldest: Lock returns.
+			s.grant(r, c, ss, owner.zxid)
+			return
+		}
+		s.etcdCheck(r, c, ss)
+	case ConsulStore:
+		e := s.call(r, c, OpAcquire)
+		e.Path, e.Session = a.Key, ss.id
+		k := s.entries[a.Key]
+		switch {
+		case k != nil && k.owner != nil && k.owner.ended < 0:
+			e.Owner = k.owner.client
+		case k != nil && r.now < k.delayUntil:
+			e.DelayUntil = k.delayUntil
+		default:
+			if k == nil {
+				k = &znode{path: a.Key}
+				s.entries[a.Key] = k
+			}
+			s.zxid++
+			if k.zxid == 0 {
+				k.zxid = s.zxid
+			}
+			k.owner, k.delayUntil = ss, 0
+			k.lockIndex++
+			e.OK, e.Zxid = true, k.lockIndex
+		}
+		e.Rev = s.zxid
+		r.log(e)
+		if e.OK {
+			ss.mine = a.Key
+			s.grant(r, c, ss, k.lockIndex)
+		}
+	}
+}
+
+// under returns the entries below prefix, oldest first (lowest czxid or
+// create revision), as a lock recipe orders its queue.
+func (s *consensusStore) under(prefix string) []*znode {
+	var out []*znode
+	for p, e := range s.entries {
+		if strings.HasPrefix(p, prefix) && p != prefix && parentOf(p) == strings.TrimSuffix(prefix, "/") {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].zxid < out[j].zxid })
+	return out
+}
+
+// zkCheck is the ZooKeeper recipe's loop body: read the children; the lowest
+// sequence number holds the lock; anyone else waits on a watch.
+func (s *consensusStore) zkCheck(r *Run, c *Client, ss *session) {
+	parent := parentOf(ss.mine)
+	kids := s.under(parent + "/")
+	names := make([]string, len(kids))
+	at := 0
+	for i, k := range kids {
+		names[i] = k.path[len(parent)+1:]
+		if k.path == ss.mine {
+			at = i
+		}
+	}
+	sort.Strings(names) // sequence numbers sort as the names do
+	e := s.call(r, c, OpChildren)
+	e.Path, e.Children, e.Watch, e.OK = parent, names, ss.herd, true
+	s.reads++
+	if ss.herd {
+		s.watches = append(s.watches, watch{client: c.Name, path: parent, children: true})
+		ss.waitOn = parent
+	}
+	r.log(e)
+	if at == 0 {
+		// A child watch left by ls -w stays armed on the server even now
+		// that this client holds the lock: it will fire once more, for nothing.
+		ss.waitOn = ""
+		s.grant(r, c, ss, s.entries[ss.mine].zxid)
+		return
+	}
+	if ss.herd {
+		return
+	}
+	prev := kids[at-1]
+	x := s.call(r, c, OpExists)
+	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
+	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
+	ss.waitOn = prev.path
+	r.log(x)
+}
+
+// etcdCheck is concurrency.Mutex after its Txn: the key with the lowest
+// create revision holds the lock; anyone else watches for the deletion of
+// the newest key older than its own.
+func (s *consensusStore) etcdCheck(r *Run, c *Client, ss *session) {
+	mine := s.entries[ss.mine]
+	pfx := parentOf(ss.mine) + "/"
+	var prev *znode
+	for _, k := range s.under(pfx) {
+		if k.zxid < mine.zxid {
+			prev = k
+		}
+	}
+	e := s.call(r, c, OpWaitDeletes)
+	e.Path, e.Zxid, e.Rev, e.OK = pfx, mine.zxid-1, s.zxid, true
+	s.reads++
+	if prev == nil {
+		r.log(e)
+		ss.waitOn = ""
+		s.grant(r, c, ss, mine.zxid)
+		return
+	}
+	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
+	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
+	ss.waitOn = prev.path
+	r.log(e)
+}
+
+// grant is the recipe's conclusion: c holds the lock, with token, for as
+// long as its session lasts.
+func (s *consensusStore) grant(r *Run, c *Client, ss *session, token int64) {
+	c.Token = token
+	r.hold(c, ss.deadline)
+	r.log(LockHeld{Head: r.head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
+}
+
+// fire delivers the one-shot watches on what changed: a child watch on each
+// parent in parents, a node watch on each path in gone. Each watcher that
+// runs reacts at once, as a lock recipe does.
+func (s *consensusStore) fire(r *Run, parents, gone []string) {
+	var fired []watch
+	s.watches = slices.DeleteFunc(s.watches, func(w watch) bool {
+		hit := w.children && slices.Contains(parents, w.path) || !w.children && slices.Contains(gone, w.path)
+		if hit {
+			fired = append(fired, w)
+		}
+		return hit
+	})
+	for _, w := range fired {
+		s.notified++
+		typ := "NodeDeleted"
+		switch {
+		case w.children:
+			typ = "NodeChildrenChanged"
+		case s.kind == EtcdStore:
+			typ = "DELETE"
+		}
+		r.log(WatchFired{Head: r.head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
+	}
+	for _, w := range fired {
+		c, ss := r.client(w.client), s.sessionOf(w.client)
+		if c == nil || c.Paused || c.Crashed || ss == nil || ss.ended >= 0 || ss.mine == "" || c.Holds {
+			continue // a stopped client reads its notification later; a holder or a client that left ignores it
+		}
+		switch s.kind {
+		case ZooKeeperStore:
+			s.zkCheck(r, c, ss)
+		case EtcdStore:
+			s.etcdCheck(r, c, ss)
+		}
+	}
+}
+
+// remove deletes entries that ended with their owner: the service does it
+// in one transaction, which bumps the counter once.
+func (s *consensusStore) remove(paths []string) {
+	for _, p := range paths {
+		delete(s.entries, p)
+		s.cversion[parentOf(p)]++
+	}
+}
+
+func (s *consensusStore) unlock(r *Run, c *Client, ss *session, a Action) {
+	e := s.call(r, c, OpDelete)
+	e.Path, e.Session = ss.mine, ss.id
+	if s.kind == ConsulStore {
+		e.Op, e.Path = OpRelease, a.Key
+		k := s.entries[a.Key]
+		if k != nil && k.owner == ss && ss.ended < 0 {
+			k.owner = nil
+			s.zxid++
+			e.OK = true
+		}
+		e.Rev = s.zxid
+		r.log(e)
+		r.letGo(c)
+		ss.mine = ""
+		return
+	}
+	n, ok := s.entries[ss.mine]
+	if ok && n.owner == ss {
+		s.zxid++
+		s.remove([]string{ss.mine})
+		e.OK = true
+	}
+	e.Rev = s.zxid
+	r.log(e)
+	r.letGo(c)
+	mine := ss.mine
+	ss.mine, ss.waitOn = "", ""
+	if e.OK {
+		s.fire(r, []string{parentOf(mine)}, []string{mine})
+	}
+}
+
+// reconnect is the client hearing from the service again after a silence:
+// only now does its library learn whether its session outlived the silence.
+func (s *consensusStore) reconnect(r *Run, c *Client, ss *session) {
+	e := s.call(r, c, OpReconnect)
+	e.Session, e.OK = ss.id, ss.ended < 0
+	if ss.ended >= 0 {
+		switch s.kind {
+		case ZooKeeperStore:
+			ss.known = "LOST" // Curator: SUSPENDED when the connection dropped, LOST when the server says Expired
+		case EtcdStore:
+			ss.known = "Done()"
+		case ConsulStore:
+			ss.known = "invalidated"
+		}
+		r.letGo(c)
+		ss.mine, ss.waitOn = "", ""
+	}
+	e.Known = ss.known
+	r.log(e)
+}
+
+// elapse plays the keep-alives of every running client and ends each session
+// whose client fell silent for longer than the service waits.
+func (s *consensusStore) elapse(r *Run, since int) {
+	var due []*session
+	for _, ss := range s.sessions {
+		if ss.ended >= 0 {
+			continue
+		}
+		c := r.client(ss.client)
+		if !c.Paused && !c.Crashed {
+			// The k-th keep-alive goes at k*ttl/per, so every per-th one
+			// falls on a whole timeout.
+			k := (r.now - ss.start) * ss.per / ss.ttl
+			if last := ss.start + k*ss.ttl/ss.per; last > ss.beat {
+				ss.beat, ss.deadline = last, last+ss.life(s.kind)
+				if c.Holds && ss.mine != "" {
+					r.extendHold(c, ss.deadline)
+				}
+			}
+			continue
+		}
+		if ss.deadline <= r.now {
+			due = append(due, ss)
+		}
+	}
+	sort.SliceStable(due, func(i, j int) bool { return due[i].deadline < due[j].deadline })
+	now := r.now
+	for _, ss := range due {
+		// What follows happened at the deadline, not when anyone looked.
+		r.now = ss.deadline
+		s.end(r, ss)
+	}
+	r.now = now
+}
+
+// end is the service ending ss: the ephemeral nodes or leased keys go in one
+// transaction, the watches on them fire, and Consul keeps the lock reserved
+// for the lock-delay.
+func (s *consensusStore) end(r *Run, ss *session) {
+	ss.ended = r.now
+	var gone []string
+	for p, n := range s.entries {
+		if n.owner == ss {
+			gone = append(gone, p)
+		}
+	}
+	sort.Strings(gone)
+	if s.kind != EtcdStore || len(gone) > 0 {
+		s.zxid++ // etcd's revision moves only when a key goes
+	}
+	e := SessionEnded{Head: r.head(ss.client, ""), Store: s.kind, Session: ss.id, Rev: s.zxid}
+	c := r.client(ss.client)
+	if s.kind == ConsulStore {
+		for _, p := range gone {
+			k := s.entries[p]
+			k.owner = nil
+			if ss.lockDelay > 0 {
+				k.delayUntil = r.now + ss.lockDelay
+				e.DelayUntil = k.delayUntil
+			}
+		}
+		e.Released = gone
+		if c.Holds && ss.lockDelay > 0 {
+			// Nobody else can take the lock before the delay is over: for
+			// that long it is still, in effect, the old holder's.
+			r.extendHold(c, e.DelayUntil)
+		}
+		r.log(e)
+		return
+	}
+	e.Deleted = gone
+	s.remove(gone)
+	r.log(e)
+	parents := make([]string, 0, len(gone))
+	for _, p := range gone {
+		parents = append(parents, parentOf(p))
+	}
+	s.fire(r, parents, gone)
+}
+
+// forever is always "": every session ends once its client falls silent.
+func (s *consensusStore) forever(*Run) string { return "" }
+
+func (s *consensusStore) show(r *Run, f *Frame) {
+	st := &CoordState{Kind: s.kind, Zxid: s.zxid, Notified: s.notified, Reads: s.reads}
+	if s.kind == ZooKeeperStore {
+		st.TickTime = zkTickTime
+	}
+	for _, ss := range s.sessions {
+		st.Sessions = append(st.Sessions, SessionState{
+			Client: ss.client, ID: ss.id, TTL: ss.ttl, Every: ss.every, LockDelay: ss.lockDelay,
+			Beat: ss.beat, Deadline: ss.deadline, Ended: ss.ended, Known: ss.known, WaitOn: ss.waitOn,
+		})
+	}
+	paths := make([]string, 0, len(s.entries))
+	for p := range s.entries {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		n := s.entries[p]
+		es := EntryState{Path: p, Zxid: n.zxid, Ephemeral: n.ephemeral, LockIndex: n.lockIndex}
+		if n.owner != nil {
+			es.Owner, es.Session = n.owner.client, n.owner.id
+		}
+		if n.delayUntil > r.now {
+			es.DelayUntil = n.delayUntil
+		}
+		st.Entries = append(st.Entries, es)
+	}
+	for _, w := range s.watches {
+		st.Watches = append(st.Watches, WatchState{Client: w.client, Path: w.path, Children: w.children})
+	}
+	f.Coord = st
+}
+
+func parentOf(path string) string {
+	path = strings.TrimSuffix(path, "/")
+	if i := strings.LastIndexByte(path, '/'); i > 0 {
+		return path[:i]
+	}
+	return "/"
+}
+
+// CoordState is a consensus service as a frame shows it.
+type CoordState struct {
+	Kind     StoreKind
+	Zxid     int64 // the last zxid, revision or raft index
+	TickTime int   // ZooKeeper's tickTime, ms
+	Sessions []SessionState
+	Entries  []EntryState // znodes or keys, by path
+	Watches  []WatchState // armed, not yet fired
+	Notified int          // watch notifications delivered so far
+	Reads    int          // getChildren or prefix reads so far
+}
+
+// SessionState is one session or lease, as the service and the client's
+// library see it.
+type SessionState struct {
+	Client, ID string
+	TTL        int // negotiated, ms
+	Every      int // keep-alive period, ms
+	LockDelay  int
+	Beat       int // last keep-alive heard
+	Deadline   int // when the service ends it without another keep-alive
+	Ended      int // when the service ended it; -1 alive
+	Known      string
+	WaitOn     string
+}
+
+// EntryState is a znode or a key.
+type EntryState struct {
+	Path       string
+	Zxid       int64 // czxid or create revision
+	Owner      string
+	Session    string
+	Ephemeral  bool
+	LockIndex  int64
+	DelayUntil int // Consul: lock-delay in force until; 0 none
+}
+
+// WatchState is an armed one-shot watch.
+type WatchState struct {
+	Client, Path string
+	Children     bool
+}
