@@ -275,3 +275,15 @@ func EmbedSnippet(src, title string) string {
 func FrameTitle(f demo.Frame, lang string) string {
 	return fmt.Sprintf("%s %d/%d · %s", f.Scenario.Title.In(lang), f.Index, f.Total, T(lang, "site"))
 }
+
+// CheckedOnRedis reports whether sc plays on Redis, so that the page says its
+// commands were checked against a real server (checked.redis): the
+// conformance suite (demo/conformance) replays them against Debian
+// bookworm's redis-server, and fails for a Redis scenario it does not play.
+func CheckedOnRedis(sc *demo.Scenario) bool {
+	switch sc.Store {
+	case demo.RedisStore, demo.ReplicatedStore, demo.RedlockStore:
+		return true
+	}
+	return false
+}

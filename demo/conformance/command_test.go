@@ -1,90 +1,86 @@
 package conformance
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
 )
 
-// command is one command a client sent to a Redis node, as the page shows it
-// but with the lock's full random value: who sent it, to which node, the
-// exact arguments, and the reply the page shows.
-type command struct {
-	Client string
-	Node   string
-	Args   []string
-	Reply  string
+// refused is the page's answer, and go-redis's, when nothing listens.
+const refused = "connection refused"
+
+// request returns the command e sent to a Redis node and the answer the page
+// says it got: the command's own reply, or, when the node never answered,
+// why not (a down node refuses the connection; a cut-off client gives up
+// after its timeout). ok is false for events no client sent.
+func request(e demo.Event) (cmd demo.Command, want string, ok bool) {
+	switch e := e.(type) {
+	case demo.NoAnswer:
+		if e.Refused() {
+			return e.Sent, refused, true
+		}
+		return e.Sent, noAnswer(e.Waited), true
+	case demo.Command:
+		return e, e.Reply(), true
+	}
+	return nil, "", false
 }
 
-// commandOf is the one place that knows how a model event spells a Redis
-// command. ok is false for events that are not a command sent to a node.
-//
-// The engine's events are about to carry their own arguments (Event.Args);
-// until then the arguments are rebuilt here from the event's fields, with
-// the full value where the page shortens it, and the scripts taken from the
-// page's own call so they are byte for byte what the page shows.
-func commandOf(e demo.Event) (c command, ok bool) {
-	call, reply := e.Wire()
-	if call == "" || e.Node == "" {
-		return command{}, false
-	}
-	c = command{Client: e.Client, Node: e.Node, Reply: reply}
-	script := func() string {
-		s, _ := strings.CutPrefix(call, "EVAL '")
-		s, _, _ = strings.Cut(s, "' 1 ")
-		return s
-	}
-	set := func(nx bool, px int) []string {
-		args := []string{"SET", e.Key, e.Value}
-		if nx {
-			args = append(args, "NX")
+func noAnswer(ms int) string { return fmt.Sprintf("no answer in %d ms", ms) }
+
+// scaled returns the command's arguments with every duration it carries
+// divided by scale, for the scaled clock: the PX of a SET, the seconds of
+// EXPIRE (sent as PEXPIRE, since a scaled second is not a whole second), the
+// renewal script's TTL, the lease of Redisson's scripts and the TTL of its
+// unlock latch, and a WAIT's timeout. Each argument is found where the
+// command puts it and checked against the event's own field, so a change in
+// the engine's spelling fails here rather than sending an unscaled TTL. A
+// duration that does not divide evenly is an error: nothing is rounded.
+func scaled(c demo.Command) ([]string, error) {
+	args := c.Args()
+	type at struct{ i, ms int }
+	var ds []at
+	switch c := c.(type) {
+	case demo.SetCommand:
+		if c.PX > 0 {
+			ds = append(ds, at{slices.Index(args, "PX") + 1, c.PX})
 		}
-		if px > 0 {
-			args = append(args, "PX", strconv.Itoa(px))
+	case demo.ExpireCommand:
+		args[0], args[2] = "PEXPIRE", strconv.Itoa(c.Seconds*1000)
+		ds = append(ds, at{2, c.Seconds * 1000})
+	case demo.RenewScript:
+		ds = append(ds, at{5, c.PX})
+	case demo.RedissonLock:
+		ds = append(ds, at{4, c.Lease})
+	case demo.RedissonRenew:
+		ds = append(ds, at{4, c.Lease})
+	case demo.RedissonUnlock:
+		ds = append(ds, at{7, c.Lease}, at{10, demo.RedissonLatchTTL})
+	case demo.WaitCommand:
+		if c.Timeout > 0 {
+			ds = append(ds, at{2, c.Timeout})
 		}
-		return args
 	}
-	verb := e.Verb
-	switch e.Kind {
-	case demo.SetCmd, demo.NodeTry:
-		if e.N == -1 {
-			c.Args = []string{"SETNX", e.Key, e.Value}
-		} else {
-			c.Args = set(e.NX, e.N)
+	for _, d := range ds {
+		if d.i <= 0 || d.i >= len(args) || args[d.i] != strconv.Itoa(d.ms) {
+			return nil, fmt.Errorf("%s: expected the duration %d ms at argument %d of %q", c.Kind(), d.ms, d.i, args)
 		}
-		return c, true
-	case demo.ExpireCmd:
-		verb = demo.Expire
-	case demo.DelCmd:
-		verb = demo.Del
-	case demo.UnlockCmd:
-		verb = demo.Unlock
-	case demo.ExtendCmd:
-		verb = demo.Extend
-	case demo.WaitCmd:
-		verb = demo.Wait
-	case demo.Unreachable:
-	default:
-		return command{}, false
+		if d.ms%scale != 0 {
+			return nil, fmt.Errorf("%s: the duration %d ms does not divide by %d", c.Kind(), d.ms, scale)
+		}
+		args[d.i] = strconv.Itoa(d.ms / scale)
 	}
-	switch verb {
-	case demo.Set, demo.Redlock:
-		c.Args = set(e.NX, e.N)
-	case demo.SetNX:
-		c.Args = []string{"SETNX", e.Key, e.Value}
-	case demo.Expire:
-		c.Args = []string{"EXPIRE", e.Key, strconv.Itoa(e.N)}
-	case demo.Del:
-		c.Args = []string{"DEL", e.Key}
-	case demo.Unlock, demo.RedlockUnlock:
-		c.Args = []string{"EVAL", script(), "1", e.Key, e.Value}
-	case demo.Extend:
-		c.Args = []string{"EVAL", script(), "1", e.Key, e.Value, strconv.Itoa(e.N)}
-	case demo.Wait:
-		c.Args = []string{"WAIT", strconv.Itoa(e.N), "0"}
-	default:
-		return command{}, false
+	return args, nil
+}
+
+// ttlReply reports whether c's reply is a time left, in model ms, rather
+// than a value: Redisson's lock script answers a refused caller with the
+// holder's PTTL, which real Redis counts on the scaled clock.
+func ttlReply(c demo.Command) (int, bool) {
+	if l, ok := c.(demo.RedissonLock); ok && !l.OK {
+		return l.Left, true
 	}
-	return c, true
+	return 0, false
 }

@@ -54,16 +54,19 @@ func StartRedis(tb testing.TB, name string, extra ...string) *Redis {
 		tb.Fatal(err)
 	}
 	r := &Redis{Name: name, Port: port}
-	ping := redis.NewClient(&redis.Options{Addr: Addr(port), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 1,
-		DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
-	tb.Cleanup(func() { _ = ping.Close() })
 	r.Process = Launch(tb, Spec{
 		Name: name,
 		Path: bin,
 		Args: []string{path},
 		Dir:  dir,
 		Log:  filepath.Join(dir, "redis.log"),
+		// A fresh client for every try: go-redis's pool, after a run of
+		// refused dials, stops dialling for a second, which would hold a
+		// restarted node back that long.
 		Ready: func(ctx context.Context) error {
+			ping := redis.NewClient(&redis.Options{Addr: Addr(port), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 1,
+				DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
+			defer ping.Close()
 			return ping.Ping(ctx).Err()
 		},
 	})
