@@ -61,7 +61,8 @@ func (cl *cluster) agrees(what string) {
 
 func TestConformanceCoversFamily(t *testing.T) {
 	for _, sc := range demotest.Catalog(t).Scenarios {
-		if sc.Store != "lockservice" && !slices.Contains(family, sc.ID) {
+		redis := sc.Store == demo.RedisStore || sc.Store == demo.ReplicatedStore || sc.Store == demo.RedlockStore
+		if redis && !slices.Contains(family, sc.ID) {
 			t.Errorf("scenario %q runs on Redis (store %s) but the conformance suite does not play it", sc.ID, sc.Store)
 		}
 	}
@@ -524,9 +525,14 @@ func (cl *cluster) keys(f demo.Frame, n demo.NodeState) (diffs []string) {
 	if err != nil {
 		t.Fatalf("frame %d: %s: KEYS: %v", f.Index, n.Name, err)
 	}
+	// A busy machine runs the suite late, and real time then passes faster
+	// than the model's on every key: a real PTTL may fall short of the
+	// page's by as much as the suite is behind, never more, and never
+	// outlast it by more than the margin.
+	slack := margin + max(0, cl.clock.late(f.Now))
 	for _, k := range n.Keys {
-		if k.TTL >= 0 && k.TTL < margin {
-			t.Logf("frame %d: %s %s: TTL %d ms is within the %d ms margin of its expiry: not compared", f.Index, n.Name, k.Key, k.TTL, margin)
+		if k.TTL >= 0 && k.TTL < slack {
+			t.Logf("frame %d: %s %s: TTL %d ms is within %d ms (the margin plus the suite's lateness) of its expiry: not compared", f.Index, n.Name, k.Key, k.TTL, slack)
 			real = slices.DeleteFunc(real, func(s string) bool { return s == k.Key })
 			continue
 		}
@@ -551,8 +557,8 @@ func (cl *cluster) keys(f demo.Frame, n demo.NodeState) (diffs []string) {
 		if pttl > 0 {
 			got = pttl * scale
 		}
-		if k.TTL < 0 && got != -1 || k.TTL >= 0 && (got < k.TTL-margin || got > k.TTL+margin) {
-			diffs = append(diffs, fmt.Sprintf("page: %s TTL %d ms; real PTTL %d (x%d = %d model ms, margin %d)", k.Key, k.TTL, pttl, scale, got, margin))
+		if k.TTL < 0 && got != -1 || k.TTL >= 0 && (got < k.TTL-slack || got > k.TTL+margin) {
+			diffs = append(diffs, fmt.Sprintf("page: %s TTL %d ms; real PTTL %d (x%d = %d model ms, margin %d, late by %d)", k.Key, k.TTL, pttl, scale, got, margin, slack-margin))
 		}
 	}
 	for _, k := range real {
