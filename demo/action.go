@@ -137,8 +137,8 @@ var verbs = map[Verb]struct {
 	stores []StoreKind // the stores it works with; nil for any
 }{
 	Tick: {}, Write: {}, Pause: {}, Resume: {}, Crash: {},
-	Cut:       {stores: []StoreKind{RedlockStore}},
-	Heal:      {stores: []StoreKind{RedlockStore}},
+	Cut:  {stores: []StoreKind{RedlockStore}},
+	Heal: {stores: []StoreKind{RedlockStore}},
 	// The database store lends the chapter's lock service too, so that its
 	// tokens can be checked by a table (sql.go).
 	Acquire:   {stores: []StoreKind{LockServiceStore, DatabaseStore}},
