@@ -60,20 +60,6 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 	return "", false
 }
 
-// UsesLockService reports whether a database scenario takes its lock from
-// the chapter's lock service, whose holder, token and clients the page then
-// shows beside the database.
-func UsesLockService(d Demo) bool {
-	for _, m := range d.Sc().Moves {
-		for _, a := range m.Do {
-			if a.Verb == demo.Acquire {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // IsDatabase reports whether the frame shows a database.
 func IsDatabase(d Demo) bool { return d.Frame.Database != nil }
 

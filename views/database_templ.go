@@ -34,7 +34,7 @@ func databasePanels(d Demo) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		if UsesLockService(d) {
+		if d.Sc().UsesLockService() {
 			templ_7745c5c3_Err = lockPanel(d).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
