@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
 )
 
 // The route under /_bench/ exists for the load and soak commands
