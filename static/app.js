@@ -127,7 +127,10 @@
     window.parent.postMessage({ type: "fencing-demo:height", height: doc.documentElement.scrollHeight }, "*");
   }
 
-  doc.addEventListener("DOMContentLoaded", function () {
+  // init wires the page's own buttons: at load, and again after Back or
+  // Forward, when htmx puts the page back from the server's answer (the
+  // demo keeps no snapshot of itself: hx-history="false" on #demo).
+  function init() {
     var player = $("#player");
     if (player) player.hidden = false;
     var play = $("#play");
@@ -137,7 +140,12 @@
     var help = $("#help-open");
     if (help) help.onclick = openHelp;
     enhance();
+  }
+
+  doc.addEventListener("DOMContentLoaded", function () {
+    init();
     if (window.ResizeObserver) new ResizeObserver(tellHeight).observe(doc.body);
   });
+  doc.addEventListener("htmx:historyRestore", function () { stop(); init(); });
   doc.addEventListener("htmx:afterSettle", enhance);
 })();

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -27,11 +28,7 @@ func (s *Server) act(c echo.Context) error {
 	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
 		return err
 	}
-	moved, err := s.runs.goTo(run, there)
-	if err != nil {
-		return err
-	}
-	return s.answerClick(c, there, moved)
+	return s.answerClick(c, there, s.runs.goTo(run, there))
 }
 
 // readClick reads the scenario, the place the click was made on and the run
@@ -91,5 +88,8 @@ func (s *Server) answerClick(c echo.Context, there views.Place, m moved) error {
 		return c.Redirect(http.StatusSeeOther, there.RunURL(m.run))
 	}
 	c.Response().Header().Set("HX-Push-Url", there.URL())
-	return render(c, http.StatusOK, views.DemoSwap(s.demoView(m.frame, there, m.run, m.follow)))
+	key := answerKey{here: there, run: true, follow: m.follow != ""}
+	return s.answers.serve(c, key, m.run, m.follow, views.DemoSwap, func(f demo.Frame, run, follow string) views.Demo {
+		return s.demoView(f, there, run, follow)
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 )
@@ -20,18 +21,28 @@ import (
 // export writes the same files at the same names.
 type Assets struct {
 	byName map[string]string // "app.css" -> "/static/app.3f2a9c1b.css"
-	files  map[string]asset  // "app.3f2a9c1b.css" -> content
+	files  map[string]*asset // "app.3f2a9c1b.css" -> content
 }
 
 type asset struct {
 	body  []byte
-	gz    []byte // body gzipped once at start-up; nil when that saves nothing
 	ctype string
+	// gz is body gzipped once, by the first request that asks for gzip
+	// rather than at start-up, where it was the largest cost of a cold
+	// start; nil when that saves nothing.
+	gzOnce sync.Once
+	gz     []byte
+}
+
+// gzipped is the file compressed, or nil when that saves nothing.
+func (f *asset) gzipped() []byte {
+	f.gzOnce.Do(func() { f.gz = gzipOnce(f.body) })
+	return f.gz
 }
 
 // LoadAssets reads every file of fsys (static/).
 func LoadAssets(fsys fs.FS) (*Assets, error) {
-	a := &Assets{byName: map[string]string{}, files: map[string]asset{}}
+	a := &Assets{byName: map[string]string{}, files: map[string]*asset{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -48,7 +59,7 @@ func LoadAssets(fsys fs.FS) (*Assets, error) {
 		if ctype == "" {
 			ctype = http.DetectContentType(body)
 		}
-		a.files[hashed] = asset{body: body, gz: gzipOnce(body), ctype: ctype}
+		a.files[hashed] = &asset{body: body, ctype: ctype}
 		return nil
 	})
 	return a, err
@@ -59,7 +70,10 @@ func (a *Assets) URL(name string) string { return a.byName[name] }
 
 // Body is the content of the file at url (as URL returns it), or nil.
 func (a *Assets) Body(url string) []byte {
-	return a.files[strings.TrimPrefix(url, "/static/")].body
+	if f := a.files[strings.TrimPrefix(url, "/static/")]; f != nil {
+		return f.body
+	}
+	return nil
 }
 
 func (a *Assets) serve(c echo.Context) error {
@@ -69,11 +83,13 @@ func (a *Assets) serve(c echo.Context) error {
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderCacheControl, "public, max-age=31536000, immutable")
-	if f.gz != nil && acceptsGzip(c.Request()) {
-		// Compressed once at start-up; the compress middleware passes an
-		// encoded answer through as it is.
-		h.Set(echo.HeaderContentEncoding, "gzip")
-		return c.Blob(http.StatusOK, f.ctype, f.gz)
+	if acceptsGzip(c.Request()) {
+		if gz := f.gzipped(); gz != nil {
+			// Compressed once; the compress middleware passes an encoded
+			// answer through as it is.
+			h.Set(echo.HeaderContentEncoding, "gzip")
+			return c.Blob(http.StatusOK, f.ctype, gz)
+		}
 	}
 	return c.Blob(http.StatusOK, f.ctype, f.body)
 }

@@ -189,9 +189,15 @@ func TestBrowser(t *testing.T) {
 			b.waitFrame(on, k, lang)
 		}
 		// htmx pushed each frame's address, so Back and Forward walk the
-		// frames; htmx puts back the page it kept for that address.
+		// frames; htmx keeps no copy of the page (hx-history="false"), so it
+		// asks the server for that address, and app.js wires the page
+		// again: the player shows and its help button opens the help.
 		b.do(chromedp.NavigateBack())
 		b.waitFrame(on, 3, lang)
+		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('help-open').click()`))
+		testkit.WaitFor(b.t, b.ctx, waitBudget, "the player and its help after Back",
+			`!document.getElementById('player').hidden && document.getElementById('help').open`, func(ok bool) bool { return ok })
+		b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('help').close()`))
 		b.do(chromedp.NavigateForward())
 		b.waitFrame(on, 4, lang)
 		b.do(chromedp.NavigateBack())

@@ -43,6 +43,7 @@ func (s *Server) followPage(c echo.Context) error {
 	if !follow.ValidID(fid) {
 		return followGone(lang)
 	}
+	s.runs.openSession(fid) // runs.go: the first follower makes the session
 	at, version, ok := s.follow.Current(fid)
 	if !ok {
 		return followGone(lang)
@@ -111,6 +112,7 @@ func (s *Server) followEvents(c echo.Context) error {
 	if !follow.ValidID(fid) {
 		return followGone(lang)
 	}
+	s.runs.openSession(fid)
 	f, err := s.follow.Subscribe(fid)
 	switch {
 	case errors.Is(err, follow.ErrGone):
@@ -143,6 +145,7 @@ func (s *Server) followQR(c echo.Context) error {
 	if !follow.ValidID(fid) {
 		return followGone(lang)
 	}
+	s.runs.openSession(fid)
 	if _, _, ok := s.follow.Current(fid); !ok {
 		return followGone(lang)
 	}

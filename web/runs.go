@@ -1,6 +1,8 @@
 package web
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
@@ -9,47 +11,63 @@ import (
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
 
-	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/follow"
 )
 
-// runs keeps each visitor's live run: its own LockService and Resource, moved
-// one step at a time, and the run's follow-along session. It is a cache, not
-// the truth: the URL always names the scenario, the switch and the frame, so
-// a run that was evicted, expired or lost in a restart is played again from
-// scratch up to that frame.
+// runs keeps each visitor's live run: where it stands (the scenario, the
+// switch and the frame) and the run's follow-along session. It is a cache,
+// not the truth: the URL always names the scenario, the switch and the frame,
+// so a run that was evicted, expired or lost in a restart starts again from
+// that frame. A run keeps no model: a scripted frame is a pure function of
+// the scenario, the switch and the step (demo.Replay plays it, and the answer
+// cache, answers.go, keeps it drawn), so a run is only its place, which keeps
+// a visitor to a few hundred bytes.
 //
-// A run's follow session shares the run's lifetime: made at its first move,
-// released when the cache lets the run go (follow.Broker.Release says what
-// becomes of a session with followers still watching).
+// A run's follow link is there from its first move, but the session behind
+// it is made only when a follower opens the link (openSession): most runs
+// are never followed, and a session would cost each of them more than the
+// run itself. The link's id is the run id encrypted with a key of this
+// process (followID), so the cache keeps nothing for it and a follower
+// cannot work back to the run id. The session shares the run's lifetime:
+// the cache releases it when it lets the run go (follow.Broker.Release says
+// what becomes of a session with followers still watching).
 type runs struct {
-	cache  *expirable.LRU[string, *liveRun]
-	idle   time.Duration
-	follow *follow.Broker
+	cache     *expirable.LRU[string, *liveRun]
+	idle      time.Duration
+	follow    *follow.Broker
+	followKey cipher.Block // run id <-> follow id
 }
 
 // liveRun guards one run; two requests for the same run take turns.
 type liveRun struct {
-	mu  sync.Mutex
-	run *demo.Run
+	mu sync.Mutex
+	at follow.At // where the run stands; no Sc before its first move
+	// moves counts the frames the run has shown, a repeat of the same one
+	// not counted: the version a follow session opened later starts from.
+	moves uint64
 	// Read without mu when the cache lets the run go: the cache calls back
 	// under its own lock, which a request holding mu may be waiting for.
 	session atomic.Pointer[follow.Session]
 	used    atomic.Int64 // when the run was last moved, in Unix nanoseconds
 }
 
-// moved is where goTo left a run: its id, the frame it shows and its follow
-// link ("" when it has none).
+// moved is where goTo left a run: its id and its follow link ("" when it
+// has none).
 type moved struct {
 	run    string
-	frame  demo.Frame
 	follow string
 }
 
 // newRuns keeps at most max runs, each for idle after its last use.
 func newRuns(max int, idle time.Duration, b *follow.Broker) *runs {
-	rs := &runs{idle: idle, follow: b}
+	var key [16]byte
+	_, _ = rand.Read(key[:]) // crypto/rand.Read never fails on supported platforms
+	block, err := aes.NewCipher(key[:])
+	if err != nil {
+		panic(err) // cannot happen: the key has a valid length
+	}
+	rs := &runs{idle: idle, follow: b, followKey: block}
 	rs.cache = expirable.NewLRU[string, *liveRun](max, rs.evicted, idle)
 	return rs
 }
@@ -87,13 +105,11 @@ func validRunID(id string) bool {
 }
 
 // goTo brings the run id (or a new one, when id is "" or unknown) to there,
-// and tells the run's followers. One step forward plays a single move on the
-// live model; anything else (back, a reset, the switch flipped, a run we no
-// longer have) plays a fresh run. A repeated request finds the run already
+// and tells the run's followers. A repeated request finds the run already
 // there and changes nothing, which is what makes a double click advance one
-// step, not two.
-func (rs *runs) goTo(id string, there views.Place) (moved, error) {
-	sc, on, step := there.Sc, there.On, there.Step
+// step, not two (the click's form says which frame it was made on).
+func (rs *runs) goTo(id string, there views.Place) moved {
+	at := follow.At{Sc: there.Sc, On: there.On, Step: there.Step}
 	prev := id
 	lr, ok := rs.cache.Get(id)
 	if !ok {
@@ -101,46 +117,27 @@ func (rs *runs) goTo(id string, there views.Place) (moved, error) {
 	}
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
-	r := lr.run
-	switch {
-	case r != nil && r.Scenario() == sc && r.On() == on && r.Index() == step:
-		// Already there: a duplicate of the request that brought it here.
-	case r != nil && r.Scenario() == sc && r.On() == on && r.Index() == step-1:
-		r.Step()
-	default:
-		var err error
-		if r, err = demo.Replay(sc, on, step); err != nil {
-			return moved{}, err
-		}
-		lr.run = r
-	}
-	if err := r.Err(); err != nil {
-		return moved{}, err
+	if lr.at != at {
+		lr.at = at
+		lr.moves++
 	}
 	lr.used.Store(time.Now().UnixNano())
 	rs.cache.Add(id, lr) // also restarts the idle clock, and may let another run go
-	sess := rs.session(prev, id, lr)
-	if sess == nil {
-		return moved{run: id, frame: r.Frame()}, nil
+	sess := lr.session.Load()
+	if sess == nil && prev != "" && prev != id {
+		// The lecturer's click came from a run the cache lost: a session
+		// its followers kept alive carries on with the new run.
+		sess = rs.keep(id, lr, rs.follow.Adopt(prev))
 	}
-	sess.Set(follow.At{Sc: sc, On: on, Step: step})
-	return moved{run: id, frame: r.Frame(), follow: views.FollowURL(sess.ID())}, nil
+	if sess == nil {
+		return moved{run: id, follow: rs.unopenedLink(id)}
+	}
+	sess.Set(at)
+	return moved{run: id, follow: views.FollowURL(sess.ID())}
 }
 
-// session is run id's follow session, made at its first move: the session
-// of the run prev that the cache lost, when the lecturer's click came from
-// one, else a new one. nil when the broker has no room. lr.mu is held.
-func (rs *runs) session(prev, id string, lr *liveRun) *follow.Session {
-	if sess := lr.session.Load(); sess != nil {
-		return sess
-	}
-	var sess *follow.Session
-	if prev != "" && prev != id {
-		sess = rs.follow.Adopt(prev)
-	}
-	if sess == nil {
-		sess = rs.follow.Start()
-	}
+// keep makes sess (if any) run id's session. lr.mu is held.
+func (rs *runs) keep(id string, lr *liveRun, sess *follow.Session) *follow.Session {
 	if sess == nil {
 		return nil
 	}
@@ -154,7 +151,53 @@ func (rs *runs) session(prev, id string, lr *liveRun) *follow.Session {
 	return sess
 }
 
-// followLink is run id's follow link, or "" when it has none (yet).
+// openSession makes sure follow id fid has a session when its run is live:
+// the first follower to open a run's link makes it, at the run's frame.
+func (rs *runs) openSession(fid string) {
+	if _, _, ok := rs.follow.Current(fid); ok {
+		return
+	}
+	id, ok := rs.runOf(fid)
+	if !ok {
+		return
+	}
+	lr, ok := rs.cache.Peek(id)
+	if !ok {
+		return
+	}
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	if lr.session.Load() != nil || lr.at.Sc == nil {
+		return // another follower was first, or the run has not moved yet
+	}
+	rs.keep(id, lr, rs.follow.Open(fid, lr.at, lr.moves))
+}
+
+// followID is run id's follow id: the run id encrypted, so that it says
+// nothing about the run id to whoever holds it.
+func (rs *runs) followID(id string) string {
+	var b [aes.BlockSize]byte
+	if _, err := hex.Decode(b[:], []byte(id)); err != nil {
+		return ""
+	}
+	rs.followKey.Encrypt(b[:], b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// runOf is the run id whose follow id is fid.
+func (rs *runs) runOf(fid string) (string, bool) {
+	var b [aes.BlockSize]byte
+	if len(fid) != 2*aes.BlockSize {
+		return "", false
+	}
+	if _, err := hex.Decode(b[:], []byte(fid)); err != nil {
+		return "", false
+	}
+	rs.followKey.Decrypt(b[:], b[:])
+	return hex.EncodeToString(b[:]), true
+}
+
+// followLink is live run id's follow link, or "" when it is not live.
 func (rs *runs) followLink(id string) string {
 	if id == "" {
 		return ""
@@ -166,7 +209,17 @@ func (rs *runs) followLink(id string) string {
 	if sess := lr.session.Load(); sess != nil {
 		return views.FollowURL(sess.ID())
 	}
-	return ""
+	return rs.unopenedLink(id)
+}
+
+// unopenedLink is the follow link of run id, which has no session yet. At
+// the broker's bound no session could be opened: the run then goes without
+// a follow link rather than show one that fails.
+func (rs *runs) unopenedLink(id string) string {
+	if rs.follow.Len() >= rs.follow.MaxSessions {
+		return ""
+	}
+	return views.FollowURL(rs.followID(id))
 }
 
 // has reports whether run id is live, without making it more recently used.

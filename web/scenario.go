@@ -41,12 +41,12 @@ func (s *Server) scenario(c echo.Context) (*demo.Scenario, error) {
 // showFrame renders a whole page for a frame. A page on its own needs no
 // run: the frame is played from scratch, and the first click makes the run.
 func (s *Server) showFrame(c echo.Context, here views.Place, run string) error {
-	r, err := demo.Replay(here.Sc, here.On, here.Step)
-	if err != nil {
-		return err
-	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
-	return render(c, http.StatusOK, views.DemoPage(s.demoView(r.Frame(), here, run, s.runs.followLink(run))))
+	follow := s.runs.followLink(run)
+	key := answerKey{here: here, page: true, run: run != "", follow: follow != ""}
+	return s.answers.serve(c, key, run, follow, views.DemoPage, func(f demo.Frame, run, follow string) views.Demo {
+		return s.demoView(f, here, run, follow)
+	})
 }
 
 // demoView is the view model of frame f at here, for the visitor's run and

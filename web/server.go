@@ -30,6 +30,7 @@ type Server struct {
 	catalog *demo.Catalog
 	guide   *guidedata.Guide
 	runs    *runs
+	answers *answers    // answers.go: pages and fragments, drawn once per place
 	limiter *runLimiter // nil: no limit
 	follow  *follow.Broker
 	assets  *Assets
@@ -51,6 +52,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		guide:   guide,
 		limiter: newRunLimiter(cfg.RunRate, cfg.RunBurst),
 		assets:  a,
+		answers: newAnswers(),
 		log:     log,
 		echo:    echo.New(),
 	}

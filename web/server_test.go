@@ -326,7 +326,7 @@ func liveFrame(t *testing.T, s *Server, run string) int {
 	}
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
-	return lr.run.Index()
+	return lr.at.Step
 }
 
 // A double click sends the same step twice: both answer the next frame.

@@ -32,11 +32,12 @@ import (
 // The load and soak commands drive a running server over loopback HTTP the
 // way a classroom does, with vegeta as the load generator:
 //
-//	go run ./cmd/fencing-load load -target http://127.0.0.1:8080 -clients 1,64,512 -duration 10s
+//	go run ./cmd/fencing-load load -target http://127.0.0.1:8080 -floor http://127.0.0.1:8097 -clients 1,64,512 -duration 10s
 //	go run ./cmd/fencing-load soak -target http://127.0.0.1:8080 -students 1000
 //
-// Start the server built with -tags bench and run with -bench-routes (for
-// the ceiling and the memory figures), and a run burst that lets every
+// (the floor, floor.go, is started beside the server first). Start the
+// server built with -tags bench and run with -bench-routes (for the CPU
+// and the memory figures), and a run burst that lets every
 // simulated student start a run at once, e.g.
 //
 //	go run -tags bench . -bench-routes -run-burst 2000
@@ -44,8 +45,8 @@ import (
 // This is a program of its own so that the server links no load generator. Both commands refuse any target that is not a
 // loopback address: they measure this machine's server, nobody else's.
 
-// benchScenario is the scenario the commands step through; the server's
-// ceiling route pre-renders the same one.
+// benchScenario is the scenario the commands step through; the floor
+// captures the server's answers for the same one.
 const benchScenario = "gc-pause"
 
 // loadCommand runs "load" or "soak" with the arguments that follow it. The
@@ -64,8 +65,11 @@ func loadCommand(ctx context.Context, name string, args []string, scenarios stri
 	if !ok {
 		return fmt.Errorf("no scenario %q", benchScenario)
 	}
-	if name == "soak" {
+	switch name {
+	case "soak":
 		return soak(ctx, sc, args, stdout, stderr)
+	case "floor":
+		return floor(ctx, sc, args, stdout, stderr)
 	}
 	return load(ctx, sc, args, stdout, stderr)
 }
@@ -112,12 +116,17 @@ func load(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 	duration := fl.Duration("duration", 10*time.Second, "how long each measurement lasts")
 	warmup := fl.Duration("warmup", time.Second, "how long to click before each measurement, unmeasured")
 	rate := fl.Int("rate", 0, "requests per second over all clients; 0 sends each click as soon as the last answer came (closed loop)")
+	floorTarget := fl.String("floor", "", "a floor serving the target's own answers (fencing-load floor), measured in turns with the target; \"\": the target alone")
+	rounds := fl.Int("rounds", 1, "how many times to measure the step and the floor in turns, at each concurrency level")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
 	base, err := loopbackTarget(*target)
 	if err != nil {
 		return err
+	}
+	if *rounds < 1 || *rounds > 20 {
+		return fmt.Errorf("-rounds must be from 1 to 20")
 	}
 	clients, err := parseLevels(*levels)
 	if err != nil {
@@ -139,13 +148,19 @@ func load(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 	}
 
 	stepPath := views.Place{Sc: sc}.Action("step")
-	phases := []struct{ name, path string }{
-		{"step", stepPath},
-		{"ceiling", "/_bench" + stepPath},
+	type phase struct{ name, base string }
+	phases := []phase{{"step", base}}
+	if *floorTarget != "" {
+		fb, err := loopbackTarget(*floorTarget)
+		if err != nil {
+			return err
+		}
+		phases = append(phases, phase{"floor", fb})
 	}
-	// The server's own CPU time per request, read from /_bench/stats around
-	// each measurement, does not depend on what else the machine is doing.
-	cpu := func() float64 {
+	// A process's own CPU time per request, read from its /_bench/stats
+	// around each measurement, does not depend on what else the machine is
+	// doing.
+	cpu := func(base string) float64 {
 		st, err := fetchStats(ctx, transport, base)
 		if err != nil {
 			return -1
@@ -154,48 +169,55 @@ func load(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 	}
 	fmt.Fprintf(stdout, "machine: %d CPUs, load average %s\n", runtime.NumCPU(), loadAverage())
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "clients\twhat\treq/s\tp50\tp99\tmax\terrors\tserver CPU/req\tstep/ceiling req/s\tstep/ceiling CPU\t\n")
+	fmt.Fprintf(tw, "clients\twhat\treq/s\tp50\tp99\tmax\terrors\tserver CPU/req\tstep/floor req/s\tstep/floor CPU\t\n")
 	var failed []string
 	var atMost summary
+	var ratios, cpuRatios []float64
 	for _, n := range clients {
-		var got [2]summary
-		for i, ph := range phases {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			cl := newClassroom(sc, base, students[:n], transport, false)
-			if *warmup > 0 {
-				cl.attack(ctx, ph.path, n, *rate, *warmup)
-			}
-			cpu0 := cpu()
-			got[i] = cl.attack(ctx, ph.path, n, *rate, *duration)
-			if cpu1 := cpu(); cpu0 >= 0 && cpu1 >= 0 && got[i].requests > 0 {
-				got[i].cpuPerReq = time.Duration((cpu1 - cpu0) / float64(got[i].requests) * 1e9)
-			}
-			s := got[i]
-			ratio, cpuRatio, perReq := "", "", "-"
-			if s.cpuPerReq > 0 {
-				perReq = fmt.Sprintf("%dµs", s.cpuPerReq.Microseconds())
-			}
-			if i == 1 && s.throughput > 0 {
-				ratio = fmt.Sprintf("%.2f", got[0].throughput/s.throughput)
-				if got[0].cpuPerReq > 0 {
-					cpuRatio = fmt.Sprintf("%.2f", float64(s.cpuPerReq)/float64(got[0].cpuPerReq))
+		for round := 0; round < *rounds; round++ {
+			var got [2]summary
+			for i, ph := range phases {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				cl := newClassroom(sc, ph.base, students[:n], transport, false)
+				if *warmup > 0 {
+					cl.attack(ctx, stepPath, n, *rate, *warmup)
+				}
+				cpu0 := cpu(ph.base)
+				got[i] = cl.attack(ctx, stepPath, n, *rate, *duration)
+				if cpu1 := cpu(ph.base); cpu0 >= 0 && cpu1 >= 0 && got[i].requests > 0 {
+					got[i].cpuPerReq = time.Duration((cpu1 - cpu0) / float64(got[i].requests) * 1e9)
+				}
+				s := got[i]
+				ratio, cpuRatio, perReq := "", "", "-"
+				if s.cpuPerReq > 0 {
+					perReq = fmt.Sprintf("%dµs", s.cpuPerReq.Microseconds())
+				}
+				if i == 1 && s.throughput > 0 {
+					ratio = fmt.Sprintf("%.2f", got[0].throughput/s.throughput)
+					ratios = append(ratios, got[0].throughput/s.throughput)
+					if s.cpuPerReq > 0 && got[0].cpuPerReq > 0 {
+						r := float64(got[0].cpuPerReq) / float64(s.cpuPerReq)
+						cpuRatio = fmt.Sprintf("%.2f", r)
+						cpuRatios = append(cpuRatios, r)
+					}
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, ph.name, s.throughput, ms(s.p50), ms(s.p99), ms(s.max), s.errors, perReq, ratio, cpuRatio)
+				for _, e := range s.samples {
+					failed = append(failed, fmt.Sprintf("%d clients, %s: %s", n, ph.name, e))
 				}
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, ph.name, s.throughput, ms(s.p50), ms(s.p99), ms(s.max), s.errors, perReq, ratio, cpuRatio)
-			for _, e := range s.samples {
-				failed = append(failed, fmt.Sprintf("%d clients, %s: %s", n, ph.name, e))
+			if n == most {
+				atMost = got[0]
 			}
-		}
-		if n == most {
-			atMost = got[0]
 		}
 		fmt.Fprintf(stderr, "load: %d clients done\n", n)
 	}
 	tw.Flush()
 	fmt.Fprintf(stdout, "machine load average after: %s\n", loadAverage())
-	fmt.Fprintf(stdout, "\ntargets: step at least half the ceiling; p99 at most 10ms at %d clients (%s); no errors (%d distinct)\n", most, ms(atMost.p99), len(failed))
+	fmt.Fprintf(stdout, "\ntargets: step at least half the floor's req/s (%s), at most twice its CPU per request (%s); p99 at most 10ms at %d clients (%s); no errors (%d distinct)\n",
+		spread(ratios), spread(cpuRatios), most, ms(atMost.p99), len(failed))
 	for _, f := range failed {
 		fmt.Fprintln(stdout, "  error:", f)
 	}
@@ -727,6 +749,31 @@ func loadAverage() string {
 		return strings.Join(f[:3], " ")
 	}
 	return "unknown"
+}
+
+// spread is the least and the most of some ratios, or "-" for none.
+func spread(rs []float64) string {
+	if len(rs) == 0 {
+		return "-"
+	}
+	lo, hi := rs[0], rs[0]
+	for _, r := range rs {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	return fmt.Sprintf("%.2f-%.2f", lo, hi)
+}
+
+// gunzipped is body unpacked, or nil when it is not gzip.
+func gunzipped(body []byte) []byte {
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }

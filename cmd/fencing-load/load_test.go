@@ -53,12 +53,28 @@ func benchServer(t *testing.T, idle time.Duration) string {
 
 func TestLoadCommand(t *testing.T) {
 	target := benchServer(t, time.Hour)
+	// The floor, serving the answers it captures from the server.
+	ctx, stop := context.WithCancel(context.Background())
+	port := testkit.FreePort(t)
+	var floorOut, floorLog testkit.LockedBuffer
+	floorDone := make(chan error, 1)
+	go func() {
+		floorDone <- loadCommand(ctx, "floor", []string{"-target", target, "-port", port}, scenarios(t), &floorOut, &floorLog)
+	}()
+	t.Cleanup(func() {
+		stop()
+		if err := <-floorDone; err != nil {
+			t.Errorf("floor: %v\n%s", err, floorLog.String())
+		}
+	})
+	testkit.Eventually(t, 10*time.Second, "the floor to serve", func() bool { return strings.Contains(floorOut.String(), "serving on") })
+
 	var out, log bytes.Buffer
-	args := []string{"-target", target, "-clients", "1,4", "-duration", "300ms", "-warmup", "100ms"}
+	args := []string{"-target", target, "-floor", "http://127.0.0.1:" + port, "-clients", "1,4", "-duration", "300ms", "-warmup", "100ms"}
 	if err := loadCommand(context.Background(), "load", args, scenarios(t), &out, &log); err != nil {
 		t.Fatalf("load: %v\n%s\n%s", err, out.String(), log.String())
 	}
-	for _, want := range []string{"step", "ceiling", "no errors (0 distinct)"} {
+	for _, want := range []string{"step", "floor", "no errors (0 distinct)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("load printed\n%s\nwant it to mention %q", out.String(), want)
 		}

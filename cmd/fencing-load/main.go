@@ -1,11 +1,13 @@
 // Command fencing-load measures a running fencing-demo server on this
 // machine, the way a classroom uses it: load (steps per second and latency
-// at several numbers of students clicking at once, beside the server's own
-// ceiling) and soak (a thousand students walking a scenario, and the heap
+// at several numbers of students clicking at once, beside a floor that
+// serves the server's own answers from a minimal net/http server: floor)
+// and soak (a thousand students walking a scenario, and the heap
 // before, during and after). See load.go.
 //
 //	go run -tags bench . -bench-routes -run-burst 2000 &   # the server, from the repository's top
-//	go run ./cmd/fencing-load load -target http://127.0.0.1:8080
+//	go run ./cmd/fencing-load floor -target http://127.0.0.1:8080 -port 8097 &
+//	go run ./cmd/fencing-load load -target http://127.0.0.1:8080 -floor http://127.0.0.1:8097
 //	go run ./cmd/fencing-load soak -target http://127.0.0.1:8080 -students 1000
 //
 // It reads the scenarios from scenarios.yaml in the current directory, or
@@ -31,9 +33,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "load" && args[0] != "soak") {
-		fmt.Fprintln(stderr, "usage: fencing-load load|soak [flags]   (fencing-load load -h lists them)")
-		return fmt.Errorf("name a command: load or soak")
+	if len(args) == 0 || (args[0] != "load" && args[0] != "soak" && args[0] != "floor") {
+		fmt.Fprintln(stderr, "usage: fencing-load load|soak|floor [flags]   (fencing-load load -h lists them)")
+		return fmt.Errorf("name a command: load, soak or floor")
 	}
 	scenarios := getenv("SCENARIOS")
 	if scenarios == "" {

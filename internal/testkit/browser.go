@@ -18,7 +18,7 @@ const InstallChromium = "no Chromium found (looked for chromium, chromium-browse
 // browser start included. A browser test is slow, so -short skips it.
 // Without a browser the test is skipped on a developer's machine and fails in
 // CI (env CI set), where it must run.
-func Chromium(t *testing.T, budget time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
+func Chromium(t testing.TB, budget time.Duration, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("a browser test: skipped with -short")
@@ -51,7 +51,7 @@ func Chromium(t *testing.T, budget time.Duration, extra ...chromedp.ExecAllocato
 	return browserCtx
 }
 
-func findChromium(t *testing.T) string {
+func findChromium(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -67,7 +67,7 @@ func findChromium(t *testing.T) string {
 
 // NewTab opens a tab of browser in a browser context of its own (no shared
 // history, cache or storage), closed when the test ends; budget bounds it.
-func NewTab(t *testing.T, browser context.Context, budget time.Duration) context.Context {
+func NewTab(t testing.TB, browser context.Context, budget time.Duration) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(browser, budget)
 	t.Cleanup(cancel)

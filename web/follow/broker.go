@@ -1,15 +1,16 @@
 // Package follow is follow-along: a lecturer steps through a scenario at the
 // projector, and the students in the room watch the same frame on their own
-// screens, live. Each run gets a follow session at its first move; its page
-// links to /follow/<id>, and a stream of server-sent events brings every
-// later move to each follower.
+// screens, live. A run's page links to /follow/<id> from its first move; the
+// session behind the link is made when its first follower arrives (most runs
+// never have one), and a stream of server-sent events brings every later
+// move to each follower.
 //
 // The follow id is not the run id. A run id is a capability to drive a run;
 // a follow id only lets its holder watch, so the lecturer can put it on the
 // projector.
 //
-// A session lives as long as its run: the run cache (web/runs.go) starts it
-// at the run's first move and releases it when the run goes. The broker keeps
+// A session lives as long as its run: the run cache (web/runs.go) opens it
+// for the run's first follower and releases it when the run goes. The broker keeps
 // no list or timers of its own; it only finds sessions by follow id and
 // counts followers.
 package follow
@@ -129,15 +130,26 @@ func NewBroker(maxSessions int, render Render) *Broker {
 	}
 }
 
-// Start makes a session for a run's first move, or nil when the broker is
+// Start makes a session with a new follow id, or nil when the broker is
 // closed or full.
-func (b *Broker) Start() *Session {
+func (b *Broker) Start() *Session { return b.Open(newID(), At{}, 0) }
+
+// Open returns session fid, made now at version of frame at if there is
+// none, or nil when the broker is closed or full. The run cache names the
+// session after its run (a follow id it can work out without keeping
+// anything) and opens it for the first follower, with the count of moves
+// the run has made so far, so that a run that nobody follows costs the
+// broker nothing.
+func (b *Broker) Open(fid string, at At, version uint64) *Session {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if s := b.byID[fid]; s != nil {
+		return s
+	}
 	if b.closed || len(b.byID) >= b.MaxSessions {
 		return nil
 	}
-	s := &Session{id: newID(), done: make(chan struct{}),
+	s := &Session{id: fid, done: make(chan struct{}), at: at, version: version,
 		subs: map[*Follower]struct{}{}, renders: map[string]*rendered{}}
 	b.byID[s.id] = s
 	return s

@@ -1,0 +1,113 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
+)
+
+// A cached answer is byte for byte what drawing the frame afresh gives, for
+// every scenario and view, with and without a run and a follow link, both as
+// it is and gunzipped; and the second visitor's ids land where the first's
+// were.
+func TestAnswersMatchRendering(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	runs := []string{strings.Repeat("0123456789abcdef", 2), strings.Repeat("fedcba9876543210", 2)}
+	fids := []string{strings.Repeat("a1b2c3d4", 4), strings.Repeat("9e8d7c6b", 4)}
+	for _, id := range s.catalog.IDs() {
+		sc, _ := s.catalog.Get(id)
+		steps := []int{1, (sc.Frames() + 1) / 2, sc.Frames()}
+		if testing.Short() && sc.ID != "gc-pause" {
+			steps = []int{sc.Frames()}
+		}
+		for _, step := range steps {
+			for _, here := range []views.Place{
+				{Sc: sc, On: true, Step: step, Lang: "en"},
+				{Sc: sc, On: false, Step: step, Lang: "ja", View: views.EmbedView},
+				{Sc: sc, On: sc.Default, Step: step, Lang: "en", Present: true},
+			} {
+				for _, c := range []struct {
+					page, run, follow bool
+				}{{true, false, false}, {true, true, false}, {true, true, true}, {false, true, true}, {false, true, false}} {
+					key := answerKey{here: here, page: c.page, run: c.run, follow: c.follow}
+					for i := range runs {
+						run, link := "", ""
+						if c.run {
+							run = runs[i]
+						}
+						if c.follow {
+							link = views.FollowURL(fids[i])
+						}
+						want := drawn(t, s, key, run, link)
+						for _, gz := range []bool{false, true} {
+							if got := served(t, s, key, run, link, gz); !bytes.Equal(got, want) {
+								t.Fatalf("%s %+v gzip %v: the cached answer differs from the drawn one:\n%s\nwant\n%s", here.URL(), c, gz, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// drawn renders key's answer directly, as the handlers did before the cache.
+func drawn(t *testing.T, s *Server, key answerKey, run, link string) []byte {
+	t.Helper()
+	f := testkit.Frame(t, key.here.Sc, key.here.On, key.here.Step)
+	d := s.demoView(f, key.here, run, link)
+	comp := views.DemoSwap(d)
+	if key.page {
+		comp = views.DemoPage(d)
+	}
+	var buf bytes.Buffer
+	if err := comp.Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// served is key's answer through the cache, gunzipped when it came
+// compressed.
+func served(t *testing.T, s *Server, key answerKey, run, link string, gz bool) []byte {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	if gz {
+		r.Header.Set("Accept-Encoding", "gzip")
+	}
+	w := httptest.NewRecorder()
+	c := s.echo.NewContext(r, w)
+	draw := views.DemoSwap
+	if key.page {
+		draw = views.DemoPage
+	}
+	if err := s.answers.serve(c, key, run, link, draw, func(f demo.Frame, run, follow string) views.Demo {
+		return s.demoView(f, key.here, run, follow)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Header().Get("Content-Encoding") == "gzip"; got != gz {
+		t.Fatalf("Content-Encoding %q, asked for gzip: %v", w.Header().Get("Content-Encoding"), gz)
+	}
+	if !gz {
+		return w.Body.Bytes()
+	}
+	zr, err := gzip.NewReader(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	return body
+}
