@@ -291,6 +291,9 @@ func CheckedKey(sc *demo.Scenario) string {
 		}
 		return "checked.redis"
 	case demo.DatabaseStore:
+		if sc.UsesLockService() {
+			return "checked.postgres.leases" // the lock service is the chapter's own code
+		}
 		return "checked.postgres"
 	case demo.ZooKeeperStore:
 		return "checked.zookeeper"
