@@ -34,6 +34,17 @@
     }
   }
 
+  // A double click is one step: the browser counts the clicks of a pair at
+  // one spot (ev.detail is 2 for the second, whatever button is under the
+  // pointer by then, the first answer may have swapped in a new one), and
+  // the second is dropped. Keys and script clicks (detail 0) always count.
+  doc.addEventListener("click", function (ev) {
+    if (ev.detail > 1 && ev.target.closest && ev.target.closest("#demo .controls button")) {
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+    }
+  }, true);
+
   function isTyping(el) {
     return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
   }
