@@ -87,6 +87,29 @@ func TestScreen(t *testing.T) {
 			}
 		}
 	})
+
+	// The diagram's labels, measured as drawn: in every scenario's last
+	// frame, both switch positions, both languages, at a phone's, a
+	// projector's and a large screen's width, no label overlaps another and
+	// none is cut by the edge of its drawing.
+	t.Run("diagram-labels", func(t *testing.T) {
+		b := env.newTab(t, true)
+		for _, size := range [][2]int64{{360, 740}, {1280, 720}, {1920, 1080}} {
+			b.do(chromedp.EmulateViewport(size[0], size[1]))
+			for _, sc := range catalog.Scenarios {
+				for _, on := range []bool{false, true} {
+					for _, lang := range []string{"en", "ja"} {
+						path := views.FrameURL(sc, on, sc.Frames(), lang)
+						b.do(chromedp.Navigate(srv.URL + path))
+						faults := testkit.WaitFor(t, b.ctx, waitBudget, "the diagram of "+path, labelFaultsJS, func(f []string) bool { return f != nil })
+						for _, f := range faults {
+							t.Errorf("%dx%d %s: %s", size[0], size[1], path, f)
+						}
+					}
+				}
+			}
+		}
+	})
 }
 
 // center is the middle of the element with this data-testid, in CSS pixels
@@ -118,4 +141,34 @@ func (b *tab) mouseClick(x, y float64, count int64) {
 	}
 }
 
-var _ = views.T
+// labelFaultsJS lists, for the page's space-time diagram, every pair of
+// labels whose boxes overlap by more than a sliver and every label that
+// sticks out of its drawing; null until the diagram is there. The lane
+// names the phone holds at the left edge are a copy, checked only for
+// being cut.
+const labelFaultsJS = `(() => {
+  const svg = document.querySelector('svg[data-testid=timeline]');
+  if (!svg) return null;
+  const faults = [];
+  const name = e => JSON.stringify(e.textContent.trim()) + '.' + e.getAttribute('class');
+  const inside = (r, o) => r.left >= o.left - 0.5 && r.right <= o.right + 0.5 && r.top >= o.top - 0.5 && r.bottom <= o.bottom + 0.5;
+  const check = (root, pairs) => {
+    const frame = root.getBoundingClientRect();
+    const texts = [...root.querySelectorAll('text')].filter(e => e.textContent.trim() !== '');
+    const boxes = texts.map(e => e.getBoundingClientRect());
+    texts.forEach((e, i) => {
+      if (!inside(boxes[i], frame)) faults.push(name(e) + ' is cut: ' + JSON.stringify(boxes[i]) + ' outside ' + JSON.stringify(frame));
+      if (!pairs) return;
+      for (let j = i + 1; j < texts.length; j++) {
+        const a = boxes[i], c = boxes[j];
+        const w = Math.min(a.right, c.right) - Math.max(a.left, c.left);
+        const h = Math.min(a.bottom, c.bottom) - Math.max(a.top, c.top);
+        if (w > 1 && h > 1) faults.push(name(e) + ' overlaps ' + name(texts[j]) + ' by ' + Math.round(w * h) + ' px²');
+      }
+    });
+  };
+  check(svg, true);
+  const lanes = document.querySelector('svg.tl-lanes');
+  if (lanes && lanes.checkVisibility()) check(lanes, false);
+  return faults;
+})()`
