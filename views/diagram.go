@@ -82,7 +82,7 @@ type Tick struct {
 const (
 	diagramWidth = 640
 	laneRight    = 24
-	laneGap      = 44
+	laneGap      = 40
 	barHeight    = 14
 	labelSize    = 13 // the CSS font size of every label but the lanes'
 	laneSize     = 14

@@ -98,7 +98,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"verdict.two-holders.short":           {"2 人が保持", "two holders"},
 	"verdict.stale-write.short":           {"古い書き込み", "stale write"},
 	"verdict.stuck.short":                 {"永久ロック", "stuck"},
-	"verdict.all":                         {"見つかったことすべて (起きた順):", "Everything found, in order:"},
+	"verdict.all":                         {"見つかったことすべて (起きた順)", "Everything found, in order"},
 	"legend":                              {"判定の種類", "The verdicts"},
 	"legend.mutual-exclusion-held":        {"ロックを持っているつもりのクライアントは、いつも 1 つだけ。", "At every moment, at most one client believed it held the lock."},
 	"legend.contained":                    {"2 つのクライアントが持っているつもりになったが、期限の切れた側の書き込みは資源がトークンで拒否した。", "Two clients believed they held the lock, but the resource turned the expired holder's write away by its token."},

@@ -110,6 +110,55 @@ func TestScreen(t *testing.T) {
 			}
 		}
 	})
+
+	// At 1280x720, in the normal view, the frame's point is on the first
+	// screen: the verdict, the narration's last move, the lesson at the end
+	// and the whole diagram, with no scrolling.
+	t.Run("fits-1280x720", func(t *testing.T) {
+		b := env.newTab(t, true)
+		b.do(chromedp.EmulateViewport(1280, 720))
+		for _, lang := range []string{"en", "ja"} {
+			for _, on := range []bool{false, true} {
+				for _, k := range []int{1, gc.Frames()} {
+					path := views.FrameURL(gc, on, k, lang)
+					b.do(chromedp.Navigate(srv.URL + path))
+					for _, f := range testkit.WaitFor(t, b.ctx, waitBudget, "the frame's point on "+path, belowFoldJS(720), func(f []string) bool { return f != nil }) {
+						t.Errorf("1280x720 %s: %s", path, f)
+					}
+				}
+			}
+		}
+	})
+
+	// Presenter mode fills the projector's screen: nothing below the fold,
+	// no empty bottom quarter, and type at least as large as the normal
+	// page's at 1280x720.
+	t.Run("presenter-fills-screen", func(t *testing.T) {
+		b := env.newTab(t, true)
+		b.do(chromedp.EmulateViewport(1280, 720))
+		b.do(chromedp.Navigate(srv.URL + views.FrameURL(gc, false, 1, "en")))
+		normal := testkit.WaitFor(t, b.ctx, waitBudget, "the normal page's type", `parseFloat(getComputedStyle(document.body).fontSize)`, func(px float64) bool { return px > 0 })
+		for _, size := range [][2]int{{1920, 1080}, {1280, 720}} {
+			b.do(chromedp.EmulateViewport(int64(size[0]), int64(size[1])))
+			for _, on := range []bool{false, true} {
+				for _, k := range []int{1, 4, gc.Frames()} {
+					path := views.FrameURL(gc, on, k, "en") + "&present=1"
+					b.do(chromedp.Navigate(srv.URL + path))
+					got := testkit.WaitFor(t, b.ctx, waitBudget, "presenter mode at "+path, presenterJS, func(p presenterRead) bool { return p.Ready })
+					where := fmt.Sprintf("%dx%d %s", size[0], size[1], path)
+					if got.Scroll > size[1] {
+						t.Errorf("%s: the page is %d px high, more than the screen's %d", where, got.Scroll, size[1])
+					}
+					if got.Bottom < 0.8*float64(size[1]) {
+						t.Errorf("%s: the content ends at %.0f px, leaving the bottom %.0f%% of the screen empty", where, got.Bottom, 100-100*got.Bottom/float64(size[1]))
+					}
+					if size[0] == 1920 && got.Font < normal {
+						t.Errorf("%s: type is %.1f px, smaller than the normal page's %.1f px at 1280x720", where, got.Font, normal)
+					}
+				}
+			}
+		}
+	})
 }
 
 // center is the middle of the element with this data-testid, in CSS pixels
@@ -171,4 +220,49 @@ const labelFaultsJS = `(() => {
   const lanes = document.querySelector('svg.tl-lanes');
   if (lanes && lanes.checkVisibility()) check(lanes, false);
   return faults;
+})()`
+
+// belowFoldJS lists the parts of a frame's point that end below the first
+// screen of height px (or are missing); null until the page has its demo.
+func belowFoldJS(height int) string {
+	return `(() => {
+  if (!document.querySelector('#demo')) return null;
+  window.scrollTo(0, 0);
+  const parts = {
+    'the verdict': document.querySelector('[data-testid=verdict] p'),
+    "the narration's last move": document.querySelector('[data-testid=narration] .happened li:last-child') || document.querySelector('[data-testid=narration] p'),
+    'the diagram': document.querySelector('svg[data-testid=timeline]'),
+  };
+  if (document.querySelector('#demo').dataset.last === 'true') parts['the lesson'] = document.querySelector('[data-testid=lesson]');
+  const out = [];
+  for (const [what, e] of Object.entries(parts)) {
+    if (!e) { out.push(what + ' is missing'); continue; }
+    const r = e.getBoundingClientRect();
+    if (r.bottom > ` + strconv.Itoa(height) + ` + 0.5) out.push(what + ' ends at ' + Math.round(r.bottom) + ' px, below the first screen');
+  }
+  return out;
+})()`
+}
+
+type presenterRead struct {
+	Ready  bool    `json:"ready"`
+	Scroll int     `json:"scroll"`
+	Bottom float64 `json:"bottom"`
+	Font   float64 `json:"font"`
+}
+
+// presenterJS reads how much of the screen presenter mode uses: the page's
+// height, the bottom of the lowest thing drawn (for the diagram, its
+// drawing, not its box) and the type's size.
+const presenterJS = `(() => {
+  const svg = document.querySelector('svg[data-testid=timeline]');
+  if (!svg || !document.body.classList.contains('present')) return {ready: false};
+  const r = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
+  const scale = Math.min(r.width / vb.width, r.height / vb.height);
+  let bottom = r.top + (r.height + vb.height * scale) / 2;
+  for (const sel of ['[data-testid=narration]', '[data-testid=lesson]', '[data-testid=verdict]']) {
+    const e = document.querySelector(sel);
+    if (e) bottom = Math.max(bottom, e.getBoundingClientRect().bottom);
+  }
+  return {ready: true, scroll: document.documentElement.scrollHeight, bottom, font: parseFloat(getComputedStyle(document.body).fontSize)};
 })()`
