@@ -129,7 +129,16 @@
         else { doc.execCommand("copy"); done(); }
       };
     });
+    showNow();
     tellHeight();
+  }
+
+  // On a phone the diagram scrolls sideways; keep the moment shown in view.
+  function showNow() {
+    var box = $("#demo .tl-scroll"), svg = box && box.querySelector("svg.tl-body"), now = svg && svg.querySelector("line.now");
+    if (!now || box.scrollWidth <= box.clientWidth) return;
+    var x = now.x1.baseVal.value * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    box.scrollLeft = Math.max(0, x - box.clientWidth * 0.65);
   }
 
   // An embedding page sizes its iframe from this message.

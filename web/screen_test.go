@@ -159,6 +159,23 @@ func TestScreen(t *testing.T) {
 			}
 		}
 	})
+
+	// On a 360 px phone: the verdict on the first screen, the diagram's
+	// type drawn at a readable size (12 px or more) with the moment shown
+	// in view, and the lane names kept at the left edge beside it.
+	t.Run("phone-360", func(t *testing.T) {
+		b := env.newTab(t, true)
+		b.do(chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile))
+		for _, lang := range []string{"en", "ja"} {
+			for _, k := range []int{1, 4, gc.Frames()} {
+				path := views.FrameURL(gc, false, k, lang)
+				b.do(chromedp.Navigate(srv.URL + path))
+				for _, f := range testkit.WaitFor(t, b.ctx, waitBudget, "the phone's view of "+path, phoneJS, func(f []string) bool { return f != nil }) {
+					t.Errorf("360x740 %s: %s", path, f)
+				}
+			}
+		}
+	})
 }
 
 // center is the middle of the element with this data-testid, in CSS pixels
@@ -265,4 +282,29 @@ const presenterJS = `(() => {
     if (e) bottom = Math.max(bottom, e.getBoundingClientRect().bottom);
   }
   return {ready: true, scroll: document.documentElement.scrollHeight, bottom, font: parseFloat(getComputedStyle(document.body).fontSize)};
+})()`
+
+// phoneJS lists what does not read on a phone; null until the page has
+// loaded its script (which scrolls the diagram to the moment shown).
+const phoneJS = `(() => {
+  if (!window.htmx || !document.querySelector('#demo')) return null;
+  window.scrollTo(0, 0);
+  const out = [];
+  const v = document.querySelector('[data-testid=verdict]').getBoundingClientRect();
+  if (v.bottom > innerHeight) out.push('the verdict ends at ' + Math.round(v.bottom) + ' px, below the first screen');
+  if (document.documentElement.scrollWidth > innerWidth) out.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' px');
+  const svg = document.querySelector('svg[data-testid=timeline]');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  for (const e of svg.querySelectorAll('text')) {
+    const px = parseFloat(getComputedStyle(e).fontSize) * scale;
+    if (px < 12) { out.push('diagram label ' + JSON.stringify(e.textContent) + ' is drawn at ' + px.toFixed(1) + ' px'); break; }
+  }
+  window.scrollTo(0, scrollY + svg.getBoundingClientRect().top - 50);
+  const box = svg.parentElement.getBoundingClientRect();
+  const now = svg.querySelector('line.now').getBoundingClientRect();
+  if (now.left < box.left || now.right > box.right) out.push('the now line is scrolled out of view');
+  const lanes = [...document.querySelectorAll('.timeline text.lane-label')].filter(e => e.checkVisibility());
+  const shown = lanes.filter(e => { const r = e.getBoundingClientRect(); return r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === e; });
+  if (shown.length < svg.querySelectorAll('text.lane-label').length) out.push('only ' + shown.length + ' lane names are in view: ' + shown.map(e => e.textContent).join(', '));
+  return out;
 })()`
