@@ -39,6 +39,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"resource":      {"資源", "Resource"},
 	"fenced":        {"フェンシング有", "fencing on"},
 	"unfenced":      {"フェンシング無", "fencing off"},
+	"lease.none":    {"なし (誰も保持していない)", "none (nothing held)"},
 	"value":         {"値", "Value"},
 	"empty":         {"(空)", "(empty)"},
 	"maxtoken":      {"maxToken", "maxToken"},

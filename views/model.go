@@ -41,6 +41,15 @@ func (d Demo) Sc() *demo.Scenario { return d.Frame.Scenario }
 // SwitchLabel is the switch's name on screen.
 func (d Demo) SwitchLabel() string { return d.Sc().SwitchLabel.In(d.Lang) }
 
+// NoLease says that no lease has been granted yet: there is no expiry to
+// show, only that nothing is held.
+func NoLease(f demo.Frame) bool { return f.Holder == "" && f.Expiry == 0 }
+
+// AboutFencing says whether the scenario is about fencing tokens, so the
+// resource's token check (its state, maxToken, rejected writes) is worth
+// showing; elsewhere the resource just stores what it is sent.
+func AboutFencing(sc *demo.Scenario) bool { return sc.Fencing == "on" || sc.Fencing == "switch" }
+
 // Describe turns an event into a sentence for the "what this move did" list
 // and the event log.
 func Describe(lang string, f demo.Frame, e demo.Event) string {

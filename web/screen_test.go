@@ -176,6 +176,67 @@ func TestScreen(t *testing.T) {
 			}
 		}
 	})
+
+	// Frame 1 shows that nothing is held, not an expiry at t=0; the
+	// resource's token check is shown where the scenario is about it, and
+	// left out where it is not (Redlock's quorum has no fencing to show).
+	t.Run("nothing-held-and-fencing-shown-where-it-matters", func(t *testing.T) {
+		b := env.newTab(t, true)
+		type read struct {
+			Expiry   string `json:"expiry"`
+			Badge    string `json:"badge"`
+			MaxToken bool   `json:"maxToken"`
+		}
+		const js = `(() => {
+  if (!document.querySelector('#demo')) return null;
+  const e = document.querySelector('[data-testid=lease-expiry]'), badge = document.querySelector('#h-res .badge');
+  return {expiry: e ? e.innerText.trim() : '', badge: badge ? badge.innerText.trim() : '', maxToken: !!document.querySelector('[data-testid=max-token]')};
+})()`
+		for _, c := range []struct {
+			id, lang string
+			on       bool
+			step     int
+			want     read
+		}{
+			{"gc-pause", "en", true, 1, read{Expiry: "none (nothing held)", Badge: "🛡 fencing on", MaxToken: true}},
+			{"gc-pause", "ja", false, 1, read{Expiry: "なし (誰も保持していない)", Badge: "⚠ フェンシング無", MaxToken: true}},
+			{"redlock-quorum", "en", false, 0, read{}},
+			{"redlock-quorum", "en", true, 0, read{}},
+			{"watchdog", "en", false, 0, read{}},
+		} {
+			sc, _ := catalog.Get(c.id)
+			step := c.step
+			if step == 0 {
+				step = sc.Frames()
+			}
+			path := views.FrameURL(sc, c.on, step, c.lang)
+			b.do(chromedp.Navigate(srv.URL + path))
+			got := testkit.WaitFor(t, b.ctx, waitBudget, path, js, func(r *read) bool { return r != nil })
+			if *got != c.want {
+				t.Errorf("%s: lease expiry %q, badge %q, maxToken shown %v; want %+v", path, got.Expiry, got.Badge, got.MaxToken, c.want)
+			}
+		}
+	})
+
+	// In a 1000 px iframe (the embed at 1000 px: its media queries see the
+	// frame's width): the lease row on one line each side, the embed code
+	// whole, the disabled Step button in full contrast; and the index's
+	// outcomes read "switch: state → verdict".
+	t.Run("iframe-1000", func(t *testing.T) {
+		b := env.newTab(t, true)
+		b.do(chromedp.EmulateViewport(1000, 720))
+		path := "/embed/gc-pause?fencing=off&step=7&lang=en"
+		b.do(chromedp.Navigate(srv.URL + path))
+		for _, f := range testkit.WaitFor(t, b.ctx, waitBudget, "the embed at 1000 px", embedFaultsJS, func(f []string) bool { return f != nil }) {
+			t.Errorf("1000 px %s: %s", path, f)
+		}
+		for _, lang := range []string{"en", "ja"} {
+			b.do(chromedp.Navigate(srv.URL + views.IndexURL(lang)))
+			for _, f := range testkit.WaitFor(t, b.ctx, waitBudget, "the index's outcomes", outcomeFaultsJS, func(f []string) bool { return f != nil }) {
+				t.Errorf("1000 px index (%s): %s", lang, f)
+			}
+		}
+	})
 }
 
 // center is the middle of the element with this data-testid, in CSS pixels
@@ -183,7 +244,7 @@ func TestScreen(t *testing.T) {
 func (b *tab) center(testid string) (float64, float64) {
 	b.t.Helper()
 	p, err := chromedp.Run(b.ctx, chromedp.Evaluate[[2]float64](`(() => {
-		const e = document.querySelector('[data-testid="` + testid + `"]');
+		const e = document.querySelector('[data-testid="`+testid+`"]');
 		e.scrollIntoView({block: 'center'});
 		const r = e.getBoundingClientRect();
 		return [r.x + r.width / 2, r.y + r.height / 2];
@@ -306,5 +367,50 @@ const phoneJS = `(() => {
   const lanes = [...document.querySelectorAll('.timeline text.lane-label')].filter(e => e.checkVisibility());
   const shown = lanes.filter(e => { const r = e.getBoundingClientRect(); return r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === e; });
   if (shown.length < svg.querySelectorAll('text.lane-label').length) out.push('only ' + shown.length + ' lane names are in view: ' + shown.map(e => e.textContent).join(', '));
+  return out;
+})()`
+
+// embedFaultsJS lists what breaks in the embed: a panel's label or the
+// lease's value split over lines, the embed code cut, a faint disabled Step.
+const embedFaultsJS = `(() => {
+  if (!document.querySelector('#demo') || !window.htmx) return null;
+  const out = [];
+  const lines = e => { const lh = parseFloat(getComputedStyle(e).lineHeight); return Math.round(e.getBoundingClientRect().height / lh); };
+  for (const dt of document.querySelectorAll('.panel dt')) if (lines(dt) > 1) out.push('label ' + JSON.stringify(dt.innerText) + ' breaks over ' + lines(dt) + ' lines');
+  for (const sel of ['[data-testid=lease-expiry]', '[data-testid=now]']) {
+    const e = document.querySelector(sel);
+    if (e && e.getClientRects().length > 1) out.push(sel + ' ' + JSON.stringify(e.innerText) + ' splits over lines');
+  }
+  const lease = document.querySelector('[data-testid=lease-expiry]').closest('dd');
+  if (lines(lease) > 1) out.push('the lease ' + JSON.stringify(lease.innerText) + ' splits over ' + lines(lease) + ' lines');
+  document.querySelector('[data-testid=share]').open = true;
+  const code = document.querySelector('[data-testid=embed-code]');
+  if (code.scrollHeight > code.clientHeight + 1) out.push('the embed code is cut: ' + code.scrollHeight + ' px in a ' + code.clientHeight + ' px box');
+  const step = document.querySelector('[data-testid=step]');
+  let op = 1;
+  for (let e = step; e; e = e.parentElement) op *= parseFloat(getComputedStyle(e).opacity);
+  const rgb = c => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+  const lum = c => { const [r, g, b] = rgb(c).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const st = getComputedStyle(step);
+  const l1 = lum(st.color), l2 = lum(st.backgroundColor);
+  const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+  if (!step.disabled) out.push('Step is not disabled at the last frame');
+  if (op < 1) out.push('the disabled Step button is drawn at opacity ' + op);
+  if (ratio < 4.5) out.push('the disabled Step button has contrast ' + ratio.toFixed(2) + ', under 4.5');
+  return out;
+})()`
+
+// outcomeFaultsJS lists the index's outcome links that do not read
+// "switch: state → verdict" on one line.
+const outcomeFaultsJS = `(() => {
+  const all = document.querySelectorAll('a.outcome');
+  if (!all.length) return null;
+  const out = [];
+  for (const a of all) {
+    const text = a.innerText.replace(/\s+/g, ' ').trim();
+    if (!/^.+: \S+ → \S+ .+$/.test(text)) out.push(JSON.stringify(text) + ' does not read "switch: state → verdict"');
+    const lh = parseFloat(getComputedStyle(a).lineHeight);
+    if (a.getBoundingClientRect().height > 2.2 * lh) out.push(JSON.stringify(text) + ' takes ' + Math.round(a.getBoundingClientRect().height / lh) + ' lines');
+  }
   return out;
 })()`
