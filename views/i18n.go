@@ -66,7 +66,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"crashed":                             {"クラッシュ", "crashed"},
 	"dead":                                {"クラッシュして二度と戻らない", "crashed; it never comes back"},
 	"believes.forever":                    {"ロックを持っているつもり (期限なし)", "believes it holds the lock (no expiry)"},
-	"believes.until":                      {"ロックを持っているつもり (自分の計算では %s まで)", "believes it holds the lock (until %s by its own reckoning)"},
+	"believes.until":                      {"自分の時計で %s まで持っているつもり", "thinks it holds the lock to %s"},
 	"ttl.none":                            {"TTL なし (永久)", "no TTL (never expires)"},
 	"nodes":                               {"Redis ノード", "Redis nodes"},
 	"node.up":                             {"稼働", "up"},

@@ -237,6 +237,24 @@ func TestScreen(t *testing.T) {
 			}
 		}
 	})
+
+	// The Redis nodes' table at 1280x720: a TTL in every row with a key or
+	// a dash without, each key's whole value there to open, each client's
+	// belief on one line, and no panel left mostly empty.
+	t.Run("redis-nodes", func(t *testing.T) {
+		b := env.newTab(t, true)
+		b.do(chromedp.EmulateViewport(1280, 720))
+		for _, id := range []string{"redlock-quorum", "redis-failover", "redlock-clock-jump", "watchdog"} {
+			sc, _ := catalog.Get(id)
+			for _, on := range []bool{false, true} {
+				path := views.FrameURL(sc, on, sc.Frames(), "en")
+				b.do(chromedp.Navigate(srv.URL + path))
+				for _, f := range testkit.WaitFor(t, b.ctx, waitBudget, "the nodes of "+path, nodesFaultsJS, func(f []string) bool { return f != nil }) {
+					t.Errorf("1280x720 %s: %s", path, f)
+				}
+			}
+		}
+	})
 }
 
 // center is the middle of the element with this data-testid, in CSS pixels
@@ -411,6 +429,34 @@ const outcomeFaultsJS = `(() => {
     if (!/^.+: \S+ → \S+ .+$/.test(text)) out.push(JSON.stringify(text) + ' does not read "switch: state → verdict"');
     const lh = parseFloat(getComputedStyle(a).lineHeight);
     if (a.getBoundingClientRect().height > 2.2 * lh) out.push(JSON.stringify(text) + ' takes ' + Math.round(a.getBoundingClientRect().height / lh) + ' lines');
+  }
+  return out;
+})()`
+
+// nodesFaultsJS lists what the Redis nodes' table and its neighbours get
+// wrong; null until the page has its demo.
+const nodesFaultsJS = `(() => {
+  if (!document.querySelector('#demo')) return null;
+  const out = [];
+  for (const tr of document.querySelectorAll('.nodes tbody tr')) {
+    const ttl = tr.cells[3];
+    if (!ttl || ttl.innerText.trim() === '') out.push(tr.dataset.testid + ': the TTL cell is empty');
+  }
+  for (const d of document.querySelectorAll('.nodes details.keyval')) {
+    d.open = true;
+    const full = d.querySelector('.full');
+    if (!full || !full.checkVisibility() || full.scrollWidth > full.clientWidth + 1) out.push('a key value cannot be read whole: ' + (full ? full.innerText : 'none'));
+    d.open = false;
+  }
+  for (const b of document.querySelectorAll('.clients .belief')) {
+    const lh = parseFloat(getComputedStyle(b).lineHeight);
+    if (b.getBoundingClientRect().height > 1.5 * lh) out.push('belief ' + JSON.stringify(b.innerText) + ' wraps');
+    const li = b.closest('li');
+    if (b.getBoundingClientRect().right > li.getBoundingClientRect().right + 1) out.push('belief ' + JSON.stringify(b.innerText) + ' runs out of its panel');
+  }
+  for (const p of document.querySelectorAll('.panels > .panel')) {
+    const last = p.lastElementChild.getBoundingClientRect().bottom, box = p.getBoundingClientRect();
+    if (box.bottom - last > 48) out.push(p.querySelector('h2').innerText.trim() + ' panel leaves ' + Math.round(box.bottom - last) + ' px empty');
   }
   return out;
 })()`
