@@ -32,8 +32,10 @@ func TestScreen(t *testing.T) {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
 	}
 	posts := &postLog{}
-	srv := httptest.NewServer(posts.wrap(newTestServer(t, DefaultConfig())))
+	s := newTestServer(t, DefaultConfig())
+	srv := httptest.NewServer(posts.wrap(s))
 	t.Cleanup(srv.Close)
+	t.Cleanup(s.follow.Close) // before srv.Close, which waits for open streams
 	env := &browserEnv{browser: testkit.Chromium(t, screenBudget), base: srv.URL, sc: gc, posts: posts}
 
 	// A double click on Step, with a real mouse: two presses at one spot,
@@ -253,6 +255,43 @@ func TestScreen(t *testing.T) {
 					t.Errorf("1280x720 %s: %s", path, f)
 				}
 			}
+		}
+	})
+
+	// A follower's page, live: no "reload" offered, and the lecturer's
+	// switch shown as a label, not drawn like the button it is on the
+	// lecturer's page.
+	t.Run("follow-page", func(t *testing.T) {
+		lect := env.newTab(t, true)
+		lect.open(true, 1, "en")
+		lect.waitFrame(true, 1, "en")
+		lect.click("step")
+		lect.waitFrame(true, 2, "en")
+		link, err := chromedp.Run(lect.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="follow-link"]').href`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const styleJS = `(() => { const p = document.querySelector('%s .pill'), s = getComputedStyle(p); return [s.borderTopStyle, s.borderTopWidth, s.borderRadius].join(' '); })()`
+		button, err := chromedp.Run(lect.ctx, chromedp.Evaluate[string](fmt.Sprintf(styleJS, `[data-testid="fencing"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fol := env.newTab(t, true)
+		fol.do(chromedp.Navigate(link + "?lang=en"))
+		testkit.WaitFor(t, fol.ctx, waitBudget, "the follower's page to be live", `document.getElementById('follow').dataset.state || ''`, func(s string) bool { return s == "live" })
+		reload, err := chromedp.Run(fol.ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid=reload]').checkVisibility()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reload {
+			t.Error(`the live follower's page offers "reload for the latest step"`)
+		}
+		badge, err := chromedp.Run(fol.ctx, chromedp.Evaluate[string](fmt.Sprintf(styleJS, `[data-testid="follow-switch"]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if badge == button {
+			t.Errorf("the follower's read-only switch is drawn like the lecturer's button (%s)", badge)
 		}
 	})
 }
