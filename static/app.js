@@ -160,4 +160,7 @@
     if (window.ResizeObserver) new ResizeObserver(tellHeight).observe(doc.body);
   });
   doc.addEventListener("htmx:afterSettle", enhance);
+  // A swapped-in frame shows what its move changed with motion (app.css);
+  // the first load does not move.
+  doc.addEventListener("htmx:beforeSwap", function () { doc.documentElement.classList.add("moving"); });
 })();

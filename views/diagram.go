@@ -47,12 +47,14 @@ type Bar struct {
 	X, Y, W, H int
 	Class      string
 	Label      Text
+	Fresh      bool // it began with this frame's move: drawn in with motion
 }
 
 // Line joins two points: a write travelling from a client to the resource.
 type Line struct {
 	X1, Y1, X2, Y2 int
 	Class          string
+	Fresh          bool
 }
 
 // Mark is a point event with a glyph and a label: a write's outcome, an expiry.
@@ -62,6 +64,7 @@ type Mark struct {
 	Class string
 	Glyph string
 	Label Text
+	Fresh bool
 }
 
 // Alert marks the moment the model found something, across every lane: its
@@ -71,6 +74,7 @@ type Alert struct {
 	X, Y1 int
 	Label Text
 	Class string
+	Fresh bool
 }
 
 // Tick is a label on the time axis.
@@ -124,6 +128,15 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		return d.Left + at*(diagramWidth-d.Left-laneRight)/horizon
 	}
 	clock := func(at int) string { return Clock(sc, at) }
+	// What this frame's move added begins at or after since.
+	since := -1
+	if evs := f.Latest(); len(evs) > 0 {
+		since = evs[0].Header().At
+		for _, e := range evs {
+			since = min(since, e.Header().At)
+		}
+	}
+	fresh := func(at int) bool { return since >= 0 && at >= since }
 
 	// The top band: the now label on the first row, the alerts' labels on
 	// the rows below, at their moments. One alert row is always kept, so
@@ -135,7 +148,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	for _, v := range t.Verdict {
 		c := v.Kind.Class()
 		label := p.flag(float64(x(v.At)), rowHeight-3, VerdictMark(c)+" "+VerdictShort(lang, v.Kind), true, 8)
-		d.Alerts = append(d.Alerts, Alert{X: x(v.At), Label: label, Class: c.String()})
+		d.Alerts = append(d.Alerts, Alert{X: x(v.At), Label: label, Class: c.String(), Fresh: fresh(v.At)})
 		bandRows = max(bandRows, (label.Y+3)/rowHeight)
 	}
 	d.Top = bandRows*rowHeight + 4
@@ -158,7 +171,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	color := func(client string) string { return "c" + strconv.Itoa(clientIndex(sc, client)) }
 	for _, s := range t.Pauses {
 		cy := laneY[s.Lane]
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: Text{Label: T(lang, "gc")}})
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: Text{Label: T(lang, "gc")}, Fresh: fresh(s.From)})
 	}
 	for _, s := range t.Holds {
 		cy := laneY[s.Lane]
@@ -171,7 +184,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		if !sc.Store.HasNodes() {
 			label = tokenAt(f, s)
 		}
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: Text{Label: label}})
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
 		if s.Open && s.Until > s.To {
 			d.Bars = append(d.Bars, Bar{X: x(s.To), Y: cy - barHeight/2, W: x(s.Until) - x(s.To), H: barHeight, Class: "planned"})
 		}
@@ -182,27 +195,27 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		if s.Token > 0 {
 			label += " · " + strconv.FormatInt(s.Token, 10)
 		}
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: Text{Label: label}})
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
 	}
 	for _, e := range t.Marks {
 		h := e.Header()
 		switch e := e.(type) {
 		case demo.LeaseExpiry:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired") + " " + clock(h.At)}})
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired") + " " + clock(h.At)}, Fresh: fresh(h.At)})
 		case demo.KeyExpiry:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired")}})
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired")}, Fresh: fresh(h.At)})
 		case demo.ClockJumped:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "jump", Glyph: "⏩", Label: Text{Label: "+" + Duration(sc, e.By)}})
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "jump", Glyph: "⏩", Label: Text{Label: "+" + Duration(sc, e.By)}, Fresh: fresh(h.At)})
 		case demo.NodeChange:
 			switch e.What {
 			case demo.NodeDown:
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "down", Glyph: "✕", Label: Text{Label: T(lang, "down")}})
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "down", Glyph: "✕", Label: Text{Label: T(lang, "down")}, Fresh: fresh(h.At)})
 			case demo.Promoted:
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "promoted", Glyph: "↑", Label: Text{Label: T(lang, "promoted")}})
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "promoted", Glyph: "↑", Label: Text{Label: T(lang, "promoted")}, Fresh: fresh(h.At)})
 			}
 		case demo.ClientChange:
 			if e.What == demo.Crashed {
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Client], Class: "crash", Glyph: "✕", Label: Text{Label: T(lang, "crashed")}})
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Client], Class: "crash", Glyph: "✕", Label: Text{Label: T(lang, "crashed")}, Fresh: fresh(h.At)})
 			}
 		}
 	}
@@ -215,12 +228,12 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		case Stale(f, e):
 			cls, glyph = "write stale", "!"
 		}
-		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls})
+		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls, Fresh: fresh(e.At)})
 		label := e.Client
 		if e.Token > 0 {
 			label = fmt.Sprintf("%s(%d)", e.Client, e.Token)
 		}
-		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: Text{Label: label}})
+		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: Text{Label: label}, Fresh: fresh(e.At)})
 		lineOf[len(d.Marks)-1] = len(d.Lines) - 1
 	}
 

@@ -294,6 +294,46 @@ func TestScreen(t *testing.T) {
 			t.Errorf("the follower's read-only switch is drawn like the lecturer's button (%s)", badge)
 		}
 	})
+
+	// A step shows what its move changed with motion: at frame 2 of
+	// gc-pause, A's lease bar grows, its write travels to row-42 and its
+	// mark appears, and the holder lights up. Nothing moves on a first load
+	// (as in the static export, which has no script), nor under
+	// prefers-reduced-motion.
+	t.Run("motion", func(t *testing.T) {
+		const movingJS = `document.getAnimations().map(a => { const e = a.effect && a.effect.target; return e ? (e.getAttribute('class') || e.tagName) + '/' + a.animationName : ''; }).sort()`
+		for _, reduce := range []bool{false, true} {
+			b := env.newTab(t, true)
+			if reduce {
+				if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.open(true, 1, "en")
+			b.waitFrame(true, 1, "en")
+			if got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](movingJS)); err != nil || len(got) != 0 {
+				t.Errorf("reduce=%v: on a first load these move: %q (%v)", reduce, got, err)
+			}
+			b.click("step")
+			if reduce {
+				b.waitFrame(true, 2, "en")
+				if got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](movingJS)); err != nil || len(got) != 0 {
+					t.Errorf("under prefers-reduced-motion a step moves %q (%v)", got, err)
+				}
+				continue
+			}
+			got := testkit.WaitFor(t, b.ctx, waitBudget, "the step's motion", movingJS, func(a []string) bool { return len(a) > 0 })
+			for _, want := range []string{"lease c0 fresh/grow", "write ok fresh/travel", "mark write ok fresh/arrive", "changed/changed"} {
+				found := false
+				for _, a := range got {
+					found = found || a == want
+				}
+				if !found {
+					t.Errorf("after a step to frame 2, %q does not move; moving: %q", want, got)
+				}
+			}
+		}
+	})
 }
 
 // center is the middle of the element with this data-testid, in CSS pixels
