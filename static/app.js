@@ -34,6 +34,17 @@
     }
   }
 
+  // A double click is one step: the browser counts the clicks of a pair at
+  // one spot (ev.detail is 2 for the second, whatever button is under the
+  // pointer by then, the first answer may have swapped in a new one), and
+  // the second is dropped. Keys and script clicks (detail 0) always count.
+  doc.addEventListener("click", function (ev) {
+    if (ev.detail > 1 && ev.target.closest && ev.target.closest("#demo .controls button")) {
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+    }
+  }, true);
+
   function isTyping(el) {
     return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
   }
@@ -118,7 +129,16 @@
         else { doc.execCommand("copy"); done(); }
       };
     });
+    showNow();
     tellHeight();
+  }
+
+  // On a phone the diagram scrolls sideways; keep the moment shown in view.
+  function showNow() {
+    var box = $("#demo .tl-scroll"), svg = box && box.querySelector("svg.tl-body"), now = svg && svg.querySelector("line.now");
+    if (!now || box.scrollWidth <= box.clientWidth) return;
+    var x = now.x1.baseVal.value * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    box.scrollLeft = Math.max(0, x - box.clientWidth * 0.65);
   }
 
   // An embedding page sizes its iframe from this message.
@@ -148,4 +168,7 @@
   });
   doc.addEventListener("htmx:historyRestore", function () { stop(); init(); });
   doc.addEventListener("htmx:afterSettle", enhance);
+  // A swapped-in frame shows what its move changed with motion (app.css);
+  // the first load does not move.
+  doc.addEventListener("htmx:beforeSwap", function () { doc.documentElement.classList.add("moving"); });
 })();

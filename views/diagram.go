@@ -10,9 +10,14 @@ import (
 // Diagram is the space-time diagram laid out in SVG units: one lane per
 // client, then the lock service, then the resource; time runs left to right
 // on a scale fixed for the whole scenario, so the drawing does not jump as
-// the frames go by.
+// the frames go by. Every label is placed here, not by the browser: each is
+// given the first of a few spots where it overlaps no other label, mark or
+// edge (see placer), with its width estimated generously, so no label hides
+// another at any size the SVG is drawn.
 type Diagram struct {
 	Width, Height int
+	Left          int // where time starts: the lane labels stand left of it
+	Top           int // where the lanes start: the now label and alerts stand above it
 	AxisY         int
 	Lanes         []Lane
 	Bars          []Bar
@@ -21,7 +26,14 @@ type Diagram struct {
 	Ticks         []Tick
 	Alerts        []Alert
 	NowX          int
-	NowLabel      string
+	Now           Text
+}
+
+// Text is a label at its place: Anchor is SVG's text-anchor.
+type Text struct {
+	X, Y   int
+	Anchor string
+	Label  string
 }
 
 // Lane is one horizontal track.
@@ -34,30 +46,35 @@ type Lane struct {
 type Bar struct {
 	X, Y, W, H int
 	Class      string
-	Label      string
+	Label      Text
+	Fresh      bool // it began with this frame's move: drawn in with motion
 }
 
 // Line joins two points: a write travelling from a client to the resource.
 type Line struct {
 	X1, Y1, X2, Y2 int
 	Class          string
+	Fresh          bool
 }
 
 // Mark is a point event with a glyph and a label: a write's outcome, an expiry.
 type Mark struct {
 	X, Y  int
+	R     int
 	Class string
 	Glyph string
-	Label string
+	Label Text
+	Fresh bool
 }
 
 // Alert marks the moment the model found something, across every lane: its
-// Class is the verdict class, which colours it.
+// Class is the verdict class, which colours it. Its label stands above the
+// lanes, on the alert's own moment, and its line starts under the label.
 type Alert struct {
-	X     int
-	Y     int // where its label stands: one line up for each earlier alert
-	Label string
+	X, Y1 int
+	Label Text
 	Class string
+	Fresh bool
 }
 
 // Tick is a label on the time axis.
@@ -67,60 +84,100 @@ type Tick struct {
 }
 
 const (
-	diagramWidth = 600
-	laneLeft     = 118 // room for the lane labels
-	laneRight    = 20
-	laneTop      = 46
-	laneGap      = 42
+	diagramWidth = 640
+	laneRight    = 24
+	laneGap      = 40
 	barHeight    = 14
+	labelSize    = 13 // the CSS font size of every label but the lanes'
+	laneSize     = 14
+	rowHeight    = 17 // one line of labels in the top band
 )
 
 // NewDiagram lays out the timeline of f for lang.
 func NewDiagram(lang string, f demo.Frame) Diagram {
 	sc := f.Scenario
 	t := f.Timeline()
+	d := Diagram{Width: diagramWidth}
+	var p placer
+
+	// The lanes' names, right-aligned in a gutter as wide as the longest.
+	type laneName struct{ key, label string }
+	var names []laneName
+	for _, c := range sc.Clients {
+		names = append(names, laneName{c, c})
+	}
+	if nodes := sc.NodeNames(); len(nodes) > 0 {
+		for _, n := range nodes {
+			names = append(names, laneName{n, n})
+		}
+	} else if sc.Store.Consensus() {
+		names = append(names, laneName{"", T(lang, "coord.lane."+string(sc.Store))})
+	} else {
+		names = append(names, laneName{"", T(lang, "lockservice")})
+	}
+	names = append(names, laneName{"\x00resource", sc.Resource})
+	gutter := 40.0
+	for _, n := range names {
+		gutter = max(gutter, textWidth(n.label, laneSize, true))
+	}
+	d.Left = int(gutter) + 24
+
 	// A tenth more than the last moment shown, so the last marks have room;
 	// a lease that runs on past it is drawn to the edge.
 	horizon := max(sc.Horizon+sc.Horizon/10, 1)
 	x := func(at int) int {
 		at = min(max(at, 0), horizon)
-		return laneLeft + at*(diagramWidth-laneLeft-laneRight)/horizon
+		return d.Left + at*(diagramWidth-d.Left-laneRight)/horizon
 	}
 	clock := func(at int) string { return Clock(sc, at) }
+	// What this frame's move added begins at or after since.
+	since := -1
+	if evs := f.Latest(); len(evs) > 0 {
+		since = evs[0].Header().At
+		for _, e := range evs {
+			since = min(since, e.Header().At)
+		}
+	}
+	fresh := func(at int) bool { return since >= 0 && at >= since }
 
-	d := Diagram{Width: diagramWidth}
+	// The top band: the now label on the first row, the alerts' labels on
+	// the rows below, at their moments. One alert row is always kept, so
+	// the lanes stay put when the verdict changes.
+	p.width = float64(d.Width)
+	d.NowX = x(t.Now)
+	d.Now = p.flag(float64(d.NowX), rowHeight-3, T(lang, "now")+" "+clock(t.Now), true, 1)
+	bandRows := 2
+	for _, v := range t.Verdict {
+		c := v.Kind.Class()
+		label := p.flag(float64(x(v.At)), rowHeight-3, VerdictMark(c)+" "+VerdictShort(lang, v.Kind), true, 8)
+		d.Alerts = append(d.Alerts, Alert{X: x(v.At), Label: label, Class: c.String(), Fresh: fresh(v.At)})
+		bandRows = max(bandRows, (label.Y+3)/rowHeight)
+	}
+	d.Top = bandRows*rowHeight + 4
+	for i := range d.Alerts {
+		d.Alerts[i].Y1 = d.Alerts[i].Label.Y + 5
+	}
+
 	laneY := map[string]int{}
-	y := laneTop
-	lane := func(key, label string) {
-		laneY[key] = y
-		d.Lanes = append(d.Lanes, Lane{Y: y, Label: label})
+	y := d.Top + 30 // room for the first lane's bar labels
+	for _, n := range names {
+		laneY[n.key] = y
+		d.Lanes = append(d.Lanes, Lane{Y: y, Label: n.label})
 		y += laneGap
 	}
-	for _, c := range sc.Clients {
-		lane(c, c)
+	resY := laneY["\x00resource"]
+	for _, l := range d.Lanes {
+		p.add(box{0, float64(l.Y) - 14, float64(d.Left) - 8, float64(l.Y) + 6})
 	}
-	if nodes := sc.NodeNames(); len(nodes) > 0 {
-		for _, n := range nodes {
-			lane(n, n)
-		}
-	} else if sc.Store.Consensus() {
-		lane("", T(lang, "coord.lane."+string(sc.Store)))
-	} else {
-		lane("", T(lang, "lockservice"))
-	}
-	resY := y
-	lane("\x00resource", sc.Resource)
-	d.AxisY = resY + laneGap - 8
-	d.Height = d.AxisY + 22
 
 	color := func(client string) string { return "c" + strconv.Itoa(clientIndex(sc, client)) }
 	for _, s := range t.Pauses {
 		cy := laneY[s.Lane]
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: T(lang, "gc")})
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: Text{Label: T(lang, "gc")}, Fresh: fresh(s.From)})
 	}
 	for _, s := range t.Waits {
 		cy := laneY[s.Lane]
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "wait", Label: T(lang, "db.waiting")})
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "wait", Label: Text{Label: T(lang, "db.waiting")}, Fresh: fresh(s.From)})
 	}
 	for _, s := range t.Holds {
 		cy := laneY[s.Lane]
@@ -133,7 +190,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		if sc.Store == demo.LockServiceStore {
 			label = tokenAt(f, s)
 		}
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: label})
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
 		if s.Open && s.Until > s.To {
 			d.Bars = append(d.Bars, Bar{X: x(s.To), Y: cy - barHeight/2, W: x(s.Until) - x(s.To), H: barHeight, Class: "planned"})
 		}
@@ -144,32 +201,33 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		if s.Token > 0 {
 			label += " · " + strconv.FormatInt(s.Token, 10)
 		}
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: label})
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
 	}
 	for _, e := range t.Marks {
 		h := e.Header()
 		switch e := e.(type) {
 		case demo.LeaseExpiry:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], Class: "expired", Label: T(lang, "expired") + " " + clock(h.At)})
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired") + " " + clock(h.At)}, Fresh: fresh(h.At)})
 		case demo.SessionEnded:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], Class: "expired", Label: T(lang, "expired") + " " + clock(h.At)})
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired") + " " + clock(h.At)}, Fresh: fresh(h.At)})
 		case demo.KeyExpiry:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "expired", Label: T(lang, "expired")})
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired")}, Fresh: fresh(h.At)})
 		case demo.ClockJumped:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "jump", Glyph: "⏩", Label: "+" + Duration(sc, e.By)})
+			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "jump", Glyph: "⏩", Label: Text{Label: "+" + Duration(sc, e.By)}, Fresh: fresh(h.At)})
 		case demo.NodeChange:
 			switch e.What {
 			case demo.NodeDown:
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "down", Glyph: "✕", Label: T(lang, "down")})
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "down", Glyph: "✕", Label: Text{Label: T(lang, "down")}, Fresh: fresh(h.At)})
 			case demo.Promoted:
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "promoted", Glyph: "↑", Label: T(lang, "promoted")})
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "promoted", Glyph: "↑", Label: Text{Label: T(lang, "promoted")}, Fresh: fresh(h.At)})
 			}
 		case demo.ClientChange:
 			if e.What == demo.Crashed {
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Client], Class: "crash", Glyph: "✕", Label: T(lang, "crashed")})
+				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Client], Class: "crash", Glyph: "✕", Label: Text{Label: T(lang, "crashed")}, Fresh: fresh(h.At)})
 			}
 		}
 	}
+	lineOf := map[int]int{} // a write's mark -> its line
 	for _, e := range t.Writes {
 		cls, glyph := "write ok", "✓"
 		switch {
@@ -178,24 +236,184 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		case Stale(f, e):
 			cls, glyph = "write stale", "!"
 		}
-		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls})
+		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls, Fresh: fresh(e.At)})
 		label := e.Client
 		if e.Token > 0 {
 			label = fmt.Sprintf("%s(%d)", e.Client, e.Token)
 		}
-		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: label})
+		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: Text{Label: label}, Fresh: fresh(e.At)})
+		lineOf[len(d.Marks)-1] = len(d.Lines) - 1
 	}
-	for _, v := range t.Verdict {
-		c := v.Kind.Class()
-		d.Alerts = append(d.Alerts, Alert{X: x(v.At), Y: d.AxisY - 4 - 16*len(d.Alerts), Label: VerdictMark(c) + " " + VerdictShort(lang, v.Kind), Class: c.String()})
+
+	// The marks' circles first, then the bars' labels above their bars, then
+	// the marks' labels around their circles.
+	for i := range d.Marks {
+		m := &d.Marks[i]
+		if m.R == 0 {
+			m.R = 9
+		}
+		// Two marks at one moment on one lane stand side by side, the later
+		// one to the right, its line with it.
+		r := float64(m.R) + 1
+		c := func() box { return box{float64(m.X) - r, float64(m.Y) - r, float64(m.X) + r, float64(m.Y) + r} }
+		for !p.free(c()) && m.X < d.Width-m.R-4 {
+			m.X += 2
+		}
+		if l, ok := lineOf[i]; ok {
+			d.Lines[l].X1, d.Lines[l].X2 = m.X, m.X
+		}
+		p.add(c())
 	}
+	for i := range d.Bars {
+		b := &d.Bars[i]
+		if b.Label.Label != "" {
+			b.Label = p.barLabel(float64(b.X), float64(b.Y), float64(b.Y+b.H), b.Label.Label)
+		}
+	}
+	for i := range d.Marks {
+		m := &d.Marks[i]
+		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), m.Label.Label)
+	}
+
+	// The axis goes under the lowest label.
+	d.AxisY = resY + 36
+	for _, b := range p.boxes {
+		d.AxisY = max(d.AxisY, int(b.y1)+6)
+	}
+	d.Height = d.AxisY + 22
 	step := niceStep(horizon)
 	for at := 0; at <= horizon; at += step {
 		d.Ticks = append(d.Ticks, Tick{X: x(at), Label: Duration(sc, at)})
 	}
-	d.NowX = x(t.Now)
-	d.NowLabel = T(lang, "now") + " " + clock(t.Now)
 	return d
+}
+
+// box is a label's or a mark's extent in SVG units.
+type box struct{ x0, y0, x1, y1 float64 }
+
+func (a box) overlaps(b box) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// placer hands out room in the drawing: each label takes the first of its
+// candidate spots that is inside the drawing and clear of everything placed
+// before it.
+type placer struct {
+	width float64
+	boxes []box
+}
+
+func (p *placer) add(b box) { p.boxes = append(p.boxes, b) }
+
+func (p *placer) free(b box) bool {
+	if b.x0 < 2 || b.x1 > p.width-2 || b.y0 < 0 {
+		return false
+	}
+	for _, o := range p.boxes {
+		if b.overlaps(o) {
+			return false
+		}
+	}
+	return true
+}
+
+// textBox is the extent of a label of labelSize set at x, y with anchor.
+func textBox(x, y float64, anchor, label string) box {
+	w := textWidth(label, labelSize, true)
+	switch anchor {
+	case "end":
+		x -= w
+	case "middle":
+		x -= w / 2
+	}
+	return box{x - 1, y - labelSize, x + w + 1, y + 4}
+}
+
+// try places label at the first free spot among spots, or at the first spot
+// when none is free (the test measuring the page then says so).
+func (p *placer) try(label string, spots []Text) Text {
+	for _, s := range spots {
+		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) {
+			p.add(b)
+			s.Label = label
+			return s
+		}
+	}
+	s := spots[0]
+	p.add(textBox(float64(s.X), float64(s.Y), s.Anchor, label))
+	s.Label = label
+	return s
+}
+
+// flag places a label on a moment's vertical line in the top band, on the
+// first of rows rows (from baseline y0) where it fits: centred on the line,
+// else starting or ending there, else held inside the drawing's edges.
+func (p *placer) flag(x, y0 float64, label string, _ bool, rows int) Text {
+	w := textWidth(label, labelSize, true)
+	var spots []Text
+	for r := range rows {
+		y := int(y0) + r*rowHeight
+		spots = append(spots,
+			Text{X: int(x), Y: y, Anchor: "middle"},
+			Text{X: int(x) + 4, Y: y, Anchor: "start"},
+			Text{X: int(x) - 4, Y: y, Anchor: "end"},
+			Text{X: int(p.width - 4), Y: y, Anchor: "end"},
+		)
+	}
+	if x-w/2 < 4 {
+		spots[0] = Text{X: 4, Y: int(y0), Anchor: "start"}
+	}
+	return p.try(label, spots)
+}
+
+// barLabel places a bar's label above its start, or further right along
+// the same line, or under the bar.
+func (p *placer) barLabel(x, top, bottom float64, label string) Text {
+	spots := []Text{{X: int(x) + 4, Y: int(top) - 3, Anchor: "start"}}
+	for dx := 20; dx <= 200; dx += 20 {
+		spots = append(spots, Text{X: int(x) + 4 + dx, Y: int(top) - 3, Anchor: "start"})
+	}
+	spots = append(spots, Text{X: int(x) + 4, Y: int(bottom) + labelSize, Anchor: "start"})
+	return p.try(label, spots)
+}
+
+// markLabel places a mark's label beside its circle: below right, above
+// right, then on the left, then further down.
+func (p *placer) markLabel(x, y, r float64, label string) Text {
+	xi, yi, ri := int(x), int(y), int(r)
+	return p.try(label, []Text{
+		{X: xi + ri + 3, Y: yi + ri + 9, Anchor: "start"},
+		{X: xi + ri + 3, Y: yi - ri - 1, Anchor: "start"},
+		{X: xi - ri - 3, Y: yi + ri + 9, Anchor: "end"},
+		{X: xi - ri - 3, Y: yi - ri - 1, Anchor: "end"},
+		{X: xi + ri + 3, Y: yi + 5, Anchor: "start"},
+		{X: xi - ri - 3, Y: yi + 5, Anchor: "end"},
+		{X: xi, Y: yi + ri + 9 + rowHeight, Anchor: "middle"},
+		{X: xi + ri + 3, Y: yi + ri + 9 + rowHeight, Anchor: "start"},
+		{X: xi - ri - 3, Y: yi + ri + 9 + rowHeight, Anchor: "end"},
+		{X: xi, Y: yi + ri + 9 + 2*rowHeight, Anchor: "middle"},
+	})
+}
+
+// textWidth estimates how wide label is at size px, erring wide: a Latin
+// letter at most 0.72 em in a bold sans serif, anything else a full em.
+func textWidth(label string, size float64, bold bool) float64 {
+	per := 0.66
+	if bold {
+		per = 0.72
+	}
+	w := 0.0
+	for _, r := range label {
+		switch {
+		case r == ' ' || r == '.' || r == '(' || r == ')' || r == '=':
+			w += 0.5
+		case r < 0x80:
+			w += per
+		default:
+			w += 1.05
+		}
+	}
+	return w * size
 }
 
 // tokenAt names the lock service's token for a hold.

@@ -41,6 +41,41 @@ func (d Demo) Sc() *demo.Scenario { return d.Frame.Scenario }
 // SwitchLabel is the switch's name on screen.
 func (d Demo) SwitchLabel() string { return d.Sc().SwitchLabel.In(d.Lang) }
 
+// NoLease says that no lease has been granted yet: there is no expiry to
+// show, only that nothing is held.
+func NoLease(f demo.Frame) bool { return f.Holder == "" && f.Expiry == 0 }
+
+// AboutFencing says whether the scenario is about fencing tokens, so the
+// resource's token check (its state, maxToken, rejected writes) is worth
+// showing; elsewhere the resource just stores what it is sent.
+func AboutFencing(sc *demo.Scenario) bool { return sc.Fencing == "on" || sc.Fencing == "switch" }
+
+// Changed says whether the frame's own move changed what (holder, token,
+// expiry, value, rejected), so the page can draw the eye to it.
+func Changed(f demo.Frame, what string) bool {
+	for _, e := range f.Latest() {
+		switch e := e.(type) {
+		case demo.AcquireCall:
+			if e.OK && (what == "holder" || what == "token" || what == "expiry") {
+				return true
+			}
+		case demo.RenewCall:
+			if e.OK && what == "expiry" {
+				return true
+			}
+		case demo.ReleaseCall, demo.LeaseExpiry:
+			if what == "holder" || what == "expiry" {
+				return true
+			}
+		case demo.WriteResult:
+			if e.OK && what == "value" || !e.OK && what == "rejected" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Describe turns an event into a sentence for the "what this move did" list
 // and the event log.
 func Describe(lang string, f demo.Frame, e demo.Event) string {

@@ -99,6 +99,7 @@ type display struct {
 var (
 	freeWord  = map[string]string{"ja": "(空き)", "en": "(free)"}
 	emptyWord = map[string]string{"ja": "(空)", "en": "(empty)"}
+	noLease   = map[string]string{"ja": "なし (誰も保持していない)", "en": "none (nothing held)"}
 )
 
 // expect is how frame f must look in lang.
@@ -123,6 +124,9 @@ func expect(f demo.Frame, lang string) display {
 	}
 	if f.Data == "" {
 		d.Value = emptyWord[lang]
+	}
+	if f.Holder == "" && f.Expiry == 0 {
+		d.Expiry = noLease[lang]
 	}
 	return d
 }

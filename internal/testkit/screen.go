@@ -167,6 +167,9 @@ func WantScreen(t testing.TB, sc *demo.Scenario, on bool, k int, lang string) Sc
 	if f.Holder == "" {
 		s.Holder = "(" + views.T(lang, "free") + ")"
 	}
+	if views.NoLease(f) {
+		s.Expiry = views.T(lang, "lease.none")
+	}
 	if f.Token == 0 {
 		s.Token = "—"
 	}
