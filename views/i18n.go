@@ -190,12 +190,14 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"err.run":       {"run %q は実行 ID の形をしていない (16 進 32 文字)。", "run %q is not a run id (32 hexadecimal characters)."},
 	"err.action":    {"%q という操作は無い。使えるのは step、back、reset、last、switch。", "There is no action %q; the actions are step, back, reset, last and switch."},
 	"err.form":      {"フォームを読めなかった。", "The form could not be read."},
+	"err.query":     {"アドレスの ? 以降を読めなかった (% の後に 16 進 2 文字が無い)。", "The address's query could not be read (a % not followed by two hexadecimal digits)."},
 	"err.methodmsg": {"%s %s は使えない。デモの操作はボタンから行う。", "%s is not allowed on %s; use the demo's buttons."},
 	"err.body":      {"リクエストの本文が大きすぎる。", "The request body is too large."},
 
 	// The server's own limits.
-	"err.toomany": {"リクエストが多すぎる", "Too many requests"},
-	"err.rate":    {"このアドレスから新しい実行が短い間に多く作られた。%d 秒ほど待ってから続けてほしい。今いた手順はそのまま残っている。", "Too many new runs were started from your address just now. Please wait about %d seconds and carry on: your place is kept."},
+	"err.toomany":  {"リクエストが多すぎる", "Too many requests"},
+	"err.rate.one": {"このアドレスから新しい実行が短い間に多く作られた。1 秒ほど待ってから続けてほしい。今いた手順はそのまま残っている。", "Too many new runs were started from your address just now. Please wait about a second and carry on: your place is kept."},
+	"err.rate":     {"このアドレスから新しい実行が短い間に多く作られた。%d 秒ほど待ってから続けてほしい。今いた手順はそのまま残っている。", "Too many new runs were started from your address just now. Please wait about %d seconds and carry on: your place is kept."},
 
 	// Following a lecture live: the lecturer's share box, the follower's page and its errors.
 	"follow.share":          {"受講者用のライブ画面を開く (講師の手順を追う)", "Open the live view for students (follow along)"},

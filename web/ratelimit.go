@@ -71,6 +71,9 @@ func (s *Server) admitRun(c echo.Context, run, here string) error {
 	}
 	secs := max(1, int(math.Ceil(retry.Seconds())))
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	if secs == 1 {
+		return &problem{status: http.StatusTooManyRequests, key: "err.rate.one", cont: here}
+	}
 	return &problem{status: http.StatusTooManyRequests, key: "err.rate", args: []any{secs}, cont: here}
 }
 
