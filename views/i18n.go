@@ -183,6 +183,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"err.scenario":  {"シナリオ %q は無い。", "There is no scenario %q."},
 	"err.page":      {"%s というページは無い。", "There is no page at %s."},
 	"err.step":      {"%[1]s は 1 から %[2]d までの整数で指定する。%[3]q は使えない。", "%[1]s must be a whole number from 1 to %[2]d; %[3]q is not."},
+	"err.host":      {"Host ヘッダーがホスト名ではない。", "The Host header is not a host name."},
 	"err.qr":        {"QR コードにできるのはこのサイトのシナリオのアドレスだけ。", "A QR code can only be made of this site's scenario addresses."},
 	"err.file":      {"%s というファイルは無い。", "There is no file at %s."},
 	"err.switch":    {"%s は on か off で指定する。%q は使えない。", "%s must be on or off; %q is not."},
@@ -213,7 +214,9 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"follow.status.lost":    {"接続が切れた。つなぎ直している…", "Connection lost. Reconnecting…"},
 	"follow.status.ended":   {"この講義はもうライブではない。最後に映った手順を表示している。", "This lecture is no longer live. The last step shown stays on screen."},
 	"follow.status.stopped": {"ライブ更新が止まった。再読み込みすると最新の手順が見られる。", "Live updates have stopped. Reload to see the latest step."},
-	"err.follow.gone":       {"この講義はもうライブではない。講師の実行が終わったか、サーバーが再起動した。講師に新しいリンクをもらうか、下のシナリオを自分で開いてほしい。", "This lecture is no longer live: the lecturer's run has ended, or the server has restarted. Ask the lecturer for a new link, or open a scenario yourself below."},
+	"err.follow.gone":       {"これは講義のリンクではない。講師のリンクをもう一度確かめるか、下のシナリオを自分で開いてほしい。", "This is not a lecture's link. Check the lecturer's link again, or open a scenario yourself below."},
+	"err.follow.waiting":    {"講師を待っている", "Waiting for the lecturer"},
+	"err.follow.wait":       {"この講義は講師が次に手順を進めたときに続く。このページは数秒ごとに自動で再読み込みされる。", "This lecture carries on at the lecturer's next step. This page reloads itself every few seconds until then."},
 	"err.follow.full":       {"この講義を見ている人が多すぎて、これ以上ライブでつなげない。再読み込みすると最新の手順が見られる。", "Too many people are following this lecture to take one more live connection. Reload the page to see the latest step."},
 
 	// The guide's fixed strings: its titles, labels and links. The guide's own words are data in guide.yaml.

@@ -20,6 +20,7 @@ type problem struct {
 	args   []any
 	cont   string // a URL that keeps the visitor's place; "" for the start
 	known  bool   // list the scenarios (for an unknown one)
+	title  string // a message key for the heading, when the status's own will not do
 }
 
 func (p *problem) Error() string { return fmt.Sprintf("%d %s %v", p.status, p.key, p.args) }
@@ -86,6 +87,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		http.StatusTooManyRequests:       "err.toomany",
 		http.StatusInternalServerError:   "err.internal",
 	}[p.status]
+	if p.title != "" {
+		heading = p.title
+	}
 	if heading == "" {
 		heading = "err.generic"
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
@@ -15,17 +14,19 @@ import (
 )
 
 // runs keeps each visitor's live run: its own LockService and Resource, moved
-// one step at a time, and the run's follow-along session. It is a cache, not
-// the truth: the URL always names the scenario, the switch and the frame, so
-// a run that was evicted, expired or lost in a restart is played again from
-// scratch up to that frame.
+// one step at a time. It is a cache, not the truth: the URL always names the
+// scenario, the switch and the frame, so a run that was evicted, expired or
+// lost in a restart is played again from scratch up to that frame, under the
+// same run key.
 //
-// A run's follow session shares the run's lifetime: made at its first move,
-// released when the cache lets the run go (follow.Broker.Release says what
-// becomes of a session with followers still watching).
+// The run key is the visitor's secret: it rides in the click's form and in
+// an HttpOnly cookie (act.go), never in an address or a log. It also names
+// the visitor's lecture: the follow id is derived from it
+// (follow.LectureID), so the follow link is the same for every scenario the
+// lecturer opens and after any restart, and every move is told to the
+// lecture's followers.
 type runs struct {
 	cache  *expirable.LRU[string, *liveRun]
-	idle   time.Duration
 	follow *follow.Broker
 }
 
@@ -33,14 +34,10 @@ type runs struct {
 type liveRun struct {
 	mu  sync.Mutex
 	run *demo.Run
-	// Read without mu when the cache lets the run go: the cache calls back
-	// under its own lock, which a request holding mu may be waiting for.
-	session atomic.Pointer[follow.Session]
-	used    atomic.Int64 // when the run was last moved, in Unix nanoseconds
 }
 
-// moved is where goTo left a run: its id, the frame it shows and its follow
-// link ("" when it has none).
+// moved is where goTo left a run: its key, the frame it shows and its follow
+// link.
 type moved struct {
 	run    string
 	frame  demo.Frame
@@ -49,19 +46,7 @@ type moved struct {
 
 // newRuns keeps at most max runs, each for idle after its last use.
 func newRuns(max int, idle time.Duration, b *follow.Broker) *runs {
-	rs := &runs{idle: idle, follow: b}
-	rs.cache = expirable.NewLRU[string, *liveRun](max, rs.evicted, idle)
-	return rs
-}
-
-// evicted lets a run's session go with the run: at once when the run was
-// idle for the whole idle time (the lecture is over), or, when it was pushed
-// out by newer runs, as soon as nobody follows it.
-func (rs *runs) evicted(id string, lr *liveRun) {
-	if sess := lr.session.Load(); sess != nil {
-		expired := time.Since(time.Unix(0, lr.used.Load())) >= rs.idle
-		rs.follow.Release(id, sess, expired)
-	}
+	return &runs{cache: expirable.NewLRU[string, *liveRun](max, nil, idle), follow: b}
 }
 
 // runIDLen is the length of a run id: 128 random bits in hex.
@@ -86,18 +71,22 @@ func validRunID(id string) bool {
 	return true
 }
 
-// goTo brings the run id (or a new one, when id is "" or unknown) to there,
-// and tells the run's followers. One step forward plays a single move on the
-// live model; anything else (back, a reset, the switch flipped, a run we no
-// longer have) plays a fresh run. A repeated request finds the run already
-// there and changes nothing, which is what makes a double click advance one
-// step, not two.
+// goTo brings the run with key id (a new key when id is "") to there, and
+// tells the lecture's followers. One step forward plays a single move on the
+// live model; anything else (back, a reset, the switch flipped, another
+// scenario, a run we no longer have) plays a fresh run. A repeated request
+// finds the run already there and changes nothing, which is what makes a
+// double click advance one step, not two. A key this server does not know
+// (the run was evicted, or the server restarted) is kept, so its lecture's
+// followers see this move under the same follow id.
 func (rs *runs) goTo(id string, there views.Place) (moved, error) {
 	sc, on, step := there.Sc, there.On, there.Step
-	prev := id
+	if id == "" {
+		id = newRunID()
+	}
 	lr, ok := rs.cache.Get(id)
 	if !ok {
-		id, lr = newRunID(), &liveRun{}
+		lr = &liveRun{}
 	}
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
@@ -117,56 +106,19 @@ func (rs *runs) goTo(id string, there views.Place) (moved, error) {
 	if err := r.Err(); err != nil {
 		return moved{}, err
 	}
-	lr.used.Store(time.Now().UnixNano())
 	rs.cache.Add(id, lr) // also restarts the idle clock, and may let another run go
-	sess := rs.session(prev, id, lr)
-	if sess == nil {
-		return moved{run: id, frame: r.Frame()}, nil
-	}
-	sess.Set(follow.At{Sc: sc, On: on, Step: step})
-	return moved{run: id, frame: r.Frame(), follow: views.FollowURL(sess.ID())}, nil
+	fid := follow.LectureID(id)
+	rs.follow.Publish(fid, follow.At{Sc: sc, On: on, Step: step})
+	return moved{run: id, frame: r.Frame(), follow: views.FollowURL(fid)}, nil
 }
 
-// session is run id's follow session, made at its first move: the session
-// of the run prev that the cache lost, when the lecturer's click came from
-// one, else a new one. nil when the broker has no room. lr.mu is held.
-func (rs *runs) session(prev, id string, lr *liveRun) *follow.Session {
-	if sess := lr.session.Load(); sess != nil {
-		return sess
-	}
-	var sess *follow.Session
-	if prev != "" && prev != id {
-		sess = rs.follow.Adopt(prev)
-	}
-	if sess == nil {
-		sess = rs.follow.Start()
-	}
-	if sess == nil {
-		return nil
-	}
-	lr.session.Store(sess)
-	// The run may have been let go between Add and Store, before evicted
-	// could see the session: then let the session go too. Release twice is
-	// harmless.
-	if _, ok := rs.cache.Peek(id); !ok {
-		rs.follow.Release(id, sess, false)
-	}
-	return sess
-}
-
-// followLink is run id's follow link, or "" when it has none (yet).
-func (rs *runs) followLink(id string) string {
+// lectureLink is the follow link of the lecture with run key id, or "" when
+// the visitor has no key yet (their first click makes one).
+func lectureLink(id string) string {
 	if id == "" {
 		return ""
 	}
-	lr, ok := rs.cache.Peek(id)
-	if !ok {
-		return ""
-	}
-	if sess := lr.session.Load(); sess != nil {
-		return views.FollowURL(sess.ID())
-	}
-	return ""
+	return views.FollowURL(follow.LectureID(id))
 }
 
 // has reports whether run id is live, without making it more recently used.

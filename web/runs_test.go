@@ -9,67 +9,52 @@ import (
 	"github.com/distlock/fencing-demo/web/follow"
 )
 
-// A run's follow session lives as long as the run: the cache is the only
-// place that keeps either, so when the run goes idle its session ends too.
-func TestRunSessionSharesLifetime(t *testing.T) {
-	sc := gcPause(t)
-	b := follow.NewBroker(10, func(string, follow.At, uint64, string) ([]byte, error) { return nil, nil })
+// One follow link for a whole lecture: the link is the lecturer's run key's,
+// the same whichever scenario the lecturer moves to, and the same after a
+// restart (a fresh cache and broker), where the lecturer's next click, which
+// carries the key, reaches the followers who reconnected and waited.
+func TestLectureLinkDurable(t *testing.T) {
+	render := func(string, follow.At, uint64, string) ([]byte, error) { return nil, nil }
+	b := follow.NewBroker(10, render)
 	t.Cleanup(b.Close)
-	rs := newRuns(10, 100*time.Millisecond, b)
-	m, err := rs.goTo("", views.Place{Sc: sc, On: true, Step: 2, Lang: "en"})
+	rs := newRuns(10, time.Hour, b)
+	gc, failover := gcPause(t), testkit.Scenario(t, "redis-failover")
+	first, err := rs.goTo("", views.Place{Sc: gc, On: true, Step: 2, Lang: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.follow == "" || rs.followLink(m.run) != m.follow {
-		t.Fatalf("follow link %q, and %q for the run; want the same, made at the first move", m.follow, rs.followLink(m.run))
+	if first.follow == "" || lectureLink(first.run) != first.follow {
+		t.Fatalf("follow link %q, and %q for the key; want the same", first.follow, lectureLink(first.run))
 	}
-	if got := b.Len(); got != 1 {
-		t.Fatalf("%d sessions, want 1", got)
+	next, err := rs.goTo(first.run, views.Place{Sc: failover, On: true, Step: 1, Lang: "en"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	testkit.Eventually(t, 5*time.Second, "the idle run and its session to go", func() bool {
-		return !rs.has(m.run) && b.Len() == 0
-	})
-}
+	if next.follow != first.follow || next.run != first.run {
+		t.Fatalf("another scenario: follow %q run %q, want the lecture's %q and its key", next.follow, next.run, first.follow)
+	}
 
-// A run pushed out of a full cache takes its session with it, unless someone
-// follows it: then the lecturer's next click, from the lost run, gets the
-// same session on its new run.
-func TestRunSessionOutlivesEvictionWhenFollowed(t *testing.T) {
-	sc := gcPause(t)
-	b := follow.NewBroker(2, func(string, follow.At, uint64, string) ([]byte, error) { return nil, nil })
-	t.Cleanup(b.Close)
-	rs := newRuns(1, time.Hour, b)
-	here := views.Place{Sc: sc, On: true, Step: 2, Lang: "en"}
-	lecture, err := rs.goTo("", here)
+	// A restart: nothing kept but the lecturer's key (in the page's form and
+	// cookie) and the followers' link.
+	b2 := follow.NewBroker(10, render)
+	t.Cleanup(b2.Close)
+	rs2 := newRuns(10, time.Hour, b2)
+	fid := first.follow[len("/follow/"):]
+	if _, err := b2.Subscribe(t.Context(), fid, "192.0.2.9"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := b2.Current(t.Context(), fid); ok {
+		t.Fatal("a lecture with no move since the restart has a frame")
+	}
+	after, err := rs2.goTo(first.run, views.Place{Sc: failover, On: true, Step: 2, Lang: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fid := lecture.follow[len("/follow/"):]
-	if _, err := b.Subscribe(fid); err != nil {
-		t.Fatal(err)
+	if after.follow != first.follow {
+		t.Fatalf("after a restart: follow %q, want %q", after.follow, first.follow)
 	}
-	student, err := rs.goTo("", here)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rs.has(lecture.run) {
-		t.Fatal("the lecturer's run is still cached in a cache of one")
-	}
-	if _, _, ok := b.Current(fid); !ok {
-		t.Fatal("the followed session ended with its run")
-	}
-	if student.follow == "" || student.follow == lecture.follow {
-		t.Fatalf("the student's follow link %q, want one of its own", student.follow)
-	}
-	next, err := rs.goTo(lecture.run, here.At(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if next.run == lecture.run || next.follow != lecture.follow {
-		t.Fatalf("after eviction: run %q (was %q), follow %q; want a new run with the old follow link %q", next.run, lecture.run, next.follow, lecture.follow)
-	}
-	// The student's run went to make room, and nobody followed it.
-	if got := b.Len(); got != 1 {
-		t.Fatalf("%d sessions, want the lecture's alone", got)
+	at, _, ok := b2.Current(t.Context(), fid)
+	if !ok || at.Sc != failover || at.Step != 2 {
+		t.Fatalf("after a restart the waiting lecture shows %+v (%v), want redis-failover step 2", at, ok)
 	}
 }

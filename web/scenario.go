@@ -21,11 +21,9 @@ func (s *Server) page(c echo.Context) error {
 	if err != nil {
 		return badAddress(err, here.URL())
 	}
-	run := q.Get(views.RunParam)
-	if run != "" && !validRunID(run) {
-		return bad("err.run", here.URL(), run)
-	}
-	return s.showFrame(c, here, run)
+	// The run key comes from the cookie only: an address that names one (an
+	// old bookmark) is read as the frame it names, and the key left out.
+	return s.showFrame(c, here, runCookie(c))
 }
 
 // scenario is the scenario the request's :id names.
@@ -45,8 +43,13 @@ func (s *Server) showFrame(c echo.Context, here views.Place, run string) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
-	return render(c, http.StatusOK, views.DemoPage(s.demoView(r.Frame(), here, run, s.runs.followLink(run))))
+	cc := "no-cache"
+	if run != "" {
+		cc = "private, no-cache" // the page's forms carry the visitor's run key: never a shared cache's
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, cc)
+	c.Response().Header().Add(echo.HeaderVary, "Cookie")
+	return render(c, http.StatusOK, views.DemoPage(s.demoView(r.Frame(), here, run, lectureLink(run))))
 }
 
 // demoView is the view model of frame f at here, for the visitor's run and
