@@ -705,3 +705,25 @@ func TestFollowShutdown(t *testing.T) {
 		t.Fatalf("event %q at shutdown, want the stream closed without one", ev.Event)
 	}
 }
+
+// A restart or a deploy: the new server has never seen the lecture. The
+// followers' EventSource reconnects (with the last event id it saw) and
+// waits; the lecturer's next click, carrying the run key, reaches them under
+// the same follow link, and the follow page answers again.
+func TestFollowSurvivesRestart(t *testing.T) {
+	sc := gcPause(t)
+	before := newTestServer(t, DefaultConfig())
+	l := startLecture(t, before, true, "en")
+	l.step(t, before) // frame 3, version 2
+
+	after := newTestServer(t, DefaultConfig()) // "restarted": nothing kept
+	srv := followServer(t, after)
+	st := testkit.OpenStream(t, srv.Client(), srv.URL+l.follow+"/events?lang=en", "Last-Event-ID", "2")
+	if ev, err := st.Wait(200 * time.Millisecond); err == nil {
+		t.Fatalf("before the lecturer's next click: %+v, want nothing", ev)
+	}
+	l.step(t, after) // checks the follow link is unchanged
+	ev := st.Next(t, 5*time.Second)
+	mustFollowShow(t, testkit.Parse(t, []byte(ev.Data)), testkit.Frame(t, sc, true, 4), "en")
+	testkit.MustStatus(t, testkit.Get(t, after, l.follow), http.StatusOK)
+}

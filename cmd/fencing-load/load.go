@@ -64,8 +64,11 @@ func loadCommand(ctx context.Context, name string, args []string, scenarios stri
 	if !ok {
 		return fmt.Errorf("no scenario %q", benchScenario)
 	}
-	if name == "soak" {
+	switch name {
+	case "soak":
 		return soak(ctx, sc, args, stdout, stderr)
+	case "lecture":
+		return lecture(ctx, sc, args, stdout, stderr)
 	}
 	return load(ctx, sc, args, stdout, stderr)
 }

@@ -7,6 +7,7 @@
 //	go run -tags bench . -bench-routes -run-burst 2000 &   # the server, from the repository's top
 //	go run ./cmd/fencing-load load -target http://127.0.0.1:8080
 //	go run ./cmd/fencing-load soak -target http://127.0.0.1:8080 -students 1000
+//	go run ./cmd/fencing-load lecture -target http://127.0.0.1:8080 -followers 1000
 //
 // It reads the scenarios from scenarios.yaml in the current directory, or
 // from the file that SCENARIOS names.
@@ -31,9 +32,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "load" && args[0] != "soak") {
-		fmt.Fprintln(stderr, "usage: fencing-load load|soak [flags]   (fencing-load load -h lists them)")
-		return fmt.Errorf("name a command: load or soak")
+	if len(args) == 0 || (args[0] != "load" && args[0] != "soak" && args[0] != "lecture") {
+		fmt.Fprintln(stderr, "usage: fencing-load load|soak|lecture [flags]   (fencing-load load -h lists them)")
+		return fmt.Errorf("name a command: load, soak or lecture")
 	}
 	scenarios := getenv("SCENARIOS")
 	if scenarios == "" {
