@@ -70,6 +70,8 @@ func loadCommand(ctx context.Context, name string, args []string, scenarios stri
 		return soak(ctx, sc, args, stdout, stderr)
 	case "floor":
 		return floor(ctx, sc, args, stdout, stderr)
+	case "lecture":
+		return lecture(ctx, sc, args, stdout, stderr)
 	}
 	return load(ctx, sc, args, stdout, stderr)
 }
