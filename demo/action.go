@@ -115,7 +115,7 @@ const (
 	RedlockUnlock Verb = "redlock-unlock" // C redlock-unlock KEY: the script on every node
 
 	// A client of the database.
-	SQL Verb = "sql" // C sql STATEMENT: one SQL statement, sent on C's connection
+	SQL Verb = "sql" // C sql [conn N] STATEMENT: one SQL statement, sent on C's connection (its Nth)
 	// A client of a consensus service (zookeeper, etcd, consul).
 	Session   Verb = "session"   // C session MS [delay MS]: open a session (lease) with that timeout
 	Create    Verb = "create"    // C create PATH: a persistent znode
@@ -137,11 +137,13 @@ var verbs = map[Verb]struct {
 	stores []StoreKind // the stores it works with; nil for any
 }{
 	Tick: {}, Write: {}, Pause: {}, Resume: {}, Crash: {},
-	Cut:       {stores: []StoreKind{RedlockStore}},
-	Heal:      {stores: []StoreKind{RedlockStore}},
-	Acquire:   {stores: []StoreKind{LockServiceStore}},
-	Renew:     {stores: []StoreKind{LockServiceStore}},
-	Release:   {stores: []StoreKind{LockServiceStore}},
+	Cut:  {stores: []StoreKind{RedlockStore}},
+	Heal: {stores: []StoreKind{RedlockStore}},
+	// The database store lends the chapter's lock service too, so that its
+	// tokens can be checked by a table (sql.go).
+	Acquire:   {stores: []StoreKind{LockServiceStore, DatabaseStore}},
+	Renew:     {stores: []StoreKind{LockServiceStore, DatabaseStore}},
+	Release:   {stores: []StoreKind{LockServiceStore, DatabaseStore}},
 	Set:       {stores: []StoreKind{RedisStore, ReplicatedStore}},
 	SetNX:     {stores: []StoreKind{RedisStore, ReplicatedStore}},
 	Expire:    {stores: []StoreKind{RedisStore, ReplicatedStore}},
@@ -202,7 +204,8 @@ type Action struct {
 	Retries  int      // redlock: how many new attempts after a failed one
 	Value    string   // write: what it writes
 	Nodes    []string // cut: the nodes cut off
-	SQL      string   // sql: the statement, "$col" standing for what the client last read
+	SQL      string   // sql: the statement, "$col" standing for what the client last read, "$token" for its token
+	Conn     int      // sql: which of the client's own connections, from 1; 0 is the first
 	TTL      int      // session: the session timeout or lease TTL asked for, ms
 	Delay    int      // session: Consul's lock-delay, ms
 	Herd     bool     // lock: every waiter watches the parent (ZooKeeper)

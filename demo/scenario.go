@@ -83,6 +83,23 @@ func (m Move) narration(on bool) Narration {
 	return n
 }
 
+// UsesLockService reports whether the scenario's lock comes from the
+// chapter's lock service: its store, or beside a database whose table
+// checks the service's tokens.
+func (sc *Scenario) UsesLockService() bool {
+	if sc.Store == LockServiceStore {
+		return true
+	}
+	for _, m := range sc.Moves {
+		for _, a := range m.Do {
+			if a.Verb == Acquire {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Frames is the number of frames: the initial one plus one per move.
 func (sc *Scenario) Frames() int { return len(sc.Moves) + 1 }
 

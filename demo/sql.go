@@ -37,6 +37,10 @@ type database struct {
 	woken    []*backend     // waiters of locks just freed, to run again
 	holds    []Span         // who actually held locks when, for the diagram
 	waits    []Span         // who waited for a lock when
+
+	// lease is the chapter's lock service beside the database, for a lesson
+	// whose table checks the tokens it issues: the Resource written in SQL.
+	lease *lockStore
 }
 
 type table struct {
@@ -124,22 +128,30 @@ func newDatabase(sc *Scenario) *database {
 		pool: sc.Pool, pooled: sc.Pool > 0,
 		vars: map[string]map[string]string{}, blocked: map[string]*backend{},
 		queued: map[string][]Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
+		lease: &lockStore{svc: New()},
 	}
 	if !d.pooled {
 		for _, c := range sc.Clients {
-			d.open(c)
+			d.open(c, c)
 		}
 	}
 	return d
 }
 
-func (d *database) open(name string) *backend {
-	s := &backend{name: name, pid: 101 + len(d.sessions)}
-	if !d.pooled {
-		s.client = name
-	}
+// open starts a server connection; client is "" for one the pooler opens.
+func (d *database) open(name, client string) *backend {
+	s := &backend{name: name, pid: 101 + len(d.sessions), client: client}
 	d.sessions = append(d.sessions, s)
 	return s
+}
+
+// connName names client c's nth connection: its first is called after it,
+// another one "A#2", as a second connection from the same program.
+func connName(c string, n int) string {
+	if n <= 1 {
+		return c
+	}
+	return c + "#" + strconv.Itoa(n)
 }
 
 func (d *database) table(name string) *table {
@@ -155,14 +167,17 @@ func (d *database) table(name string) *table {
 // pooler it is c's own; with one in transaction mode it is the connection c's
 // open transaction runs on, else the idle one returned to the pool last
 // (PgBouncer's LIFO order), else a new one while the pool has room.
-func (d *database) conn(c string) *backend {
+func (d *database) conn(c string, n int) *backend {
 	if !d.pooled {
+		name := connName(c, n)
 		for _, s := range d.sessions {
-			if s.name == c {
+			if s.name == name {
 				return s
 			}
 		}
-		return nil
+		// The program asks its own pool for another connection. To the
+		// server it is a stranger: a session of its own, with its own locks.
+		return d.open(name, c)
 	}
 	var idle *backend
 	for _, s := range d.sessions {
@@ -174,7 +189,7 @@ func (d *database) conn(c string) *backend {
 		}
 	}
 	if idle == nil && len(d.sessions) < d.pool {
-		idle = d.open("s" + strconv.Itoa(len(d.sessions)+1))
+		idle = d.open("s"+strconv.Itoa(len(d.sessions)+1), "")
 	}
 	if idle != nil {
 		idle.client = c
@@ -193,6 +208,9 @@ func (d *database) unbind(r *Run, s *backend) {
 }
 
 func (d *database) do(r *Run, a Action) error {
+	if a.Verb != SQL {
+		return d.lease.do(r, a) // acquire, renew, release: the lock service's
+	}
 	c := a.Who
 	if s := d.blocked[c]; s != nil {
 		// The client's program is stuck in the call that waits; what it
@@ -206,6 +224,14 @@ func (d *database) do(r *Run, a Action) error {
 // send plays one statement of client a.Who at time at.
 func (d *database) send(r *Run, a Action, at int) error {
 	c := a.Who
+	if cl := r.client(c); cl != nil && cl.Token > 0 {
+		// The token the lock service gave the client, which its program
+		// sends along with a write to a fenced table.
+		if d.vars[c] == nil {
+			d.vars[c] = map[string]string{}
+		}
+		d.vars[c]["token"] = strconv.FormatInt(cl.Token, 10)
+	}
 	sql, err := substitute(a.SQL, d.vars[c])
 	if err != nil {
 		return &ActionError{a, err.Error()}
@@ -214,7 +240,10 @@ func (d *database) send(r *Run, a Action, at int) error {
 	if err != nil {
 		return &ActionError{a, err.Error()}
 	}
-	s := d.conn(c)
+	if d.pooled && a.Conn > 1 {
+		return &ActionError{a, "behind a pooler the pooler picks the connection: conn N is for clients with connections of their own"}
+	}
+	s := d.conn(c, a.Conn)
 	if s == nil {
 		return &ActionError{a, fmt.Sprintf("every one of the pool's %d server connections is in use", d.pool)}
 	}
@@ -301,9 +330,10 @@ func (d *database) run(r *Run, s *backend, w *wait, at int) {
 }
 
 // node is the connection's name for the event header: with a pooler the
-// reader needs to see which server connection a client got.
+// reader needs to see which server connection a client got, and a client's
+// second connection must not pass for its first.
 func (d *database) node(s *backend) string {
-	if d.pooled {
+	if d.pooled || s.name != s.client {
 		return s.name
 	}
 	return ""
@@ -365,11 +395,33 @@ func visible(w *row, s *backend) map[string]string {
 
 func matches(vals map[string]string, where []cond) bool {
 	for _, c := range where {
-		if vals[c.col] != c.val {
+		if !c.holds(vals[c.col]) {
 			return false
 		}
 	}
 	return true
+}
+
+// holds reports whether a column's value v meets the condition. A number
+// compared with a value that is not one is false, as NULL would be.
+func (c cond) holds(v string) bool {
+	if c.op == "=" {
+		return v == c.val
+	}
+	x, err1 := strconv.ParseInt(v, 10, 64)
+	y, err2 := strconv.ParseInt(c.val, 10, 64)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	switch c.op {
+	case "<=":
+		return x <= y
+	case "<":
+		return x < y
+	case ">=":
+		return x >= y
+	}
+	return x > y
 }
 
 // candidates returns the rows of t that s sees matching where, in the order
@@ -470,6 +522,8 @@ func (d *database) update(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
 		return nil
 	}
 	n := 0
+	var keyed *row
+	var before, after string
 	for _, row := range t.rows {
 		// The key picks the row from what s sees; the other conditions are
 		// checked once s holds the row's lock, on the newest version.
@@ -480,6 +534,7 @@ func (d *database) update(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
 			w.row, w.adv = row, nil
 			return w
 		}
+		keyed = row
 		if !matches(visible(row, s), st.where) {
 			continue
 		}
@@ -496,11 +551,39 @@ func (d *database) update(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
 				vals[a.col] = a.val
 			}
 		}
+		before = visible(row, s)["value"]
 		row.pending = vals
 		n++
 	}
 	e.Tag = "UPDATE " + strconv.Itoa(n)
+	if t.name == r.sc.Resource && keyed != nil {
+		for _, a := range st.sets {
+			if a.col == "value" {
+				after = a.val
+			}
+		}
+		d.judge(r, w.client, keyed, n > 0, before, after)
+	}
 	return nil
+}
+
+// judge looks at a write to the scenario's resource, a table whose row has
+// the chapter's data in its value column and, when the table is fenced, the
+// largest token it took in max_token. It is the chapter's checkWrite: a
+// write that landed after the writer's lease ran out is stale, and one the
+// WHERE on max_token turned away contained the overlap. A write is judged
+// when its UPDATE is answered: the lessons send it as a transaction of its
+// own, so that is when it commits.
+func (d *database) judge(r *Run, client string, w *row, landed bool, before, after string) {
+	c := r.client(client)
+	if c == nil || c.Token == 0 {
+		return // not a client of the lock service: the database's own verdicts apply
+	}
+	max, _ := strconv.ParseInt(visible(w, nil)["max_token"], 10, 64)
+	if !landed {
+		before = w.values["value"]
+	}
+	r.judgeWrite(c, WriteResult{Token: c.Token, Value: after, Before: before, Max: max, OK: landed}, w.writer)
 }
 
 func (d *database) advisoryLock(key int64) *advisoryLock {
@@ -620,7 +703,7 @@ func (d *database) holdsSession(s *backend) bool {
 // commit has replaced since, so its write is based on a value that is gone.
 func (d *database) commitRow(r *Run, s *backend, w *row, at int) {
 	client := s.client
-	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client {
+	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && !r.staleNow(client, at) {
 		var before, after []string
 		for _, c := range w.t.cols {
 			if w.values[c] != w.pending[c] {
@@ -635,6 +718,17 @@ func (d *database) commitRow(r *Run, s *backend, w *row, at int) {
 	w.rev++
 	w.writer = client
 	d.read(client, w)
+}
+
+// staleNow reports whether client's write at at was already judged a stale
+// write: one write, one verdict, the chapter's.
+func (r *Run) staleNow(client string, at int) bool {
+	for _, v := range r.violations {
+		if v.Kind == StaleWrite && v.Client == client && v.At == at {
+			return true
+		}
+	}
+	return false
 }
 
 // release drops s's row locks and transaction-level advisory locks.
@@ -693,6 +787,7 @@ func (d *database) check(r *Run, w *wait, e *SQLStatement, at int) {
 // elapse plays, in the order they fall due, the timers of the waiting
 // backends: the deadlock check after deadlock_timeout, and lock_timeout.
 func (d *database) elapse(r *Run, since int) {
+	d.lease.elapse(r, since)
 	for {
 		var next *backend
 		due, isCheck := 0, false
@@ -896,6 +991,7 @@ func (d *database) show(r *Run, f *Frame) {
 	}
 	db.Holds, db.Waits = slices.Clone(d.holds), slices.Clone(d.waits)
 	f.Database = db
+	d.lease.show(r, f)
 }
 
 // DatabaseState is the database as a frame shows it: the connections, what

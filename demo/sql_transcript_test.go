@@ -12,6 +12,13 @@ import (
 // advisory locks, the rows, and the verdict.
 func writeDatabase(b *strings.Builder, f *Frame) {
 	sc, db := f.Scenario, f.Database
+	// The lock service beside the database, once it has lent the lock.
+	switch {
+	case f.Holder != "":
+		fmt.Fprintf(b, "  lock: %s holds token %d, lease until %s\n", f.Holder, f.Token, clock(sc, f.Expiry))
+	case f.Expiry > 0:
+		fmt.Fprintf(b, "  lock: free (last lease until %s)\n", clock(sc, f.Expiry))
+	}
 	for _, s := range db.Sessions {
 		line := fmt.Sprintf("  conn %s (pid %d", s.Name, s.Pid)
 		if s.Client != "" && s.Client != s.Name {
@@ -76,6 +83,12 @@ func writeDatabase(b *strings.Builder, f *Frame) {
 			fmt.Fprintf(b, "verdict: %s: %s waited %sms behind %s for %s, then took another row at %s\n", v.Kind, v.Client, v.Before, v.Other, v.Value, at)
 		case WaitsOnItself:
 			fmt.Fprintf(b, "verdict: %s: %s waits for %s, which it holds itself, from %s\n", v.Kind, v.Client, v.Value, at)
+		case StaleWrite:
+			fmt.Fprintf(b, "verdict: %s: %s's lease had run out, yet its write %q landed at %s over %s's %q\n", v.Kind, v.Client, v.Value, at, v.Other, v.Before)
+		case Contained:
+			fmt.Fprintf(b, "verdict: %s: %s and %s both believed they held the lock from %s; the table turned %s's write away (token %d < max_token %d)\n", v.Kind, v.Client, v.Other, at, v.Client, v.Token, v.Max)
+		case Overlap:
+			fmt.Fprintf(b, "verdict: %s: %s worked on past its lease while %s held the lock, from %s\n", v.Kind, v.Client, v.Other, at)
 		case TwoHolders:
 			fmt.Fprintf(b, "verdict: %s: %s and %s hold the lock at once, from %s\n", v.Kind, v.Other, v.Client, at)
 		default:

@@ -3,6 +3,7 @@ package demo
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,8 +47,9 @@ type statement struct {
 	timeout int      // set: lock_timeout in ms; 0 turns it off
 }
 
-// cond is "col = value".
-type cond struct{ col, val string }
+// cond is "col = value", or a comparison of numbers such as
+// "max_token <= 7": the fenced resource's condition.
+type cond struct{ col, op, val string }
 
 // assign is "col = value" or "col = col + n".
 type assign struct {
@@ -152,7 +154,7 @@ func (p *parser) done() bool { return p.i >= len(p.t) }
 
 // The shapes, for error messages.
 const sqlShapes = "BEGIN, COMMIT, ROLLBACK; SELECT cols FROM t WHERE c = v [AND ...] [ORDER BY c LIMIT n] [FOR UPDATE [NOWAIT | SKIP LOCKED]]; " +
-	"UPDATE t SET c = v | c = c ± n [, ...] WHERE c = v [AND ...]; INSERT INTO t (cols) VALUES (vals); " +
+	"UPDATE t SET c = v | c = c ± n [, ...] WHERE c = v [AND c = v | c <= n | c < n ...]; INSERT INTO t (cols) VALUES (vals); " +
 	"SELECT pg_advisory_lock(k) (and pg_try_advisory_lock, pg_advisory_unlock, pg_advisory_xact_lock); SET lock_timeout = 'N ms'"
 
 // parseSQL reads one statement of the shapes above.
@@ -334,7 +336,10 @@ func (p *parser) advisory() (string, bool) {
 	return "", false
 }
 
-// conds reads an optional WHERE c = v AND c = v ...
+// The comparisons a condition may make; all but "=" compare numbers.
+var condOps = []string{"=", "<=", "<", ">=", ">"}
+
+// conds reads an optional WHERE c = v AND c <= n ...
 func (p *parser) conds() ([]cond, bool) {
 	if !p.is("WHERE") {
 		return nil, true
@@ -342,14 +347,18 @@ func (p *parser) conds() ([]cond, bool) {
 	var cs []cond
 	for {
 		c, ok := p.ident()
-		if !ok || !p.is("=") {
+		if !ok || !slices.Contains(condOps, p.peek()) {
 			return nil, false
 		}
+		op := p.next()
 		v, ok := p.literal()
 		if !ok {
 			return nil, false
 		}
-		cs = append(cs, cond{c, v})
+		if _, err := strconv.ParseInt(v, 10, 64); op != "=" && err != nil {
+			return nil, false
+		}
+		cs = append(cs, cond{c, op, v})
 		if !p.is("AND") {
 			return cs, true
 		}

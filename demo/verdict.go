@@ -177,14 +177,21 @@ func (r *Run) recorded(g, h Holding) bool {
 // write from a client whose lock had run out may have destroyed a newer
 // holder's data; a rejected one shows that the resource contained c's
 // overlap with the holder that fenced it off.
-func (r *Run) checkWrite(c *Client, w WriteResult) {
+func (r *Run) checkWrite(c *Client, w WriteResult) { r.judgeWrite(c, w, "") }
+
+// judgeWrite is checkWrite for a store that knows whose value a write
+// replaced (other); "" looks it up among the resource's writes.
+func (r *Run) judgeWrite(c *Client, w WriteResult, other string) {
 	for _, h := range r.holdings {
 		if h.Client == c.Name && h.validAt(r.now) {
 			return
 		}
 	}
 	if w.OK {
-		r.violate(Violation{Kind: StaleWrite, At: r.now, Client: c.Name, Value: w.Value, Before: w.Before, Other: r.lastWriter(c.Name)})
+		if other == "" {
+			other = r.lastWriter(c.Name)
+		}
+		r.violate(Violation{Kind: StaleWrite, At: r.now, Client: c.Name, Value: w.Value, Before: w.Before, Other: other})
 		return
 	}
 	for i := range r.violations {

@@ -70,6 +70,14 @@ var verdicts = []struct {
 	{"advisory-pooler", true, MutualExclusionHeld, nil},
 	{"optimistic-version", false, LostUpdate, []violationSeen{{LostUpdate, 30, "A", "B"}}},
 	{"optimistic-version", true, MutualExclusionHeld, nil},
+	// A second connection of A's own waits for A's lock; the same session
+	// counts the re-entry.
+	{"reentrant", false, WaitsOnItself, []violationSeen{{WaitsOnItself, 10, "A", ""}}},
+	{"reentrant", true, MutualExclusionHeld, nil},
+	// The chapter's Resource as an UPDATE: WHERE max_token <= $token is the
+	// check, and UPDATE 0 is the write turned away.
+	{"fencing-sql", false, StaleWrite, []violationSeen{{Overlap, 10100, "A", "B"}, {StaleWrite, 12300, "A", "B"}}},
+	{"fencing-sql", true, Contained, []violationSeen{{Contained, 10100, "A", "B"}}},
 	// A consensus lock is not mutual exclusion by itself: the paused holder
 	// overlaps the next, and only the token check contains its write.
 	{"zookeeper-session-expiry", false, StaleWrite, []violationSeen{{Overlap, 10000, "A", "B"}, {StaleWrite, 12000, "A", "B"}}},

@@ -2788,15 +2788,15 @@ func narration(d Demo) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if CheckedOnRedis(d.Sc()) {
+		if key := CheckedKey(d.Sc()); key != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 216, "<p class=\"checked\" data-testid=\"checked\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var158 string
-			templ_7745c5c3_Var158, templ_7745c5c3_Err = templ.JoinStringErrs(T(d.Lang, "checked.redis"))
+			templ_7745c5c3_Var158, templ_7745c5c3_Err = templ.JoinStringErrs(T(d.Lang, key))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/demo.templ`, Line: 332, Col: 72}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/demo.templ`, Line: 332, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var158))
 			if templ_7745c5c3_Err != nil {

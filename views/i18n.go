@@ -115,6 +115,10 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"topology.consensus":                  {"合意に基づくロックサービスとフェンシングトークン", "a consensus-backed lock service with a fencing token"},
 	"wire":                                {"送ったコマンドと応答", "Commands sent and answers"},
 	"checked.redis":                       {"このシナリオのコマンドと応答は、両方のスイッチ位置で実物の Redis 7.0 (7.0.15) に送って確かめてある。", "This scenario's commands and replies are checked against real Redis 7.0 (7.0.15), in both switch positions."},
+	"checked.redis.jump":                  {"このシナリオのコマンドと応答は、両方のスイッチ位置で実物の Redis 7.0 (7.0.15) に送って確かめてある。ただし時計のステップ補正そのものは実サーバーでは起こせないので、時計が進んだときと同じく、キーの絶対期限を PEXPIREAT で早めて再現している。", "This scenario's commands and replies are checked against real Redis 7.0 (7.0.15), in both switch positions. The clock step itself cannot be given to the real server here, so the check plays it as a stepped clock would act: by moving the keys' absolute expiry earlier with PEXPIREAT."},
+	"checked.postgres":                    {"このシナリオの SQL と応答 (コマンドタグ、返る行、SQLSTATE、どの文が待つか) は、両方のスイッチ位置で実物の PostgreSQL 15 に送って確かめてある。", "This scenario's SQL and replies (command tags, rows, SQLSTATEs, which statement waits) are checked against real PostgreSQL 15, in both switch positions."},
+	"checked.zookeeper":                   {"このシナリオの操作と応答 (連番、czxid、どの watch が発火するか、セッションの終わり) は、両方のスイッチ位置で実物の ZooKeeper 3.8 に送って確かめてある。", "This scenario's calls and replies (sequence numbers, czxids, which watch fires, when the session ends) are checked against real ZooKeeper 3.8, in both switch positions."},
+	"checked.etcd":                        {"このシナリオの操作と応答 (create revision、どのキーが持ち主か、リースの終わり) は、両方のスイッチ位置で実物の etcd 3.4 に送って確かめてある。", "This scenario's calls and replies (create revisions, which key holds the lock, when the lease ends) are checked against real etcd 3.4, in both switch positions."},
 
 	"ev.set.ok":              {"%[1]s → %[2]s: %[3]s を設定 (ロック取得)", "%[1]s → %[2]s: set %[3]s (lock taken)"},
 	"ev.set.nil":             {"%[1]s → %[2]s: %[3]s はすでにある (取得失敗)", "%[1]s → %[2]s: %[3]s already exists (not taken)"},

@@ -4,6 +4,7 @@ package views
 // wait-for graph, the statements' sentences and the verdicts.
 func init() {
 	for k, v := range map[string][2]string{
+		"checked.postgres.leases":                {"このシナリオの SQL と応答 (コマンドタグ、返る行、最後の行の値) は、両方のスイッチ位置で実物の PostgreSQL 15 に送って確かめてある。ロックサービスは章のコードそのもの。", "This scenario's SQL and replies (command tags, rows, the row's final values) are checked against real PostgreSQL 15, in both switch positions. The lock service is the chapter's own code."},
 		"topology.database":                      {"データベースのロック (PostgreSQL)", "locks in the database (PostgreSQL)"},
 		"db.connections":                         {"接続 (pg_stat_activity / pg_locks)", "Connections (pg_stat_activity / pg_locks)"},
 		"db.conn":                                {"接続", "Connection"},

@@ -276,14 +276,44 @@ func FrameTitle(f demo.Frame, lang string) string {
 	return fmt.Sprintf("%s %d/%d · %s", f.Scenario.Title.In(lang), f.Index, f.Total, T(lang, "site"))
 }
 
-// CheckedOnRedis reports whether sc plays on Redis, so that the page says its
-// commands were checked against a real server (checked.redis): the
-// conformance suite (demo/conformance) replays them against Debian
-// bookworm's redis-server, and fails for a Redis scenario it does not play.
-func CheckedOnRedis(sc *demo.Scenario) bool {
+// CheckedKey names the line that says which real server sc's commands and
+// replies were checked against (checked.redis, checked.postgres, ...), or ""
+// where nothing checks them. Each key stands for a conformance suite under
+// demo/conformance that replays the scenario against Debian bookworm's server
+// of that version and fails for a scenario of its family it does not play.
+// The lock service speaks the chapter's own API, and Consul has no Debian
+// package to check against, so neither says anything.
+func CheckedKey(sc *demo.Scenario) string {
 	switch sc.Store {
 	case demo.RedisStore, demo.ReplicatedStore, demo.RedlockStore:
-		return true
+		if jumpsClock(sc) {
+			return "checked.redis.jump"
+		}
+		return "checked.redis"
+	case demo.DatabaseStore:
+		if sc.UsesLockService() {
+			return "checked.postgres.leases" // the lock service is the chapter's own code
+		}
+		return "checked.postgres"
+	case demo.ZooKeeperStore:
+		return "checked.zookeeper"
+	case demo.EtcdStore:
+		return "checked.etcd"
+	}
+	return ""
+}
+
+// jumpsClock reports whether a move of sc steps a node's wall clock: no
+// Debian redis-server can be given a jumped clock here (libfaketime clashes
+// with its jemalloc), so the suite plays the jump by moving the keys'
+// absolute expiry times, and the page says so.
+func jumpsClock(sc *demo.Scenario) bool {
+	for _, m := range sc.Moves {
+		for _, a := range m.Do {
+			if a.Verb == demo.Jump {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -81,6 +81,10 @@ func TestVerdictOnTheFrame(t *testing.T) {
 		{"release-other", true, 7, "overlap-no-write", "warning", nil},
 		{"release-other", false, 7, "two-holders", "broken", []string{"overlap-no-write", "two-holders"}},
 		{"watchdog", true, 8, "mutual-exclusion-held", "held", nil},
+		{"fencing-sql", true, 7, "contained", "contained", nil},
+		{"fencing-sql", false, 7, "stale-write", "broken", []string{"overlap-no-write", "stale-write"}},
+		{"reentrant", false, 3, "waits-on-itself", "broken", nil},
+		{"reentrant", true, 7, "mutual-exclusion-held", "held", nil},
 	} {
 		for _, lang := range []string{"ja", "en"} {
 			doc, f := frameDoc(t, tt.id, tt.on, tt.step, lang)

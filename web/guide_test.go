@@ -218,13 +218,13 @@ func TestGuideLinks(t *testing.T) {
 		"tree-consensus":             {"zookeeper-session-expiry", "etcd-lease", "lock-delay", "gc-pause"},
 		"tree-redis-for-correctness": {"redlock-quorum", "redlock-clock-jump"},
 		"tree-avoid":                 {"optimistic-version"},
-		"tree-database":              {"lost-update", "deadlock", "job-queue", "advisory-pooler"},
+		"tree-database":              {"lost-update", "deadlock", "job-queue", "advisory-pooler", "reentrant", "fencing-sql"},
 	}
 	wantAnswer := [][]string{
 		{"redlock-gc-pause", "redlock-clock-jump"},
 		{"gc-pause"},
 		{"zookeeper-session-expiry", "zookeeper-recipe"},
-		{"lost-update", "job-queue", "deadlock", "optimistic-version"},
+		{"lost-update", "job-queue", "deadlock", "optimistic-version", "reentrant", "fencing-sql"},
 		nil, // avoiding the lock: the decision tree
 	}
 	for _, lang := range []string{"ja", "en"} {

@@ -118,9 +118,9 @@ func checkCast(sc *demo.Scenario) *checkError {
 	}
 	nodes := sc.NodeNames()
 	for i, c := range sc.Clients {
-		if c == string(demo.Tick) || c == "all" || strings.ContainsAny(c, " \t") ||
+		if c == string(demo.Tick) || c == "all" || strings.ContainsAny(c, " \t#") ||
 			slices.Contains(sc.Clients[:i], c) || slices.Contains(nodes, c) {
-			return fail(0, "client %q: names must be unique, one word, not a node's name, and not \"tick\" or \"all\"", c)
+			return fail(0, "client %q: names must be unique, one word without #, not a node's name, and not \"tick\" or \"all\"", c)
 		}
 	}
 	return nil

@@ -156,8 +156,17 @@ func parseArgs(a *demo.Action, args []string) error {
 	case demo.SQL:
 		// The statement is checked when the scenario is rehearsed: the
 		// database store reads it, and says which shapes it knows.
+		if len(args) >= 2 && args[0] == "conn" {
+			// The client's program opens another connection of its own,
+			// as a helper that asks the pool for one does.
+			n, err := number(args[1], "connection")
+			if err != nil || n < 1 || n > 9 {
+				return errors.New(`"conn N": a client has connections 1 to 9`)
+			}
+			a.Conn, args = n, args[2:]
+		}
 		if len(args) == 0 {
-			return want(" STATEMENT")
+			return want(" [conn N] STATEMENT")
 		}
 		a.SQL = strings.Join(args, " ")
 	case demo.Redlock:

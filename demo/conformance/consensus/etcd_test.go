@@ -104,7 +104,11 @@ func (p *etcdReplay) event(sc *demo.Scenario, e demo.Event) {
 		p.sleepUntil(h.At)
 		if e.What == demo.Paused {
 			c.stop() // the KeepAlive goroutine stops with the process
-			p.pausedAt[h.Client] = h.At
+			// The lease's clock starts from the real pause: on a busy
+			// machine the test reaches it late, and the server counts from
+			// then, so the expiry window moves with it.
+			late := max(0, int(time.Since(p.start.Add(time.Duration(h.At)*time.Millisecond/etcdScale)).Milliseconds())*etcdScale)
+			p.pausedAt[h.Client] = h.At + late
 		}
 	case demo.SessionEnded:
 		r, _ := demo.Replay(sc, true, 1)

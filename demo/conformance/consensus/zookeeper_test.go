@@ -147,7 +147,11 @@ func (p *zkReplay) event(sc *demo.Scenario, e demo.Event) {
 		p.sleepUntil(h.At)
 		if e.What == demo.Paused {
 			c.gate.close()
-			p.pausedAt[h.Client] = h.At
+			// The session's clock starts from the real pause: on a busy
+			// machine the test reaches it late, and the server counts from
+			// then, so the expiry window moves with it.
+			late := max(0, int(time.Since(p.model(h.At)).Milliseconds())*zkScale)
+			p.pausedAt[h.Client] = h.At + late
 		}
 	case demo.WatchFired:
 		// The one notification the model delivers must arrive, with its

@@ -35,10 +35,15 @@ const deadlockTimeout = "100ms"
 // the values returned, the WARNING, the ERROR's SQLSTATE and message. A
 // statement the model says waits must be seen waiting on the server (in
 // pg_stat_activity with wait_event_type Lock, and in pg_locks as an
-// ungranted lock of the right type), never judged by a sleep. For a
-// deadlock the test checks what PostgreSQL promises, not which side it
-// picks: exactly one of the waiting statements fails with 40P01 and the
-// other completes.
+// ungranted lock of the right type, blocked by the connection the page
+// says holds it), never judged by a sleep. At the end of every frame the
+// advisory locks in pg_locks must be the page's: who holds each key (a lock
+// taken twice on one session is still granted after the first unlock) and
+// who waits. A statement the page leaves waiting for good must still wait
+// after twice deadlock_timeout, the detector having found no cycle; and the
+// tables must end with the page's rows. For a deadlock the test checks what
+// PostgreSQL promises, not which side it picks: exactly one of the waiting
+// statements fails with 40P01 and the other completes.
 func TestPostgresConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("conformance against a real PostgreSQL: not in -short")
@@ -130,10 +135,18 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 		t.Fatal(err)
 	}
 	f := r.Frame()
-	first := demo.NewRun(sc, on).Frame() // the stage the setup built
+	// Every frame's state, to hold the server's pg_locks against at the
+	// moment the replay reaches the end of that frame.
+	frames := make([]demo.Frame, sc.Frames()+1)
+	run := demo.NewRun(sc, on)
+	for frames[1] = run.Frame(); run.Step(); {
+		frames[run.Index()] = run.Frame()
+	}
+	first := frames[1] // the stage the setup built
 	ctx := context.Background()
 
 	watch := dial(t, pg) // looks at pg_stat_activity and pg_locks
+	alone(t, watch)
 	for _, tb := range first.Database.Tables {
 		ddl := make([]string, len(tb.Cols))
 		for i, c := range tb.Cols {
@@ -159,7 +172,12 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 	pending := map[string]chan demo.SQLStatement{}
 	var victim string       // the session the real server aborted in a deadlock
 	var deadlocked []string // the sessions of that cycle
+	frame := 1
 	for _, ev := range f.Events {
+		if n := ev.Header().Frame; n != frame {
+			advisoryLocks(t, watch, conns, frames[n-1])
+			frame = n
+		}
 		switch e := ev.(type) {
 		case demo.DeadlockCheck:
 			victim, deadlocked = deadlock(t, e, pending)
@@ -175,7 +193,7 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 				ch := make(chan demo.SQLStatement, 1)
 				pending[e.Session] = ch
 				go func(sql string) { ch <- c.send(ctx, sql) }(e.SQL)
-				waitsOnLock(t, watch, c, e, label)
+				waitsOnLock(t, watch, c, conns[e.Holder], e, label)
 			case e.Sent < e.At && slices.Contains(deadlocked, e.Session):
 				// Already judged by deadlock: PostgreSQL may pick either.
 				delete(pending, e.Session)
@@ -202,8 +220,136 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 			}
 		}
 	}
+	advisoryLocks(t, watch, conns, f)
 	for s := range pending {
-		t.Errorf("the model leaves %s waiting at the end; the replay does not check what it gets", s)
+		stillWaiting(t, watch, conns[s], pending[s], s, f)
+	}
+	if victim == "" || len(deadlocked) > 0 && victim == deadlocked[0] {
+		// The rows as the page leaves them, unless the real server broke a
+		// deadlock on the other side than the model, which changes them.
+		sameRows(t, watch, f)
+	}
+}
+
+// alone waits until the backends of the replays before have gone: a closed
+// connection's backend ends a moment later, and until then it still holds
+// its session's advisory locks.
+func alone(t *testing.T, watch *conn) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := watch.send(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`)
+		if got.Err != nil {
+			t.Fatal(got.Reply())
+		}
+		if len(got.Rows) == 1 && got.Rows[0][0] == "0" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the last replay's backends are still there after 5 s: %v", got.Rows)
+		}
+		time.Sleep(2 * time.Millisecond) // polling the server, not waiting for an outcome
+	}
+}
+
+// advisoryLocks holds pg_locks against the frame's advisory locks: who holds
+// each key (a re-entered lock shows once, still granted until its last
+// unlock) and who waits for it.
+func advisoryLocks(t *testing.T, watch *conn, conns map[string]*conn, f demo.Frame) {
+	t.Helper()
+	pid := func(session string) string {
+		if c := conns[session]; c != nil {
+			return strconv.Itoa(int(c.pg.PID()))
+		}
+		return session + " (never connected)"
+	}
+	var want []string
+	for _, a := range f.Database.Advisory {
+		if a.Holder != "" {
+			want = append(want, fmt.Sprintf("%d granted to %s", a.Key, pid(a.Holder)))
+		}
+		for _, w := range a.Waiters {
+			want = append(want, fmt.Sprintf("%d awaited by %s", a.Key, pid(w)))
+		}
+	}
+	got := watch.send(context.Background(), `SELECT (classid::bigint << 32 | objid::bigint)::text
+		|| CASE WHEN granted THEN ' granted to ' ELSE ' awaited by ' END || pid
+		FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
+	if got.Err != nil {
+		t.Fatalf("pg_locks: %s", got.Reply())
+	}
+	var have []string
+	for _, row := range got.Rows {
+		have = append(have, row[0])
+	}
+	slices.Sort(want)
+	slices.Sort(have)
+	if g, w := strings.Join(have, "; "), strings.Join(want, "; "); g != w {
+		t.Errorf("frame %d: advisory locks in pg_locks: %q, the page: %q", f.Index, g, w)
+	}
+}
+
+// stillWaiting checks a statement the model leaves waiting for good: the
+// server's backend is still waiting for a lock after twice deadlock_timeout
+// by the server's own clock, so the deadlock detector has run and found no
+// cycle. Then the replay cancels it.
+func stillWaiting(t *testing.T, watch, c *conn, ch chan demo.SQLStatement, session string, f demo.Frame) {
+	t.Helper()
+	waiting := false
+	for _, s := range f.Database.Sessions {
+		waiting = waiting || s.Name == session && s.Waiting != ""
+	}
+	if !waiting || ch == nil {
+		t.Errorf("the replay leaves %s waiting; the page says it is not", session)
+		return
+	}
+	q := fmt.Sprintf(`SELECT wait_event_type, clock_timestamp() - query_start > 2 * current_setting('deadlock_timeout')::interval
+		FROM pg_stat_activity WHERE pid = %d`, c.pg.PID())
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := watch.send(context.Background(), q)
+		if got.Err != nil || len(got.Rows) != 1 || got.Rows[0][0] != "Lock" {
+			t.Fatalf("%s: the page leaves it waiting for good; the server says %s", session, got.Reply())
+		}
+		if got.Rows[0][1] == "t" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the server's clock did not pass twice deadlock_timeout in 5 s", session)
+		}
+		time.Sleep(5 * time.Millisecond) // polling the server, not waiting for an outcome
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.pg.CancelRequest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-ch:
+		if got.Err == nil || got.Err.Code != "57014" {
+			t.Errorf("%s: cancelled, answered %s, want SQLSTATE 57014", session, got.Reply())
+		}
+	case <-ctx.Done():
+		t.Fatalf("%s: no answer to the cancel", session)
+	}
+}
+
+// sameRows compares each table with the rows the last frame shows.
+func sameRows(t *testing.T, watch *conn, f demo.Frame) {
+	t.Helper()
+	for _, tb := range f.Database.Tables {
+		got := watch.send(context.Background(), fmt.Sprintf("SELECT %s FROM %s ORDER BY id", strings.Join(tb.Cols, ", "), tb.Name))
+		if got.Err != nil {
+			t.Fatalf("%s: %s", tb.Name, got.Reply())
+		}
+		var want [][]string
+		for _, r := range tb.Rows {
+			want = append(want, r.Values)
+		}
+		if g, w := fmt.Sprint(got.Rows), fmt.Sprint(want); g != w {
+			t.Errorf("table %s at the end: real %s, page %s", tb.Name, g, w)
+		}
 	}
 }
 
@@ -248,8 +394,10 @@ func receive(t *testing.T, pending map[string]chan demo.SQLStatement, session, l
 }
 
 // waitsOnLock asks the server, until it says so or 5 s pass, whether c's
-// backend is waiting for a lock, and for which kind.
-func waitsOnLock(t *testing.T, watch, c *conn, e demo.SQLStatement, label string) {
+// backend is waiting for a lock, for which kind, and whether holder's
+// backend is among those pg_blocking_pids says block it: the arrow of the
+// page's wait-for graph.
+func waitsOnLock(t *testing.T, watch, c, holder *conn, e demo.SQLStatement, label string) {
 	t.Helper()
 	want := []string{"transactionid", "tuple"} // a row lock: the holder's transaction, or the tuple's queue
 	if strings.HasPrefix(e.Lock, "advisory") {
@@ -267,6 +415,13 @@ func waitsOnLock(t *testing.T, watch, c *conn, e demo.SQLStatement, label string
 		if len(got.Rows) == 1 && got.Rows[0][0] == "Lock" {
 			if !slices.Contains(want, got.Rows[0][1]) {
 				t.Fatalf("%s: waits for a %s lock, want %v", label, got.Rows[0][1], want)
+			}
+			if holder == nil {
+				t.Fatalf("%s: the page says %s holds the lock, which never sent a statement", label, e.Holder)
+			}
+			b := watch.send(context.Background(), fmt.Sprintf("SELECT %d = ANY(pg_blocking_pids(%d))", holder.pg.PID(), c.pg.PID()))
+			if b.Err != nil || len(b.Rows) != 1 || b.Rows[0][0] != "t" {
+				t.Fatalf("%s: the page says %s holds the lock; pg_blocking_pids does not name it (%s)", label, e.Holder, b.Reply())
 			}
 			return
 		}

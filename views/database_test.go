@@ -1,0 +1,53 @@
+package views
+
+import (
+	"strings"
+	"testing"
+)
+
+// A second connection of one client is a connection of its own on the page:
+// its row says whose it is and what it waits for, and the wait-for graph
+// draws the arrow from it to the client's first connection.
+func TestSecondConnectionWaitsOnItsOwnClient(t *testing.T) {
+	for _, lang := range []string{"ja", "en"} {
+		doc, _ := frameDoc(t, "reentrant", false, 3, lang)
+		row := doc.Find(`[data-testid="conn-A#2"]`)
+		if row.Length() != 1 {
+			t.Fatalf("%s: no row for A#2", lang)
+		}
+		if got := row.AttrOr("data-state", ""); got != "active" {
+			t.Errorf("%s: A#2 is %q, want active", lang, got)
+		}
+		if !strings.Contains(row.Find("th .owner").Text(), "A") || !strings.Contains(row.Text(), "advisory 42") {
+			t.Errorf("%s: A#2's row %q does not say it is A's and waits for advisory 42", lang, row.Text())
+		}
+		if got := doc.Find(`[data-testid="wait-graph"] line.waits-for`).Length(); got != 1 {
+			t.Errorf("%s: %d arrows in the wait-for graph, want 1", lang, got)
+		}
+	}
+	// The same session counts the re-entry: after one unlock it still holds.
+	doc, _ := frameDoc(t, "reentrant", true, 4, "en")
+	if got := doc.Find(`[data-testid="advisory-42"]`).Text(); !strings.Contains(got, "held by A (session 1, transaction 0)") {
+		t.Errorf("advisory 42 after the first unlock: %q, want held by A once", got)
+	}
+}
+
+// A database scenario that takes its lock from the lock service shows the
+// service's holder and token and the clients beside the database; the
+// others show the database alone.
+func TestLockServiceBesideTheDatabase(t *testing.T) {
+	doc, _ := frameDoc(t, "fencing-sql", true, 7, "en")
+	if got := doc.Find(`[data-testid="holder"]`).Text(); strings.TrimSpace(got) != "B" {
+		t.Errorf("holder %q, want B", got)
+	}
+	if got := doc.Find(`[data-testid="token"]`).Text(); strings.TrimSpace(got) != "2" {
+		t.Errorf("token %q, want 2", got)
+	}
+	if doc.Find(`[data-testid="client-A"]`).Length() != 1 || doc.Find(`[data-testid="table-resource"]`).Length() != 1 {
+		t.Error("want the clients panel and the resource table")
+	}
+	doc, _ = frameDoc(t, "lost-update", true, 2, "en")
+	if doc.Find(`[data-testid="holder"]`).Length() != 0 {
+		t.Error("lost-update shows a lock service it does not use")
+	}
+}
