@@ -5,7 +5,9 @@
 //
 // Settings come from flags, or from the environment when a flag is not given:
 // PORT, MAX_RUNS, RUN_IDLE, FRAME_ANCESTORS, SCENARIOS, RUN_RATE, RUN_BURST,
-// BEHIND_PROXY.
+// BEHIND_PROXY, TRUSTED_PROXIES, PUBLIC_URL, FOLLOW_REDIS, FOLLOW_PER_LECTURE,
+// FOLLOW_PER_ADDR, FOLLOW_STREAMS, LECTURE_IDLE, MAX_CONNS,
+// MAX_CONNS_PER_ADDR, IDLE_TIMEOUT, DRAIN_WAIT.
 //
 //	go run . export site   # every frame as static HTML (web/export)
 //
@@ -24,9 +26,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -74,7 +79,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	fl.StringVar(&cfg.FrameAncestors, "frame-ancestors", envOr(getenv, "FRAME_ANCESTORS", cfg.FrameAncestors), "CSP frame-ancestors: the sites that may embed the demo (env FRAME_ANCESTORS)")
 	fl.Float64Var(&cfg.RunRate, "run-rate", envFloat(getenv, "RUN_RATE", cfg.RunRate, &envErrs), "new runs one client address may start per second; 0 for no limit (env RUN_RATE)")
 	fl.IntVar(&cfg.RunBurst, "run-burst", envInt(getenv, "RUN_BURST", cfg.RunBurst, &envErrs), "new runs one client address may start at once (env RUN_BURST)")
-	fl.BoolVar(&cfg.BehindProxy, "behind-proxy", envBool(getenv, "BEHIND_PROXY", &envErrs), "take the client address from X-Forwarded-For, set by a proxy on a private network (env BEHIND_PROXY)")
+	fl.BoolVar(&cfg.BehindProxy, "behind-proxy", envBool(getenv, "BEHIND_PROXY", &envErrs), "believe X-Forwarded-For/-Proto/-Host from the trusted proxies (env BEHIND_PROXY)")
+	trusted := fl.String("trusted-proxies", getenv("TRUSTED_PROXIES"), "with -behind-proxy, the proxies' networks, comma-separated CIDRs; default loopback, private and link-local (env TRUSTED_PROXIES)")
+	fl.StringVar(&cfg.PublicURL, "public-url", getenv("PUBLIC_URL"), "scheme://host[:port] the site is reached at, drawn into QR codes; default: worked out per request (env PUBLIC_URL)")
+	fl.StringVar(&cfg.FollowRedis, "follow-redis", getenv("FOLLOW_REDIS"), "redis://host:port/db shared by replicas, so followers on any replica see the lecturer's moves; default: this server alone (env FOLLOW_REDIS)")
+	fl.IntVar(&cfg.FollowPerLecture, "follow-per-lecture", envInt(getenv, "FOLLOW_PER_LECTURE", cfg.FollowPerLecture, &envErrs), "follow streams of one lecture at once (env FOLLOW_PER_LECTURE)")
+	fl.IntVar(&cfg.FollowPerAddr, "follow-per-addr", envInt(getenv, "FOLLOW_PER_ADDR", cfg.FollowPerAddr, &envErrs), "follow streams from one client address (IPv6: its /64) at once (env FOLLOW_PER_ADDR)")
+	fl.IntVar(&cfg.FollowStreams, "follow-streams", envInt(getenv, "FOLLOW_STREAMS", cfg.FollowStreams, &envErrs), "follow streams at once, all lectures together (env FOLLOW_STREAMS)")
+	fl.DurationVar(&cfg.LectureIdle, "lecture-idle", envDuration(getenv, "LECTURE_IDLE", cfg.LectureIdle, &envErrs), "a lecture nobody follows or moves is forgotten after this; its link still works at the lecturer's next click (env LECTURE_IDLE)")
+	fl.IntVar(&cfg.MaxConns, "max-conns", envInt(getenv, "MAX_CONNS", cfg.MaxConns, &envErrs), "connections at once; idle ones are closed to make room (env MAX_CONNS)")
+	fl.IntVar(&cfg.MaxConnsPerAddr, "max-conns-per-addr", envInt(getenv, "MAX_CONNS_PER_ADDR", cfg.MaxConnsPerAddr, &envErrs), "connections from one client address at once; not applied with -behind-proxy (env MAX_CONNS_PER_ADDR)")
+	fl.DurationVar(&cfg.IdleTimeout, "idle-timeout", envDuration(getenv, "IDLE_TIMEOUT", cfg.IdleTimeout, &envErrs), "a keep-alive connection idle this long is closed (env IDLE_TIMEOUT)")
+	fl.DurationVar(&cfg.DrainWait, "drain-wait", envDuration(getenv, "DRAIN_WAIT", cfg.DrainWait, &envErrs), "on SIGTERM, /healthz fails this long before the server stops taking connections (env DRAIN_WAIT)")
 	fl.BoolVar(&cfg.BenchRoutes, "bench-routes", false, "mount /_bench/ for cmd/fencing-load; needs a -tags bench build, never in production")
 	pprofPort := fl.String("pprof-port", "", "serve net/http/pprof on 127.0.0.1 at this port; needs a -tags bench build")
 	scenarios := fl.String("scenarios", getenv("SCENARIOS"), "read the scenarios from this file instead of the built-in scenarios.yaml (env SCENARIOS)")
@@ -98,6 +114,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if cfg.RunRate < 0 || cfg.RunBurst < 1 {
 		return errors.New("-run-rate must be 0 or more and -run-burst at least 1")
 	}
+	if *trusted != "" {
+		cfg.TrustedProxies = nil
+		for p := range strings.SplitSeq(*trusted, ",") {
+			pfx, err := netip.ParsePrefix(strings.TrimSpace(p))
+			if err != nil {
+				return fmt.Errorf("-trusted-proxies: %w", err)
+			}
+			cfg.TrustedProxies = append(cfg.TrustedProxies, pfx)
+		}
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return fmt.Errorf("-public-url %q: want scheme://host[:port], such as https://demo.example.org", cfg.PublicURL)
+		}
+		cfg.PublicURL = u.Scheme + "://" + u.Host
+	}
+	if cfg.FollowPerLecture < 1 || cfg.FollowPerAddr < 1 || cfg.FollowStreams < 1 || cfg.LectureIdle <= 0 {
+		return errors.New("-follow-per-lecture, -follow-per-addr and -follow-streams must be at least 1, -lecture-idle positive")
+	}
+	if cfg.MaxConns < 0 || cfg.MaxConnsPerAddr < 0 || cfg.IdleTimeout <= 0 || cfg.DrainWait < 0 {
+		return errors.New("-max-conns and -max-conns-per-addr must be 0 (no bound) or more, -idle-timeout positive, -drain-wait 0 or more")
+	}
+	if cfg.BehindProxy {
+		cfg.MaxConnsPerAddr = 0 // every connection comes from the proxy
+	}
 
 	level := slog.LevelInfo
 	if *verbose {
@@ -119,10 +161,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 
-	hs := web.HTTPServer(net.JoinHostPort("", *port), srv, log)
-	// Shutdown waits for requests in flight, but a follower's event stream
-	// never ends by itself: tell the followers to go first.
-	hs.RegisterOnShutdown(srv.Close)
+	hs := srv.HTTPServer(net.JoinHostPort("", *port))
+	ln, err := srv.Listen(hs.Addr)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *pprofPort != "" {
@@ -131,18 +174,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.ListenAndServe() }()
+	go func() { errc <- hs.Serve(ln) }()
 	log.Info("listening", "addr", "http://localhost:"+*port, "scenarios", len(catalog.Scenarios))
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	// Let the requests in flight finish; a step takes well under a second.
-	log.Info("shutting down")
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// /healthz fails for -drain-wait, then the requests in flight finish; a
+	// step takes well under a second.
+	log.Info("shutting down", "drain", cfg.DrainWait)
+	shutdown, cancel := context.WithTimeout(context.Background(), cfg.DrainWait+10*time.Second)
 	defer cancel()
-	return hs.Shutdown(shutdown)
+	return srv.Shutdown(shutdown, hs)
 }
 
 // loadCatalog reads the scenarios from path, or the built-in scenarios.yaml

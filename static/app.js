@@ -171,4 +171,27 @@
   // A swapped-in frame shows what its move changed with motion (app.css);
   // the first load does not move.
   doc.addEventListener("htmx:beforeSwap", function () { doc.documentElement.classList.add("moving"); });
+
+  // A 429 (too many new runs from this address: a whole class behind one
+  // NAT starting at once) is tried again by itself after Retry-After, with
+  // a note on the error page saying so; the visitor need not do anything.
+  doc.addEventListener("htmx:afterSwap", function (e) {
+    var xhr = e.detail.xhr, cfg = e.detail.requestConfig;
+    if (!xhr || xhr.status !== 429 || !cfg || cfg.verb !== "post") return;
+    var secs = Math.min(Math.max(parseInt(xhr.getResponseHeader("Retry-After"), 10) || 1, 1), 120);
+    var box = $('#demo[data-testid="error"]');
+    if (!box) return;
+    var note = doc.createElement("p");
+    note.setAttribute("role", "status");
+    note.dataset.testid = "retry-note";
+    note.textContent = doc.documentElement.lang === "ja" ?
+      secs + " 秒後に自動でもう一度試す…" : "Trying again by itself in " + secs + (secs === 1 ? " second…" : " seconds…");
+    box.appendChild(note);
+    var values = {};
+    if (cfg.formData) cfg.formData.forEach(function (v, k) { values[k] = v; });
+    setTimeout(function () {
+      if (!box.isConnected) return; // the visitor went on by themselves
+      htmx.ajax("POST", cfg.path, { target: "#demo", swap: "outerHTML", values: values });
+    }, secs * 1000);
+  });
 })();

@@ -189,6 +189,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"err.scenario":  {"シナリオ %q は無い。", "There is no scenario %q."},
 	"err.page":      {"%s というページは無い。", "There is no page at %s."},
 	"err.step":      {"%[1]s は 1 から %[2]d までの整数で指定する。%[3]q は使えない。", "%[1]s must be a whole number from 1 to %[2]d; %[3]q is not."},
+	"err.host":      {"Host ヘッダーがホスト名ではない。", "The Host header is not a host name."},
 	"err.qr":        {"QR コードにできるのはこのサイトのシナリオのアドレスだけ。", "A QR code can only be made of this site's scenario addresses."},
 	"err.file":      {"%s というファイルは無い。", "There is no file at %s."},
 	"err.switch":    {"%s は on か off で指定する。%q は使えない。", "%s must be on or off; %q is not."},
@@ -196,12 +197,14 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"err.run":       {"run %q は実行 ID の形をしていない (16 進 32 文字)。", "run %q is not a run id (32 hexadecimal characters)."},
 	"err.action":    {"%q という操作は無い。使えるのは step、back、reset、last、switch。", "There is no action %q; the actions are step, back, reset, last and switch."},
 	"err.form":      {"フォームを読めなかった。", "The form could not be read."},
+	"err.query":     {"アドレスの ? 以降を読めなかった (%% の後に 16 進 2 文字が無い)。", "The address's query could not be read (a %% not followed by two hexadecimal digits)."},
 	"err.methodmsg": {"%s %s は使えない。デモの操作はボタンから行う。", "%s is not allowed on %s; use the demo's buttons."},
 	"err.body":      {"リクエストの本文が大きすぎる。", "The request body is too large."},
 
 	// The server's own limits.
-	"err.toomany": {"リクエストが多すぎる", "Too many requests"},
-	"err.rate":    {"このアドレスから新しい実行が短い間に多く作られた。%d 秒ほど待ってから続けてほしい。今いた手順はそのまま残っている。", "Too many new runs were started from your address just now. Please wait about %d seconds and carry on: your place is kept."},
+	"err.toomany":  {"リクエストが多すぎる", "Too many requests"},
+	"err.rate.one": {"このアドレスから新しい実行が短い間に多く作られた。1 秒ほど待ってから続けてほしい。今いた手順はそのまま残っている。", "Too many new runs were started from your address just now. Please wait about a second and carry on: your place is kept."},
+	"err.rate":     {"このアドレスから新しい実行が短い間に多く作られた。%d 秒ほど待ってから続けてほしい。今いた手順はそのまま残っている。", "Too many new runs were started from your address just now. Please wait about %d seconds and carry on: your place is kept."},
 
 	// Following a lecture live: the lecturer's share box, the follower's page and its errors.
 	"follow.share":          {"受講者用のライブ画面を開く (講師の手順を追う)", "Open the live view for students (follow along)"},
@@ -217,7 +220,9 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"follow.status.lost":    {"接続が切れた。つなぎ直している…", "Connection lost. Reconnecting…"},
 	"follow.status.ended":   {"この講義はもうライブではない。最後に映った手順を表示している。", "This lecture is no longer live. The last step shown stays on screen."},
 	"follow.status.stopped": {"ライブ更新が止まった。再読み込みすると最新の手順が見られる。", "Live updates have stopped. Reload to see the latest step."},
-	"err.follow.gone":       {"この講義はもうライブではない。講師の実行が終わったか、サーバーが再起動した。講師に新しいリンクをもらうか、下のシナリオを自分で開いてほしい。", "This lecture is no longer live: the lecturer's run has ended, or the server has restarted. Ask the lecturer for a new link, or open a scenario yourself below."},
+	"err.follow.gone":       {"これは講義のリンクではない。講師のリンクをもう一度確かめるか、下のシナリオを自分で開いてほしい。", "This is not a lecture's link. Check the lecturer's link again, or open a scenario yourself below."},
+	"err.follow.waiting":    {"講師を待っている", "Waiting for the lecturer"},
+	"err.follow.wait":       {"この講義は講師が次に手順を進めたときに続く。このページは数秒ごとに自動で再読み込みされる。", "This lecture carries on at the lecturer's next step. This page reloads itself every few seconds until then."},
 	"err.follow.full":       {"この講義を見ている人が多すぎて、これ以上ライブでつなげない。再読み込みすると最新の手順が見られる。", "Too many people are following this lecture to take one more live connection. Reload the page to see the latest step."},
 
 	// The guide's fixed strings: its titles, labels and links. The guide's own words are data in guide.yaml.

@@ -56,6 +56,9 @@ func (s *Server) readClick(c echo.Context) (here views.Place, run string, err er
 	if run != "" && !validRunID(run) {
 		return here, "", bad("err.run", here.URL(), run)
 	}
+	if run == "" {
+		run = runCookie(c) // a page opened by a link, or a browser without JavaScript
+	}
 	return here, run, nil
 }
 
@@ -81,15 +84,37 @@ func move(here views.Place, action string) (views.Place, error) {
 
 // answerClick answers a click that moved the run to there. With htmx, the
 // new frame as a fragment, and its address for the address bar. Without
-// JavaScript: post, then redirect to the frame's address; the run rides along
-// in the URL, since there is no page state to keep it.
+// JavaScript: post, then redirect to the frame's address. Either way the run
+// key goes back in an HttpOnly cookie, never in the address: whoever reads
+// the projector's address bar learns nothing that drives the run, and the
+// next scenario the lecturer opens keeps the same lecture and follow link.
 func (s *Server) answerClick(c echo.Context, there views.Place, m moved) error {
+	c.SetCookie(&http.Cookie{
+		Name: runCookieName, Value: m.run, Path: "/", MaxAge: runCookieAge,
+		HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode,
+	})
 	if !isHTMX(c) {
-		return c.Redirect(http.StatusSeeOther, there.RunURL(m.run))
+		return c.Redirect(http.StatusSeeOther, there.URL())
 	}
 	c.Response().Header().Set("HX-Push-Url", there.URL())
 	key := answerKey{here: there, run: true, follow: m.follow != ""}
 	return s.answers.serve(c, key, m.run, m.follow, views.DemoSwap, func(f demo.Frame, run, follow string) views.Demo {
 		return s.demoView(f, there, run, follow)
 	})
+}
+
+// The cookie that keeps a visitor's run key between pages: a lecture's length
+// and more, so a lecture with long pauses keeps its follow link.
+const (
+	runCookieName = "run"
+	runCookieAge  = 24 * 60 * 60
+)
+
+// runCookie is the run key the visitor's cookie holds, or "".
+func runCookie(c echo.Context) string {
+	ck, err := c.Cookie(runCookieName)
+	if err != nil || !validRunID(ck.Value) {
+		return ""
+	}
+	return ck.Value
 }

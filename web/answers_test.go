@@ -13,6 +13,7 @@ import (
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/follow"
 )
 
 // A cached answer is byte for byte what drawing the frame afresh gives, for
@@ -110,4 +111,58 @@ func served(t *testing.T, s *Server, key answerKey, run, link string, gz bool) [
 		t.Fatalf("gunzip: %v", err)
 	}
 	return body
+}
+
+// Two visitors open the same frame with their own run cookies: each page
+// carries its own key and its own lecture's follow link, never the other's,
+// gzipped or not, marked private and varying by Cookie; and what the answer
+// cache keeps, shared by every visitor, holds neither key nor follow id.
+func TestAnswersKeepNoVisitorsKey(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	keys := []string{strings.Repeat("0123456789abcdef", 2), strings.Repeat("fedcba9876543210", 2)}
+	for _, gz := range []string{"", "gzip"} {
+		for i, key := range keys {
+			other := keys[1-i]
+			w := testkit.Get(t, s, gcPauseURL(true, 3, "en"), "Cookie", runCookieName+"="+key, "Accept-Encoding", gz)
+			testkit.MustStatus(t, w, http.StatusOK)
+			if got, want := w.Header().Get("Cache-Control"), "private, no-cache"; got != want {
+				t.Fatalf("Cache-Control %q for a page with a run key, want %q", got, want)
+			}
+			if !strings.Contains(strings.Join(w.Header().Values("Vary"), ","), "Cookie") {
+				t.Fatalf("Vary %q, want Cookie in it", w.Header().Values("Vary"))
+			}
+			body := w.Body.Bytes()
+			if w.Header().Get("Content-Encoding") == "gzip" {
+				zr, err := gzip.NewReader(w.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			doc := testkit.Parse(t, body)
+			if got := runID(t, doc); got != key {
+				t.Fatalf("visitor %d's page carries run key %q, want theirs %q", i, got, key)
+			}
+			if got, want := followLink(t, doc), lectureLink(key); got != want {
+				t.Fatalf("visitor %d's follow link %q, want their lecture's %q", i, got, want)
+			}
+			for _, leak := range []string{other, follow.LectureID(other)} {
+				if bytes.Contains(body, []byte(leak)) {
+					t.Fatalf("visitor %d's page (%q) holds the other visitor's %q", i, gz, leak)
+				}
+			}
+		}
+	}
+	for _, k := range s.answers.cache.Keys() {
+		a, _ := s.answers.cache.Peek(k)
+		for _, key := range keys {
+			for _, id := range []string{key, follow.LectureID(key)} {
+				if bytes.Contains(a.plain, []byte(id)) || bytes.Contains(bytes.Join(a.gz, nil), []byte(id)) {
+					t.Fatalf("the cached answer for %s holds a visitor's id %q", k.here.URL(), id)
+				}
+			}
+		}
+	}
 }

@@ -64,13 +64,36 @@ const (
 )
 
 func acceptsGzip(r *http.Request) bool {
+	gz, any := -1.0, -1.0
 	for _, enc := range strings.Split(r.Header.Get(echo.HeaderAcceptEncoding), ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(enc), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			return strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0"
+		switch name = strings.TrimSpace(name); {
+		case strings.EqualFold(name, "gzip"):
+			gz = qValue(params)
+		case name == "*":
+			any = qValue(params)
 		}
 	}
-	return false
+	if gz >= 0 {
+		return gz > 0 // gzip;q=0, q=0.0, q=0.000: "not gzip"
+	}
+	return any > 0
+}
+
+// qValue is the weight in an Accept-Encoding entry's parameters: 1 when none
+// is given, 0 when it does not parse.
+func qValue(params string) float64 {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || q < 0 {
+				return 0
+			}
+			return q
+		}
+	}
+	return 1
 }
 
 // gzipAnswer collects an answer until the handler is done.

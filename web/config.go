@@ -1,20 +1,60 @@
 package web
 
-import "time"
+import (
+	"net/netip"
+	"time"
+)
 
 // Config is what an operator can set; main.go reads it from flags and the
-// environment.
+// environment. The defaults are sized for a lecture hall: 500 students behind
+// one school NAT, all opening the demo and the follow link within a minute.
 type Config struct {
 	MaxRuns        int           // live runs kept at most
-	RunIdle        time.Duration // a run unused for this long is dropped
+	RunIdle        time.Duration // a run unused for this long is dropped (its key, and so its lecture, lives on)
 	FrameAncestors string        // CSP frame-ancestors: who may embed the demo
 	RunRate        float64       // new runs one client address may start per second; 0: no limit
 	RunBurst       int           // new runs one client address may start at once
-	BehindProxy    bool          // take the client's address from X-Forwarded-For
-	BenchRoutes    bool          // mount /_bench/ for the load and soak commands (a -tags bench build only)
+	BehindProxy    bool          // believe X-Forwarded-For/-Proto/-Host from TrustedProxies
+	TrustedProxies []netip.Prefix
+	PublicURL      string // scheme://host[:port] the site is reached at, for QR codes; "": worked out per request
+	BenchRoutes    bool   // mount /_bench/ for the load and soak commands (a -tags bench build only)
+
+	// Follow-along (web/follow): streams per lecture, per client address
+	// and in all; how long an idle lecture is kept; a Redis URL to share
+	// lectures between replicas ("": this server alone).
+	FollowPerLecture, FollowPerAddr, FollowStreams int
+	LectureIdle                                    time.Duration
+	FollowRedis                                    string
+
+	// Connections (limit.go): per client address and in all. An idle
+	// keep-alive connection is closed after IdleTimeout, or at once when a
+	// new one needs its place.
+	MaxConns, MaxConnsPerAddr int
+	IdleTimeout               time.Duration
+	// DrainWait is how long /healthz fails before a graceful shutdown closes
+	// the listener, so a load balancer stops sending new visitors first.
+	DrainWait time.Duration
 }
 
 // DefaultConfig is the server's settings when nothing is set.
 func DefaultConfig() Config {
-	return Config{MaxRuns: 10000, RunIdle: 30 * time.Minute, FrameAncestors: "*", RunRate: 5, RunBurst: 200}
+	return Config{
+		MaxRuns: 10000, RunIdle: 30 * time.Minute, FrameAncestors: "*",
+		RunRate: 10, RunBurst: 600,
+		TrustedProxies:   DefaultTrustedProxies(),
+		FollowPerLecture: 2000, FollowPerAddr: 600, FollowStreams: 6000, LectureIdle: 6 * time.Hour,
+		MaxConns: 8000, MaxConnsPerAddr: 1500, IdleTimeout: 30 * time.Second,
+		DrainWait: 5 * time.Second,
+	}
+}
+
+// DefaultTrustedProxies are the peers whose X-Forwarded-* headers are
+// believed with -behind-proxy: loopback, private and link-local networks,
+// where a load balancer in front of the server lives.
+func DefaultTrustedProxies() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{"127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "::1/128", "fc00::/7", "fe80::/10"} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
 }

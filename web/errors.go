@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,6 +20,7 @@ type problem struct {
 	args   []any
 	cont   string // a URL that keeps the visitor's place; "" for the start
 	known  bool   // list the scenarios (for an unknown one)
+	title  string // a message key for the heading, when the status's own will not do
 }
 
 func (p *problem) Error() string { return fmt.Sprintf("%d %s %v", p.status, p.key, p.args) }
@@ -51,10 +53,14 @@ func readLang(c echo.Context, cont func(lang string) string) (string, error) {
 // handleError turns any error into a page that says what went wrong and how
 // to carry on. Bad input is explained; anything unexpected is logged in full
 // and shown only as "internal error".
+//
+// It answers once per request: the request logger hands it the error first
+// (to log the status it chose), and Echo then offers the same error again.
 func (s *Server) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
+	if c.Response().Committed || c.Get(errorAnswered) != nil {
 		return
 	}
+	c.Set(errorAnswered, true)
 	explicit := c.QueryParam(views.LangParam)
 	if form := c.Request().Form; explicit == "" && form != nil {
 		explicit = form.Get(views.LangParam) // a click's language travels in its form
@@ -62,8 +68,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	lang, _ := views.ReadLang(explicit, c.Request().Header.Get("Accept-Language"))
 	var p *problem
 	var he *echo.HTTPError
+	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &p):
+	case errors.As(err, &tooBig):
+		p = &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
 	case errors.As(err, &he):
 		p = httpProblem(he, c)
 	default:
@@ -78,6 +87,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		http.StatusTooManyRequests:       "err.toomany",
 		http.StatusInternalServerError:   "err.internal",
 	}[p.status]
+	if p.title != "" {
+		heading = p.title
+	}
 	if heading == "" {
 		heading = "err.generic"
 	}
@@ -110,14 +122,26 @@ func (s *Server) handleError(err error, c echo.Context) {
 		comp = views.ErrorFragment(page)
 	}
 	if c.Request().Method == http.MethodHead {
-		err = c.NoContent(p.status)
-	} else {
-		err = render(c, p.status, comp)
+		_ = c.NoContent(p.status)
+		return
 	}
-	if err != nil {
-		s.log.Error("writing the error page", "err", err)
+	// Not the request's context: the error may be that it was cancelled (a
+	// body cut off at the read timeout, a client that half-closed), and the
+	// answer must still carry its status and its page.
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := comp.Render(context.WithoutCancel(c.Request().Context()), buf); err != nil {
+		s.log.Error("drawing the error page", "err", err)
+		_ = c.String(p.status, page.Heading+"\n")
+		return
+	}
+	if err := c.HTMLBlob(p.status, buf.Bytes()); err != nil {
+		s.log.Debug("writing the error page", "err", err) // the client has gone
 	}
 }
+
+// errorAnswered marks a request whose error has been answered.
+const errorAnswered = "web.errorAnswered"
 
 // httpProblem explains the errors that Echo itself raises.
 func httpProblem(he *echo.HTTPError, c echo.Context) *problem {

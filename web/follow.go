@@ -9,17 +9,22 @@ package web
 // A follower's page shows the lecturer's current frame, read-only, in the
 // follower's own language. From any frame a student can "try it myself from
 // here": a link to that frame's own address, where their first click starts
-// their own run. Nothing a follower is shown carries the run id.
+// their own run. Nothing a follower is shown carries the run key.
+//
+// A follow id is valid for as long as the lecturer keeps their run key
+// (follow.LectureID): a link to a lecture with no move on this server yet
+// (it restarted, or the lecture moved long ago) waits for the lecturer's
+// next click rather than answer 404.
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
-	qrcode "github.com/skip2/go-qrcode"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
@@ -28,7 +33,8 @@ import (
 
 // followPage shows the lecturer's current frame, read-only, in the visitor's
 // language. Without JavaScript it is a snapshot with a reload link; with it,
-// follow.js keeps it live from the stream.
+// follow.js keeps it live from the stream. Before the lecture's first move
+// here it is a page that says so and reloads itself.
 func (s *Server) followPage(c echo.Context) error {
 	fid := c.Param("fid")
 	lang, err := readLang(c, func(lang string) string {
@@ -44,9 +50,9 @@ func (s *Server) followPage(c echo.Context) error {
 		return followGone(lang)
 	}
 	s.runs.openSession(fid) // runs.go: the first follower makes the session
-	at, version, ok := s.follow.Current(fid)
+	at, version, ok := s.follow.Current(c.Request().Context(), fid)
 	if !ok {
-		return followGone(lang)
+		return followWaiting(c, fid, lang)
 	}
 	v, err := s.followView(fid, at, version, lang)
 	if err != nil {
@@ -56,11 +62,23 @@ func (s *Server) followPage(c echo.Context) error {
 	return render(c, http.StatusOK, views.FollowPage(v))
 }
 
-// followGone is the answer for a follow id this server does not know: the
-// lecturer's run ended or was evicted, or the server restarted. The way on
-// is the scenario list.
+// followGone is the answer for something that cannot be a follow id.
 func followGone(lang string) *problem {
 	return &problem{status: http.StatusNotFound, key: "err.follow.gone", cont: views.IndexURL(lang), known: true}
+}
+
+// followWaitSecs is how often a follower's page waiting for the lecture's
+// first move reloads itself.
+const followWaitSecs = 5
+
+// followWaiting answers a follow link whose lecture has no move here yet: a
+// 503 that says the lecture goes on at the lecturer's next click and reloads
+// itself (Refresh works without JavaScript) until then.
+func followWaiting(c echo.Context, fid, lang string) error {
+	h := c.Response().Header()
+	h.Set("Retry-After", strconv.Itoa(followWaitSecs))
+	h.Set("Refresh", strconv.Itoa(followWaitSecs))
+	return &problem{status: http.StatusServiceUnavailable, key: "err.follow.wait", title: "err.follow.waiting", cont: views.FollowLangURL(fid, lang)}
 }
 
 // followView is a follower's view of frame at. The page loads follow.js and
@@ -100,7 +118,7 @@ func (s *Server) renderFollowEvent(fid string, at follow.At, version uint64, lan
 	return html.Bytes(), nil
 }
 
-// followEvents streams a session's moves (follow.Broker.Stream). ReadTimeout
+// followEvents streams a lecture's moves (follow.Broker.Stream). ReadTimeout
 // needs nothing: net/http lifts the read deadline once a request without a
 // body reaches its handler; the stream sets its own write deadlines.
 func (s *Server) followEvents(c echo.Context) error {
@@ -113,15 +131,16 @@ func (s *Server) followEvents(c echo.Context) error {
 		return followGone(lang)
 	}
 	s.runs.openSession(fid)
-	f, err := s.follow.Subscribe(fid)
+	f, err := s.follow.Subscribe(c.Request().Context(), fid, addrKey(c.RealIP()))
 	switch {
-	case errors.Is(err, follow.ErrGone):
-		return followGone(lang)
 	case errors.Is(err, follow.ErrFull):
 		c.Response().Header().Set("Retry-After", "60")
 		return &problem{status: http.StatusServiceUnavailable, key: "err.follow.full", cont: views.FollowLangURL(fid, lang)}
 	case err != nil:
 		return err
+	}
+	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
+		follow.TuneConn(conn, s.follow.WriteWait)
 	}
 	w := c.Response()
 	h := w.Header()
@@ -138,21 +157,12 @@ func (s *Server) followEvents(c echo.Context) error {
 
 // followQR draws a QR code of the follower's page, for the share box: the
 // lecturer shows it and the room scans it. Like /qr.svg it encodes only an
-// address of this site, and only for a session that exists.
+// address of this site, from configured or trusted values (qr.go).
 func (s *Server) followQR(c echo.Context) error {
 	fid := c.Param("fid")
 	lang := views.AcceptLang(c.Request().Header.Get("Accept-Language"))
 	if !follow.ValidID(fid) {
 		return followGone(lang)
 	}
-	s.runs.openSession(fid)
-	if _, _, ok := s.follow.Current(fid); !ok {
-		return followGone(lang)
-	}
-	code, err := qrcode.New(origin(c)+views.FollowURL(fid), qrcode.Medium)
-	if err != nil {
-		return err
-	}
-	c.Response().Header().Set(echo.HeaderCacheControl, "private, max-age=3600")
-	return c.Blob(http.StatusOK, "image/svg+xml", qrSVG(code.Bitmap()))
+	return s.qrOf(c, views.FollowURL(fid))
 }

@@ -127,11 +127,11 @@ func TestFollowPage(t *testing.T) {
 	l := startLecture(t, s, false, "en")
 	l.step(t, s) // frame 3
 
-	// Without JavaScript the lecturer's page is reached by a redirect that
-	// carries the run; it shows the same link.
+	// Without JavaScript the lecturer's page is reached by a redirect, the
+	// run key in its cookie; it shows the same link.
 	w := click(t, s, "step", l.p, false)
 	testkit.MustStatus(t, w, http.StatusSeeOther)
-	doc := testkit.Parse(t, testkit.Get(t, s, w.Header().Get("Location")).Body.Bytes())
+	doc := testkit.Parse(t, testkit.Get(t, s, w.Header().Get("Location"), "Cookie", runCookieOf(t, w)).Body.Bytes())
 	if got := followLink(t, doc); got != l.follow {
 		t.Fatalf("no-JS page's follow link=%q, want %q", got, l.follow)
 	}
@@ -201,15 +201,20 @@ func TestFollowQR(t *testing.T) {
 	if !strings.HasPrefix(w.Body.String(), "<svg") {
 		t.Fatalf("body is not an SVG: %.60s", w.Body.String())
 	}
-	testkit.MustStatus(t, testkit.Get(t, s, "/follow/"+newRunID()+"/qr.svg"), http.StatusNotFound)
+	// A lecture's link is good before its first move here (after a
+	// restart); only what cannot be a follow id is a 404.
+	testkit.MustStatus(t, testkit.Get(t, s, "/follow/"+newRunID()+"/qr.svg"), http.StatusOK)
+	testkit.MustStatus(t, testkit.Get(t, s, "/follow/nope/qr.svg"), http.StatusNotFound)
 }
 
-// An unknown follow id (a restart, an eviction, a typo) is a 404 page that
-// says the lecture is no longer live and offers the scenario list, never a
-// 500; so are its stream and its QR code.
+// What cannot be a follow id is a 404 page that offers the scenario list,
+// never a 500; so are its stream and its QR code. A follow id with no move
+// here yet (the server restarted, the lecture was idle long ago) is a page
+// that waits for the lecturer and reloads itself, and its stream opens and
+// waits too, so EventSource never gives up on a lecture that goes on.
 func TestFollowUnknown(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
-	for _, target := range []string{"/follow/" + newRunID(), "/follow/nope", "/follow/" + strings.Repeat("A", 32)} {
+	for _, target := range []string{"/follow/nope", "/follow/" + strings.Repeat("A", 32)} {
 		for _, lang := range []string{"en", "ja"} {
 			t.Run(target+"/"+lang, func(t *testing.T) {
 				w := testkit.Get(t, s, target, "Accept-Language", lang)
@@ -226,11 +231,28 @@ func TestFollowUnknown(t *testing.T) {
 				}
 				w = testkit.Get(t, s, target+"/events?lang="+lang)
 				testkit.MustStatus(t, w, http.StatusNotFound)
-				if ct := w.Header().Get("Content-Type"); strings.HasPrefix(ct, "text/event-stream") {
-					t.Fatalf("stream of an unknown id answered %q; EventSource must see a failure", ct)
-				}
 			})
 		}
+	}
+	waiting := "/follow/" + newRunID()
+	for _, lang := range []string{"en", "ja"} {
+		w := httptest.NewRecorder() // not testkit.Get, which fails any 5xx
+		r := httptest.NewRequest(http.MethodGet, waiting, nil)
+		r.Header.Set("Accept-Language", lang)
+		s.ServeHTTP(w, r)
+		testkit.MustStatus(t, w, http.StatusServiceUnavailable)
+		if got := w.Header().Get("Refresh"); got == "" {
+			t.Fatal("a waiting follower's page does not reload itself")
+		}
+		doc := testkit.Parse(t, w.Body.Bytes())
+		if got, want := testkit.TestID(t, doc, "error-message"), views.T(lang, "err.follow.wait"); got != want {
+			t.Fatalf("message=%q, want %q", got, want)
+		}
+	}
+	srv := followServer(t, s)
+	st := testkit.OpenStream(t, srv.Client(), srv.URL+waiting+"/events?lang=en")
+	if ev, err := st.Wait(200 * time.Millisecond); err == nil {
+		t.Fatalf("a lecture with no move sent %+v, want nothing until its first", ev)
 	}
 	testkit.MustStatus(t, testkit.Get(t, s, "/follow/"+newRunID()+"?lang=xx"), http.StatusBadRequest)
 }
@@ -415,31 +437,22 @@ func TestFollowOutlivesServerTimeouts(t *testing.T) {
 	mustFrameEvent(t, st.Next(t, 5*time.Second), 2, testkit.Frame(t, sc, true, 3), "en")
 }
 
-// When the run goes away (idle), its followers are told and the stream ends;
-// the follow page is then a 404.
-func TestFollowEnds(t *testing.T) {
+// A lecture outlives its run's idle time: the run is dropped, the follow
+// page still shows the last frame, and the lecturer's next click (its key
+// in the form) reaches the followers on the same stream.
+func TestFollowOutlivesIdleRun(t *testing.T) {
+	sc := gcPause(t)
 	cfg := DefaultConfig()
-	cfg.RunIdle = time.Second
+	cfg.RunIdle = 100 * time.Millisecond
 	s := newTestServer(t, cfg)
 	srv := followServer(t, s)
 	l := startLecture(t, s, true, "en")
 	st := testkit.OpenStream(t, srv.Client(), srv.URL+l.follow+"/events?lang=en")
-	st.Next(t, 5*time.Second)
-	if ev := st.Next(t, 5*time.Second); ev.Event != "end" {
-		t.Fatalf("event %q after the run went idle, want end", ev.Event)
-	}
-	select {
-	case _, ok := <-st.Events:
-		if ok {
-			t.Fatal("the stream went on after its end event")
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("the stream did not close after its end event")
-	}
-	testkit.MustStatus(t, testkit.Get(t, s, l.follow), http.StatusNotFound)
-	if got := s.follow.Len(); got != 0 {
-		t.Fatalf("%d sessions left, want 0", got)
-	}
+	mustFrameEvent(t, st.Next(t, 5*time.Second), 1, testkit.Frame(t, sc, true, 2), "en")
+	testkit.Eventually(t, 5*time.Second, "the idle run to go", func() bool { return !s.runs.has(l.p.run) })
+	testkit.MustStatus(t, testkit.Get(t, s, l.follow), http.StatusOK)
+	l.step(t, s) // checks the follow link is unchanged
+	mustFrameEvent(t, st.Next(t, 5*time.Second), 2, testkit.Frame(t, sc, true, 3), "en")
 }
 
 // Too many followers: the stream is refused with 503, the page still shows.
@@ -477,8 +490,8 @@ func TestFollowSurvivesEviction(t *testing.T) {
 
 	student := click(t, s, "step", place{from: 1, on: false, lang: "en"}, true)
 	testkit.MustStatus(t, student, http.StatusOK)
-	if n := testkit.Parse(t, student.Body.Bytes()).Find(`[data-testid="follow-link"]`).Length(); n != 0 {
-		t.Fatalf("the student's run got a follow link although the only session is followed")
+	if got := followLink(t, testkit.Parse(t, student.Body.Bytes())); got == l.follow {
+		t.Fatalf("the student's run got the lecturer's follow link")
 	}
 	if s.runs.has(l.p.run) {
 		t.Fatal("the lecturer's run is still cached; the test needs it evicted")
@@ -486,8 +499,8 @@ func TestFollowSurvivesEviction(t *testing.T) {
 
 	old := l.p.run
 	l.step(t, s) // checks the follow link is unchanged
-	if l.p.run == old {
-		t.Fatal("the lecturer kept an evicted run id")
+	if l.p.run != old {
+		t.Fatal("the lecturer's key changed with the eviction")
 	}
 	mustFrameEvent(t, st.Next(t, 5*time.Second), 2, testkit.Frame(t, sc, true, 3), "en")
 }
@@ -520,15 +533,20 @@ func TestFollowerCannotDrive(t *testing.T) {
 		}
 	})
 
-	// The follow id used as a run id drives nothing but a new run.
+	// The follow id used as a run key drives a run of its own, in a lecture
+	// of its own: the key cannot be worked out from the follow id.
 	fid := l.fid()
 	if s.runs.has(fid) {
 		t.Fatal("the follow id is a live run id")
 	}
 	w := click(t, s, "step", place{run: fid, from: 1, on: true, lang: "en"}, true)
 	testkit.MustStatus(t, w, http.StatusOK)
-	if got := runID(t, testkit.Parse(t, w.Body.Bytes())); got == l.p.run || got == fid {
-		t.Fatalf("a click with the follow id as run went to run %q", got)
+	doc := testkit.Parse(t, w.Body.Bytes())
+	if got := runID(t, doc); got == l.p.run {
+		t.Fatalf("a click with the follow id as run went to the lecturer's run %q", got)
+	}
+	if got := followLink(t, doc); got == l.follow {
+		t.Fatalf("a click with the follow id as run moved the lecture %q", got)
 	}
 	if got, want := liveFrame(t, s, l.p.run), 3; got != want {
 		t.Fatalf("the lecturer's run is at frame %d, want %d", got, want)
@@ -542,8 +560,9 @@ func TestFollowerCannotDrive(t *testing.T) {
 	if got, want := liveFrame(t, s, l.p.run), 3; got != want {
 		t.Fatalf("the lecturer's run is at frame %d, want %d", got, want)
 	}
-	// The follower's own events: still frame 3.
-	mustFrameEvent(t, ev, 2, testkit.Frame(t, sc, true, 3), "en")
+	// The follower's own events: still frame 3, the first version of a
+	// session its first follower opened there (runs.openSession).
+	mustFrameEvent(t, ev, 1, testkit.Frame(t, sc, true, 3), "en")
 }
 
 // The browser: a lecturer's tab steps; a follower's tab sees each frame
@@ -644,14 +663,16 @@ func waitText(t *testing.T, b *tab, expr, want string) {
 	}
 }
 
-// A server shutting down ends every stream with an "end" event, so Shutdown
-// need not wait out its timeout for streams that never go idle. It takes
-// hs.RegisterOnShutdown(srv.follow.close) next to httpServer in main.go;
-// without it Shutdown waits its full 10 s while followers are connected.
+// A graceful shutdown fails /healthz for DrainWait while still answering
+// pages, so a load balancer stops sending visitors first; then it ends every
+// stream without an "end" event (followers reconnect, to another replica or
+// to this server once it is back), so Shutdown need not wait out its timeout
+// for streams that never go idle.
 func TestFollowShutdown(t *testing.T) {
-	s := newTestServer(t, DefaultConfig())
-	hs := HTTPServer("127.0.0.1:0", s, s.log)
-	hs.RegisterOnShutdown(s.follow.Close)
+	cfg := DefaultConfig()
+	cfg.DrainWait = 300 * time.Millisecond
+	s := newTestServer(t, cfg)
+	hs := s.HTTPServer("127.0.0.1:0")
 	srv := httptest.NewUnstartedServer(s)
 	srv.Config = hs
 	srv.Start()
@@ -662,11 +683,48 @@ func TestFollowShutdown(t *testing.T) {
 	st.Next(t, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	done := make(chan error, 1)
 	start := time.Now()
-	if err := hs.Shutdown(ctx); err != nil {
+	go func() { done <- s.Shutdown(ctx, hs) }()
+	testkit.Eventually(t, time.Second, "/healthz to fail while draining", func() bool {
+		resp, err := srv.Client().Get(srv.URL + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusServiceUnavailable
+	})
+	if resp, err := srv.Client().Get(srv.URL + l.follow); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a page while draining: %v %v, want it answered", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if err := <-done; err != nil {
 		t.Fatalf("Shutdown with a follower connected: %v after %v", err, time.Since(start))
 	}
-	if ev := st.Next(t, time.Second); ev.Event != "end" {
-		t.Fatalf("event %q at shutdown, want end", ev.Event)
+	if ev, err := st.Wait(time.Second); err == nil {
+		t.Fatalf("event %q at shutdown, want the stream closed without one", ev.Event)
 	}
+}
+
+// A restart or a deploy: the new server has never seen the lecture. The
+// followers' EventSource reconnects (with the last event id it saw) and
+// waits; the lecturer's next click, carrying the run key, reaches them under
+// the same follow link, and the follow page answers again.
+func TestFollowSurvivesRestart(t *testing.T) {
+	sc := gcPause(t)
+	before := newTestServer(t, DefaultConfig())
+	l := startLecture(t, before, true, "en")
+	l.step(t, before) // frame 3, version 2
+
+	after := newTestServer(t, DefaultConfig()) // "restarted": nothing kept
+	srv := followServer(t, after)
+	st := testkit.OpenStream(t, srv.Client(), srv.URL+l.follow+"/events?lang=en", "Last-Event-ID", "2")
+	if ev, err := st.Wait(200 * time.Millisecond); err == nil {
+		t.Fatalf("before the lecturer's next click: %+v, want nothing", ev)
+	}
+	l.step(t, after) // checks the follow link is unchanged
+	ev := st.Next(t, 5*time.Second)
+	mustFollowShow(t, testkit.Parse(t, []byte(ev.Data)), testkit.Frame(t, sc, true, 4), "en")
+	testkit.MustStatus(t, testkit.Get(t, after, l.follow), http.StatusOK)
 }

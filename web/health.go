@@ -9,8 +9,16 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// healthz tells a load balancer or Docker that the server answers.
-func healthz(c echo.Context) error { return c.String(http.StatusOK, "ok") }
+// healthz tells a load balancer or Docker that the server answers, and,
+// once a graceful shutdown has begun, that it is going: a 503, so new
+// visitors are sent elsewhere before the listener closes.
+func (s *Server) healthz(c echo.Context) error {
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	if s.draining.Load() {
+		return c.String(http.StatusServiceUnavailable, "shutting down")
+	}
+	return c.String(http.StatusOK, "ok")
+}
 
 // Healthcheck asks a server on this machine's port whether it is healthy:
 // the -healthcheck flag, for Docker's HEALTHCHECK, which has no curl.

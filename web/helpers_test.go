@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -34,7 +35,26 @@ func newTestServer(tb testing.TB, cfg Config) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// Versions count moves from 1, as the tests expect; the server's own
+	// start from the clock, so that they keep rising across a restart.
+	s.follow.Clock = func() time.Time { return time.Unix(0, 0) }
 	return s
+}
+
+// runCookieOf is the run key cookie a click's answer sets, as a Cookie
+// header for the next request.
+func runCookieOf(tb testing.TB, w *httptest.ResponseRecorder) string {
+	tb.Helper()
+	for _, c := range w.Result().Cookies() {
+		if c.Name == runCookieName {
+			if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" {
+				tb.Fatalf("run cookie %+v, want HttpOnly, SameSite=Lax, Path=/", c)
+			}
+			return c.Name + "=" + c.Value
+		}
+	}
+	tb.Fatalf("no run cookie in %q", w.Header().Values("Set-Cookie"))
+	return ""
 }
 
 type tWriter struct{ tb testing.TB }

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,7 +17,7 @@ import (
 // Every phase of a request has a time limit, so slow clients cannot hold
 // connections open for ever.
 func TestServerTimeouts(t *testing.T) {
-	hs := HTTPServer(":0", http.NotFoundHandler(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	hs := newTestServer(t, DefaultConfig()).HTTPServer(":0")
 	for name, d := range map[string]time.Duration{
 		"ReadHeaderTimeout": hs.ReadHeaderTimeout,
 		"ReadTimeout":       hs.ReadTimeout,
@@ -29,6 +27,12 @@ func TestServerTimeouts(t *testing.T) {
 		if d <= 0 || d > 2*time.Minute {
 			t.Errorf("%s=%s, want a limit between 0 and 2m", name, d)
 		}
+	}
+	if hs.MaxHeaderBytes != 16<<10 {
+		t.Errorf("MaxHeaderBytes=%d, want 16 KiB", hs.MaxHeaderBytes)
+	}
+	if hs.IdleTimeout > 30*time.Second {
+		t.Errorf("IdleTimeout=%s, want at most 30s: idle keep-alive connections cost memory and descriptors", hs.IdleTimeout)
 	}
 	if hs.ReadHeaderTimeout > 10*time.Second {
 		t.Errorf("ReadHeaderTimeout=%s, want at most 10s against slow headers", hs.ReadHeaderTimeout)

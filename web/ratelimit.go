@@ -3,7 +3,9 @@ package web
 import (
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,23 +67,85 @@ func (s *Server) admitRun(c echo.Context, run, here string) error {
 	if run != "" && s.runs.has(run) {
 		return nil
 	}
-	ok, retry := s.limiter.allow(c.RealIP())
+	ok, retry := s.limiter.allow(addrKey(c.RealIP()))
 	if ok {
 		return nil
 	}
 	secs := max(1, int(math.Ceil(retry.Seconds())))
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	if secs == 1 {
+		return &problem{status: http.StatusTooManyRequests, key: "err.rate.one", cont: here}
+	}
 	return &problem{status: http.StatusTooManyRequests, key: "err.rate", args: []any{secs}, cont: here}
 }
 
 // clientAddr is how the server tells one visitor's address from another's:
-// the connection's peer, or, behind a load balancer or reverse proxy on a
-// private network, the address it puts in X-Forwarded-For. Echo's default
-// would believe X-Forwarded-For from anyone, and so let a script pick a new
-// address for each request.
-func clientAddr(behindProxy bool) echo.IPExtractor {
-	if behindProxy {
-		return echo.ExtractIPFromXFFHeader() // trusts loopback, link-local and private peers only
+// the connection's peer or, behind a load balancer or reverse proxy
+// (-behind-proxy) and only when the peer is one of the trusted proxies, the
+// address in X-Forwarded-For that the last trusted proxy saw. That is the
+// rightmost entry that is not itself a trusted proxy: each proxy appends the
+// address it was reached from, so everything to its left was written by the
+// client and could be anything. Echo's extractor takes the leftmost.
+func (s *Server) clientAddr(r *http.Request) string {
+	peer := peerAddr(r)
+	if !s.cfg.BehindProxy || !s.trusted(peer) {
+		return peer.String()
 	}
-	return echo.ExtractIPDirect()
+	var hops []string
+	for _, h := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(h, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a hop we cannot read: the one before it is the last we can trust
+		}
+		a = a.Unmap()
+		if !s.trusted(a) {
+			return a.String()
+		}
+		peer = a
+	}
+	return peer.String()
+}
+
+// peerAddr is the address of the connection's other end.
+func peerAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		a, _ := netip.ParseAddr(r.RemoteAddr)
+		return a.Unmap()
+	}
+	return ap.Addr().Unmap()
+}
+
+// trusted reports whether a is one of the proxies whose X-Forwarded-* headers
+// the server believes (-trusted-proxies).
+func (s *Server) trusted(a netip.Addr) bool {
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// addrKey is the part of a client address that counts as one client for the
+// limits: an IPv4 address, or an IPv6 address's /64, which is what one home
+// or one phone is handed (and free to pick any address in).
+func addrKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	return addrKeyOf(a)
+}
+
+func addrKeyOf(a netip.Addr) string {
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
 }

@@ -9,37 +9,82 @@ import (
 	"github.com/distlock/fencing-demo/web/follow"
 )
 
+// One follow link for a whole lecture: the link is the lecturer's run key's,
+// the same whichever scenario the lecturer moves to, and the same after a
+// restart (a fresh cache and broker), where the lecturer's next click, which
+// carries the key, reaches the followers who reconnected and waited.
+func TestLectureLinkDurable(t *testing.T) {
+	render := func(string, follow.At, uint64, string) ([]byte, error) { return nil, nil }
+	b := follow.NewBroker(10, render)
+	t.Cleanup(b.Close)
+	rs := newRuns(10, time.Hour, b)
+	gc, failover := gcPause(t), testkit.Scenario(t, "redis-failover")
+	first := rs.goTo("", views.Place{Sc: gc, On: true, Step: 2, Lang: "en"})
+	if first.follow == "" || lectureLink(first.run) != first.follow {
+		t.Fatalf("follow link %q, and %q for the key; want the same", first.follow, lectureLink(first.run))
+	}
+	next := rs.goTo(first.run, views.Place{Sc: failover, On: true, Step: 1, Lang: "en"})
+	if next.follow != first.follow || next.run != first.run {
+		t.Fatalf("another scenario: follow %q run %q, want the lecture's %q and its key", next.follow, next.run, first.follow)
+	}
+
+	// A restart: nothing kept but the lecturer's key (in the page's form and
+	// cookie) and the followers' link.
+	b2 := follow.NewBroker(10, render)
+	t.Cleanup(b2.Close)
+	rs2 := newRuns(10, time.Hour, b2)
+	fid := first.follow[len("/follow/"):]
+	if _, err := b2.Subscribe(t.Context(), fid, "192.0.2.9"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := b2.Current(t.Context(), fid); ok {
+		t.Fatal("a lecture with no move since the restart has a frame")
+	}
+	after := rs2.goTo(first.run, views.Place{Sc: failover, On: true, Step: 2, Lang: "en"})
+	if after.follow != first.follow {
+		t.Fatalf("after a restart: follow %q, want %q", after.follow, first.follow)
+	}
+	at, _, ok := b2.Current(t.Context(), fid)
+	if !ok || at.Sc != failover || at.Step != 2 {
+		t.Fatalf("after a restart the waiting lecture shows %+v (%v), want redis-failover step 2", at, ok)
+	}
+}
+
 // A run's follow link is there from its first move, its session only once a
-// follower opens the link; the session lives as long as the run: the cache
-// is the only place that keeps either, so when the run goes idle its
-// session ends too.
-func TestRunSessionSharesLifetime(t *testing.T) {
+// follower opens the link, at the run's frame: a visitor nobody follows
+// costs the broker nothing. Later moves reach the session.
+func TestRunSessionOnlyWhenFollowed(t *testing.T) {
 	sc := gcPause(t)
 	b := follow.NewBroker(10, func(string, follow.At, uint64, string) ([]byte, error) { return nil, nil })
 	t.Cleanup(b.Close)
-	rs := newRuns(10, 100*time.Millisecond, b)
-	m := rs.goTo("", views.Place{Sc: sc, On: true, Step: 2, Lang: "en"})
-	if m.follow == "" || rs.followLink(m.run) != m.follow {
-		t.Fatalf("follow link %q, and %q for the run; want the same, made at the first move", m.follow, rs.followLink(m.run))
+	rs := newRuns(10, time.Hour, b)
+	here := views.Place{Sc: sc, On: true, Step: 2, Lang: "en"}
+	m := rs.goTo("", here)
+	m = rs.goTo(m.run, here.At(3))
+	if m.follow == "" || lectureLink(m.run) != m.follow {
+		t.Fatalf("follow link %q, and %q for the run; want the same, made at the first move", m.follow, lectureLink(m.run))
 	}
 	if got := b.Len(); got != 0 {
 		t.Fatalf("%d sessions before anyone follows, want 0", got)
 	}
-	rs.openSession(m.follow[len("/follow/"):])
-	if at, _, ok := b.Current(m.follow[len("/follow/"):]); !ok || at.Step != 2 {
-		t.Fatalf("the follower's session: %v at %+v, want it at step 2", ok, at)
+	fid := m.follow[len("/follow/"):]
+	rs.openSession(fid)
+	if at, _, ok := b.Current(t.Context(), fid); !ok || at.Step != 3 {
+		t.Fatalf("the follower's session: %v at %+v, want it at step 3", ok, at)
 	}
 	if got := b.Len(); got != 1 {
 		t.Fatalf("%d sessions, want 1", got)
 	}
-	testkit.Eventually(t, 5*time.Second, "the idle run and its session to go", func() bool {
-		return !rs.has(m.run) && b.Len() == 0
-	})
+	rs.goTo(m.run, here.At(4))
+	if at, _, ok := b.Current(t.Context(), fid); !ok || at.Step != 4 {
+		t.Fatalf("after the next move the session is %v at %+v, want step 4", ok, at)
+	}
 }
 
-// A run pushed out of a full cache takes its session with it, unless someone
-// follows it: then the lecturer's next click, from the lost run, gets the
-// same session on its new run.
+// A run pushed out of a full cache leaves its lecture's session to its
+// followers: the lecturer's next click, with the same key, brings the run
+// back under the same follow link and reaches them. The run that pushed it
+// out, which nobody follows, made no session.
 func TestRunSessionOutlivesEvictionWhenFollowed(t *testing.T) {
 	sc := gcPause(t)
 	b := follow.NewBroker(2, func(string, follow.At, uint64, string) ([]byte, error) { return nil, nil })
@@ -49,24 +94,26 @@ func TestRunSessionOutlivesEvictionWhenFollowed(t *testing.T) {
 	lecture := rs.goTo("", here)
 	fid := lecture.follow[len("/follow/"):]
 	rs.openSession(fid)
-	if _, err := b.Subscribe(fid); err != nil {
+	if _, err := b.Subscribe(t.Context(), fid, "192.0.2.9"); err != nil {
 		t.Fatal(err)
 	}
 	student := rs.goTo("", here)
 	if rs.has(lecture.run) {
 		t.Fatal("the lecturer's run is still cached in a cache of one")
 	}
-	if _, _, ok := b.Current(fid); !ok {
+	if _, _, ok := b.Current(t.Context(), fid); !ok {
 		t.Fatal("the followed session ended with its run")
 	}
 	if student.follow == "" || student.follow == lecture.follow {
 		t.Fatalf("the student's follow link %q, want one of its own", student.follow)
 	}
 	next := rs.goTo(lecture.run, here.At(3))
-	if next.run == lecture.run || next.follow != lecture.follow {
-		t.Fatalf("after eviction: run %q (was %q), follow %q; want a new run with the old follow link %q", next.run, lecture.run, next.follow, lecture.follow)
+	if next.run != lecture.run || next.follow != lecture.follow {
+		t.Fatalf("after eviction: run %q, follow %q; want the lecture's key %q and follow link %q", next.run, next.follow, lecture.run, lecture.follow)
 	}
-	// The student's run went to make room, and nobody followed it.
+	if at, _, ok := b.Current(t.Context(), fid); !ok || at.Step != 3 {
+		t.Fatalf("the followers see %+v (%v), want step 3", at, ok)
+	}
 	if got := b.Len(); got != 1 {
 		t.Fatalf("%d sessions, want the lecture's alone", got)
 	}

@@ -21,11 +21,9 @@ func (s *Server) page(c echo.Context) error {
 	if err != nil {
 		return badAddress(err, here.URL())
 	}
-	run := q.Get(views.RunParam)
-	if run != "" && !validRunID(run) {
-		return bad("err.run", here.URL(), run)
-	}
-	return s.showFrame(c, here, run)
+	// The run key comes from the cookie only: an address that names one (an
+	// old bookmark) is read as the frame it names, and the key left out.
+	return s.showFrame(c, here, runCookie(c))
 }
 
 // scenario is the scenario the request's :id names.
@@ -41,8 +39,16 @@ func (s *Server) scenario(c echo.Context) (*demo.Scenario, error) {
 // showFrame renders a whole page for a frame. A page on its own needs no
 // run: the frame is played from scratch, and the first click makes the run.
 func (s *Server) showFrame(c echo.Context, here views.Place, run string) error {
-	c.Response().Header().Set(echo.HeaderCacheControl, "no-cache")
-	follow := s.runs.followLink(run)
+	cc := "no-cache"
+	if run != "" {
+		cc = "private, no-cache" // the page's forms carry the visitor's run key: never a shared cache's
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, cc)
+	c.Response().Header().Add(echo.HeaderVary, "Cookie")
+	// The cached answer holds marks where the key and the lecture's follow
+	// id go, never a visitor's own: each visitor's are written into the gaps
+	// as it is sent (answers.go).
+	follow := lectureLink(run)
 	key := answerKey{here: here, page: true, run: run != "", follow: follow != ""}
 	return s.answers.serve(c, key, run, follow, views.DemoPage, func(f demo.Frame, run, follow string) views.Demo {
 		return s.demoView(f, here, run, follow)

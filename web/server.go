@@ -9,10 +9,16 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -32,11 +38,15 @@ type Server struct {
 	runs    *runs
 	answers *answers    // answers.go: pages and fragments, drawn once per place
 	limiter *runLimiter // nil: no limit
+	conns   *connLimiter
 	follow  *follow.Broker
 	assets  *Assets
 	groups  []views.Group // the scenario index, worked out once
 	log     *slog.Logger
 	echo    *echo.Echo
+
+	draining  atomic.Bool // a graceful shutdown has begun: /healthz fails
+	stopRelay func()      // nil without -follow-redis
 }
 
 // New makes the server of catalog's scenarios, guide's words and the files
@@ -51,6 +61,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		catalog: catalog,
 		guide:   guide,
 		limiter: newRunLimiter(cfg.RunRate, cfg.RunBurst),
+		conns:   newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerAddr),
 		assets:  a,
 		answers: newAnswers(),
 		log:     log,
@@ -65,6 +76,17 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		log.Warn("the guide links to scenarios the catalog lacks", "ids", missing)
 	}
 	s.follow = follow.NewBroker(cfg.MaxRuns, s.renderFollowEvent) // follow.go
+	s.follow.MaxFollowers, s.follow.MaxPerAddr, s.follow.MaxStreams = cfg.FollowPerLecture, cfg.FollowPerAddr, cfg.FollowStreams
+	s.follow.Idle = cfg.LectureIdle
+	if cfg.FollowRedis != "" {
+		relay, err := follow.NewRedis(cfg.FollowRedis, cfg.LectureIdle, catalog.Get)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		s.follow.UseRelay(ctx, relay, log)
+		s.stopRelay = func() { cancel(); _ = relay.Close() }
+	}
 	s.runs = newRuns(cfg.MaxRuns, cfg.RunIdle, s.follow)
 	if err := s.routes(); err != nil {
 		return nil, err
@@ -76,7 +98,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.Serv
 
 // Close ends every follow-along stream: Shutdown waits for requests in
 // flight, and a follower's stream never ends by itself.
-func (s *Server) Close() { s.follow.Close() }
+func (s *Server) Close() {
+	s.follow.Close()
+	if s.stopRelay != nil {
+		s.stopRelay()
+	}
+}
 
 // Catalog is the scenarios the server shows.
 func (s *Server) Catalog() *demo.Catalog { return s.catalog }
@@ -88,20 +115,21 @@ func (s *Server) routes() error {
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError // errors.go
-	e.IPExtractor = clientAddr(s.cfg.BehindProxy)
+	e.IPExtractor = s.clientAddr       // ratelimit.go
 	e.Use(
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: true}),
 		s.requestLog(),
 		s.securityHeaders,
-		middleware.BodyLimit("16K"),
+		bodyLimit,
+		s.checkRequest,
 		// Not the follow stream: each event must leave as it is written,
 		// never wait in a compressor's buffer.
 		compress(func(c echo.Context) bool { return c.Path() == followEventsPath }), // compress.go
 	)
 	// HEAD answers wherever GET does: uptime monitors and link checkers use it.
 	get := []string{http.MethodGet, http.MethodHead}
-	e.Match(get, "/", s.home)         // index.go
-	e.Match(get, "/healthz", healthz) // health.go
+	e.Match(get, "/", s.home)           // index.go
+	e.Match(get, "/healthz", s.healthz) // health.go
 	e.Match(get, "/scenarios", s.index)
 	e.Match(get, "/scenarios/:id", s.page)  // scenario.go
 	e.POST("/scenarios/:id/:action", s.act) // act.go
@@ -150,7 +178,7 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 				level = slog.LevelInfo
 			}
 			attrs := []slog.Attr{
-				slog.String("method", v.Method), slog.String("uri", v.URI),
+				slog.String("method", v.Method), slog.String("uri", redactRun(v.URI)),
 				slog.Int("status", v.Status), slog.Duration("latency", v.Latency),
 			}
 			if v.Error != nil {
@@ -162,16 +190,112 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 	})
 }
 
-// HTTPServer bounds how long a client may take over each part of a request,
-// so slow or stalled connections cannot pile up.
-func HTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+// maxBody is the largest request body read: 16 KiB, as the README says. A
+// click's form is a few hundred bytes.
+const maxBody = 16 << 10
+
+// bodyLimit refuses a body over maxBody with a 413, whether its size was
+// declared (Content-Length) or only found out while reading (chunked): the
+// reader is http.MaxBytesReader, whose error the handlers and handleError
+// both recognise.
+func bodyLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.ContentLength > maxBody {
+			return &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, maxBody)
+		}
+		return next(c)
+	}
+}
+
+// maxAcceptLanguage is as much of Accept-Language as is read: a browser's is
+// well under 100 bytes, and parsing a megabyte of it costs tens of
+// milliseconds of CPU for nothing.
+const maxAcceptLanguage = 256
+
+// checkRequest turns away a query that does not parse, with the same 400 a
+// form that does not parse gets, rather than dropping the bad part and
+// answering as if it were not there; and it cuts Accept-Language down to
+// maxAcceptLanguage before anything parses it.
+func (s *Server) checkRequest(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if al := r.Header.Get("Accept-Language"); len(al) > maxAcceptLanguage {
+			cut := al[:maxAcceptLanguage]
+			if i := strings.LastIndexByte(cut, ','); i > 0 {
+				cut = cut[:i] // a whole entry, not half of one
+			}
+			r.Header.Set("Accept-Language", cut)
+		}
+		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+			r.URL.RawQuery = "" // so the error page does not read it either
+			return &problem{status: http.StatusBadRequest, key: "err.query"}
+		}
+		return next(c)
+	}
+}
+
+// HTTPServer bounds how long a client may take over each part of a request
+// and how large its headers may be, so slow or stalled connections cannot
+// pile up. Serve it on Listen's listener, which bounds the connections.
+func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,
-		Handler:           h,
+		Handler:           s,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ConnState:         s.conns.state,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c) // for follow.TuneConn
+		},
 	}
 }
+
+// maxHeaderBytes bounds a request's headers: a browser's are about 1 KiB.
+// (net/http allows 4 KiB over it for its own reading.)
+const maxHeaderBytes = 16 << 10
+
+// connKey is the context key of a request's connection.
+type connKey struct{}
+
+// Listen listens on addr with the connection limits (limit.go).
+func (s *Server) Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return s.Limit(ln), nil
+}
+
+// Limit wraps ln with the connection limits.
+func (s *Server) Limit(ln net.Listener) net.Listener { return limitListener{Listener: ln, l: s.conns} }
+
+// Shutdown ends hs gracefully: /healthz fails for DrainWait first, so a load
+// balancer stops sending new visitors while the requests already here are
+// answered; then the followers' streams end (their EventSource reconnects,
+// to another replica or to this one when it is back) and hs waits for the
+// requests in flight, until ctx ends.
+func (s *Server) Shutdown(ctx context.Context, hs *http.Server) error {
+	s.draining.Store(true)
+	select {
+	case <-time.After(s.cfg.DrainWait):
+	case <-ctx.Done():
+	}
+	s.Close()
+	return hs.Shutdown(ctx)
+}
+
+// runInURI is a run key in an address: no page of ours puts one there any
+// more, but an old bookmark may.
+var runInURI = regexp.MustCompile(`([?&]` + views.RunParam + `=)[^&]*`)
+
+// redactRun keeps a run key out of the log: whoever reads the log must not be
+// able to drive a visitor's run.
+func redactRun(uri string) string { return runInURI.ReplaceAllString(uri, "${1}…") }

@@ -70,6 +70,8 @@ func loadCommand(ctx context.Context, name string, args []string, scenarios stri
 		return soak(ctx, sc, args, stdout, stderr)
 	case "floor":
 		return floor(ctx, sc, args, stdout, stderr)
+	case "lecture":
+		return lecture(ctx, sc, args, stdout, stderr)
 	}
 	return load(ctx, sc, args, stdout, stderr)
 }
@@ -466,9 +468,14 @@ func enrollOne(ctx context.Context, client *http.Client, base string, sc *demo.S
 	if err != nil {
 		return err
 	}
-	q := loc.Query()
-	if st.run = q.Get("run"); !validRunID(st.run) || q.Get("step") != "2" {
-		return fmt.Errorf("starting a run: redirected to %q, want step 2 and a run", loc)
+	// The run key comes back in the HttpOnly cookie, never in the address.
+	for _, c := range resp.Cookies() {
+		if c.Name == "run" {
+			st.run = c.Value
+		}
+	}
+	if !validRunID(st.run) || loc.Query().Get("step") != "2" {
+		return fmt.Errorf("starting a run: redirected to %q with run cookie %q, want step 2 and a run", loc, st.run)
 	}
 	st.from = 2
 	return nil

@@ -1,40 +1,54 @@
 // Package follow is follow-along: a lecturer steps through a scenario at the
 // projector, and the students in the room watch the same frame on their own
-// screens, live. A run's page links to /follow/<id> from its first move; the
-// session behind the link is made when its first follower arrives (most runs
-// never have one), and a stream of server-sent events brings every later
-// move to each follower.
+// screens, live. The lecturer's page links to /follow/<id> from the first
+// move, and a stream of server-sent events brings every move to each
+// follower. The session behind the link is made only when its first follower
+// arrives (Open, or Subscribe to wait): most lectures are a visitor on their
+// own and never have one, and a move of a lecture nobody follows here costs
+// this server nothing.
 //
-// The follow id is not the run id. A run id is a capability to drive a run;
-// a follow id only lets its holder watch, so the lecturer can put it on the
-// projector.
+// A follow id belongs to a lecture, not to a run or to a server. It is
+// derived from the lecturer's secret run key (LectureID), so it is the same
+// for every scenario the lecturer opens, and the same after a restart or a
+// deploy: the lecturer's next click, which carries the key, brings the
+// lecture back under the same id. A follow id lets its holder watch, never
+// drive, and the key cannot be worked out from it, so the lecturer can put it
+// on the projector.
 //
-// A session lives as long as its run: the run cache (web/runs.go) opens it
-// for the run's first follower and releases it when the run goes. The broker keeps
-// no list or timers of its own; it only finds sessions by follow id and
-// counts followers.
+// A follower of a lecture that has no move yet (the server just restarted, or
+// the link was opened early) waits: its stream opens and stays quiet until
+// the lecturer's next move. So a restart costs followers only a reconnect.
+//
+// With a Relay (relay.go: Redis pub/sub), every replica behind a load
+// balancer sees every move, and the latest move of each lecture is kept in
+// Redis, so a follower on any replica sees the lecturer's clicks on any other.
 package follow
 
 import (
-	"crypto/rand"
+	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/distlock/fencing-demo/demo"
 )
 
-// The follow-along limits. A session costs a few hundred bytes, a follower a
+// The follow-along limits. A lecture costs a few hundred bytes, a follower a
 // goroutine and a connection; the limits keep a script from opening streams
-// until the server runs out of either.
+// until the server runs out of either, and keep one address (however many
+// streams it opens) from taking a lecture's places.
 const (
-	MaxFollowers = 1000 // followers of one session at once: a lecture hall
-	MaxStreams   = 5000 // followers of all sessions at once, on this server
+	MaxFollowers = 2000 // followers of one lecture at once: a lecture hall, with room to spare
+	MaxPerAddr   = 600  // streams from one client address: 500 students behind one NAT
+	MaxStreams   = 6000 // followers of all lectures at once, on this server
 
-	Heartbeat = 15 * time.Second // a comment line, so proxies and browsers keep an idle stream open
-	WriteWait = 10 * time.Second // a follower that takes longer than this to take one event is dropped
-	Retry     = 3 * time.Second  // how long EventSource waits before it reconnects
+	Heartbeat   = 15 * time.Second // a comment line, so proxies and browsers keep an idle stream open
+	WriteWait   = 10 * time.Second // a follower that has not taken an event this long after it was sent is dropped
+	Retry       = 3 * time.Second  // how long EventSource waits before it reconnects
+	LectureIdle = 6 * time.Hour    // a lecture nobody follows and nobody moves is forgotten after this
 )
 
 // At is all a follower needs to draw the lecturer's screen: which frame it
@@ -47,9 +61,8 @@ type At struct {
 }
 
 var (
-	// ErrGone is a follow id with no session: ended, or never made here.
-	ErrGone = errors.New("follow: no such session")
-	// ErrFull is a session or a server with no room for one more follower.
+	// ErrFull is a lecture, an address or a server with no room for one
+	// more follower.
 	ErrFull = errors.New("follow: too many followers")
 )
 
@@ -57,42 +70,47 @@ var (
 // event carries. The broker calls it once per language per version.
 type Render func(fid string, at At, version uint64, lang string) ([]byte, error)
 
-// Broker keeps, per session, only the latest frame and a version number that
-// counts the lecturer's moves. It never queues frames: a follower that falls
-// behind skips straight to the latest, so a move costs the same whether one
-// student is watching or a thousand, and never waits for any of them.
+// Broker keeps, per lecture, only the latest frame and its version. It never
+// queues frames: a follower that falls behind skips straight to the latest,
+// so a move costs the same whether one student is watching or a thousand,
+// and never waits for any of them.
 type Broker struct {
-	// MaxSessions bounds the sessions at once. The run cache bounds the runs,
-	// and so their sessions; only a followed session whose run was pushed
-	// out (see Release) can take one more, and at the bound a new run goes
-	// without a follow link rather than end a lecture being watched.
+	// MaxSessions bounds the lectures kept at once; past it, the one moved
+	// least recently that nobody follows is forgotten.
 	MaxSessions int
-	// MaxFollowers and MaxStreams are the limits above; tests lower them.
-	MaxFollowers, MaxStreams int
-	// Heartbeat and WriteWait are the constants above; tests shorten them.
-	Heartbeat, WriteWait time.Duration
+	// MaxFollowers, MaxPerAddr and MaxStreams are the limits above; tests
+	// lower them.
+	MaxFollowers, MaxPerAddr, MaxStreams int
+	// Heartbeat, WriteWait and Idle are the constants above; tests shorten
+	// them.
+	Heartbeat, WriteWait, Idle time.Duration
+
+	// Clock is the wall clock that versions start from; tests stop it, and
+	// then versions count moves from 1.
+	Clock func() time.Time
 
 	render Render
+	relay  Relay // nil: this server alone
+	log    *slog.Logger
 
 	mu      sync.Mutex
-	byID    map[string]*Session // follow id -> session
-	orphans map[string]*Session // run id -> a followed session whose run was pushed out
-	streams int                 // followers connected, all sessions together
-	closed  bool
+	byID    map[string]*Session // follow id -> lecture
+	streams int                 // followers connected, all lectures together
+	perAddr map[string]int      // followers connected, by client address
+	closed  chan struct{}       // closed by Close: every stream returns
+	isShut  bool
 }
 
-// Session is one run as its followers see it.
+// Session is one lecture as its followers see it.
 type Session struct {
-	id   string
-	done chan struct{} // closed when the session ends
+	id string
 
 	// Guarded by Broker.mu.
-	orphanOf string // the run id that lost it; "" while its run lives
-	ended    bool
+	used time.Time // the last move, or when the session was made
 
 	mu      sync.Mutex
 	at      At
-	version uint64
+	version uint64 // 0: no move yet; followers wait
 	subs    map[*Follower]struct{}
 	renders map[string]*rendered // lang -> the current version, drawn
 }
@@ -102,6 +120,7 @@ type Session struct {
 // follower is busy, it wakes once and reads the latest.
 type Follower struct {
 	sess *Session
+	addr string
 	wake chan struct{}
 }
 
@@ -115,155 +134,265 @@ type rendered struct {
 	err     error
 }
 
-// NewBroker returns a broker of at most maxSessions sessions that draws
-// moves with render.
+// NewBroker returns a broker of at most maxSessions lectures that draws moves
+// with render, for this server alone.
 func NewBroker(maxSessions int, render Render) *Broker {
 	return &Broker{
 		MaxSessions:  max(maxSessions, 1),
 		MaxFollowers: MaxFollowers,
+		MaxPerAddr:   MaxPerAddr,
 		MaxStreams:   MaxStreams,
 		Heartbeat:    Heartbeat,
 		WriteWait:    WriteWait,
+		Idle:         LectureIdle,
 		render:       render,
+		log:          slog.New(slog.DiscardHandler),
+		Clock:        time.Now,
 		byID:         map[string]*Session{},
-		orphans:      map[string]*Session{},
+		perAddr:      map[string]int{},
+		closed:       make(chan struct{}),
 	}
 }
 
-// Start makes a session with a new follow id, or nil when the broker is
-// closed or full.
-func (b *Broker) Start() *Session { return b.Open(newID(), At{}, 0) }
-
-// Open returns session fid, made now at version of frame at if there is
-// none, or nil when the broker is closed or full. The run cache names the
-// session after its run (a follow id it can work out without keeping
-// anything) and opens it for the first follower, with the count of moves
-// the run has made so far, so that a run that nobody follows costs the
-// broker nothing.
-func (b *Broker) Open(fid string, at At, version uint64) *Session {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if s := b.byID[fid]; s != nil {
-		return s
-	}
-	if b.closed || len(b.byID) >= b.MaxSessions {
-		return nil
-	}
-	s := &Session{id: fid, done: make(chan struct{}), at: at, version: version,
-		subs: map[*Follower]struct{}{}, renders: map[string]*rendered{}}
-	b.byID[s.id] = s
-	return s
+// LectureID is the public follow id of the lecture whose secret run key is
+// key: a one-way hash, so the id can be shown to a room and the key not
+// worked out from it, and the same id for the same key on every replica and
+// after every restart.
+func LectureID(key string) string {
+	sum := sha256.Sum256([]byte("fencing-demo follow\x00" + key))
+	return hex.EncodeToString(sum[:16])
 }
 
-// Release is the run cache telling the broker that run has gone with its
-// session s. A session nobody follows, or whose run went idle (expired), ends
-// now, its followers told the lecture is over. A followed session whose run
-// was only pushed out by other runs waits for the lecturer's next click
-// (Adopt), or ends when its last follower leaves: a lecture being watched is
-// never ended by the runs of the students watching it.
-func (b *Broker) Release(run string, s *Session, expired bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if s.ended {
+// Publish makes at the lecture fid's frame and wakes its followers, on this
+// server and, with a relay, on every other. A lecture with no session here
+// (nobody follows it here) is left without one: the run cache opens it at
+// the run's frame for its first follower (Open). It never waits for a
+// follower; with a relay it waits for Redis at most relayWait, and a Redis
+// that does not answer costs the other replicas' followers this move, never
+// the click.
+func (b *Broker) Publish(fid string, at At) {
+	if b.relay == nil && !b.kept(fid) {
 		return
 	}
-	if expired || !s.watched() {
-		b.end(s)
-		return
+	floor := b.nextVersion(fid)
+	version := floor
+	if b.relay != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		v, err := b.relay.Publish(ctx, fid, at, floor)
+		cancel()
+		if err != nil {
+			b.log.Warn("follow: telling the other replicas", "err", err)
+		} else {
+			version = v
+		}
 	}
-	s.orphanOf = run
-	b.orphans[run] = s
+	b.apply(fid, at, version, false)
 }
 
-// Adopt gives the session that run lost (Release) to the run that replaces
-// it, so the students' link keeps working; nil when there is none. Only the
-// lecturer knows the old run id, so nobody else can take a session over.
-func (b *Broker) Adopt(run string) *Session {
+// Open makes lecture fid's session, at frame at, if it has none or one with
+// no move yet: for the first follower of a lecture whose run is live here.
+func (b *Broker) Open(fid string, at At) {
+	b.apply(fid, at, b.nextVersion(fid), true)
+}
+
+// kept reports whether lecture fid has a session here, with a move or with
+// followers waiting for one.
+func (b *Broker) kept(fid string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := b.orphans[run]
+	return b.byID[fid] != nil
+}
+
+// Has reports whether lecture fid has a session here with a move.
+func (b *Broker) Has(fid string) bool {
+	b.mu.Lock()
+	s := b.byID[fid]
+	b.mu.Unlock()
 	if s == nil {
+		return false
+	}
+	_, v := s.latest()
+	return v > 0
+}
+
+// relayWait is as long as a click waits for Redis.
+const relayWait = 250 * time.Millisecond
+
+// nextVersion is the least version the next move of fid may take: past the
+// one this server knows, and past the clock, so that versions keep rising
+// across a restart, which forgets them (a reconnecting follower says which
+// version it has).
+func (b *Broker) nextVersion(fid string) uint64 {
+	v := uint64(max(b.Clock().UnixMilli(), 1))
+	b.mu.Lock()
+	s := b.byID[fid]
+	b.mu.Unlock()
+	if s != nil {
+		if _, cur := s.latest(); cur >= v {
+			v = cur + 1
+		}
+	}
+	return v
+}
+
+// apply sets fid's frame to at if version is newer than what it shows. A move
+// for a lecture this server does not keep is made a session only when local
+// (its first follower opened it here); a move for a lecture nobody follows
+// here is none of this server's business.
+func (b *Broker) apply(fid string, at At, version uint64, local bool) {
+	b.mu.Lock()
+	s := b.byID[fid]
+	if s == nil && local {
+		s = b.add(fid)
+	}
+	if s != nil {
+		s.used = b.Clock()
+	}
+	b.mu.Unlock()
+	if s != nil {
+		s.set(at, version)
+	}
+}
+
+// add makes a session for fid, forgetting others to make room; nil when every
+// lecture kept has followers. b.mu is held.
+func (b *Broker) add(fid string) *Session {
+	if b.isShut {
 		return nil
 	}
-	delete(b.orphans, run)
-	s.orphanOf = ""
+	if len(b.byID) >= b.MaxSessions {
+		b.sweep()
+	}
+	if len(b.byID) >= b.MaxSessions {
+		return nil
+	}
+	s := &Session{id: fid, used: b.Clock(), subs: map[*Follower]struct{}{}, renders: map[string]*rendered{}}
+	b.byID[fid] = s
 	return s
 }
 
-// end drops a session and tells its followers; b.mu is held.
-func (b *Broker) end(s *Session) {
-	if s.ended {
-		return
+// sweep forgets the lectures idle for b.Idle that nobody follows, and, if
+// that frees nothing, the one moved least recently that nobody follows.
+// b.mu is held.
+func (b *Broker) sweep() {
+	var oldest *Session
+	for id, s := range b.byID {
+		if s.watched() {
+			continue
+		}
+		if b.Clock().Sub(s.used) >= b.Idle {
+			delete(b.byID, id)
+			continue
+		}
+		if oldest == nil || s.used.Before(oldest.used) {
+			oldest = s
+		}
 	}
-	s.ended = true
-	delete(b.byID, s.id)
-	if s.orphanOf != "" && b.orphans[s.orphanOf] == s {
-		delete(b.orphans, s.orphanOf)
+	if len(b.byID) >= b.MaxSessions && oldest != nil {
+		delete(b.byID, oldest.id)
 	}
-	close(s.done)
 }
 
-// Close ends every session, so every stream returns: for a server shutting
-// down, whose Shutdown would otherwise wait for streams that never go idle.
+// Close ends every stream (without telling followers the lecture is over:
+// their EventSource reconnects, to this server when it is back or to another
+// replica), for a server shutting down, whose Shutdown would otherwise wait
+// for streams that never go idle.
 func (b *Broker) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.closed = true
-	for _, s := range b.byID {
-		b.end(s)
+	if !b.isShut {
+		b.isShut = true
+		close(b.closed)
 	}
 }
 
-// Len is how many sessions are live.
+// Len is how many lectures are kept.
 func (b *Broker) Len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.byID)
 }
 
-// Streams is how many followers are connected, all sessions together.
+// Streams is how many followers are connected, all lectures together.
 func (b *Broker) Streams() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.streams
 }
 
-// Current returns the frame session fid shows now and its version.
-func (b *Broker) Current(fid string) (At, uint64, bool) {
+// Current returns the frame lecture fid shows now and its version; false
+// when it has no move yet, here or (with a relay) on any replica.
+func (b *Broker) Current(ctx context.Context, fid string) (At, uint64, bool) {
 	b.mu.Lock()
 	s := b.byID[fid]
 	b.mu.Unlock()
-	if s == nil {
-		return At{}, 0, false
+	if s != nil {
+		if at, v := s.latest(); v > 0 {
+			return at, v, true
+		}
 	}
-	at, version := s.latest()
-	return at, version, true
+	if b.relay != nil {
+		ctx, cancel := context.WithTimeout(ctx, relayWait)
+		defer cancel()
+		at, v, ok, err := b.relay.Latest(ctx, fid)
+		if err != nil {
+			b.log.Warn("follow: asking for a lecture's latest move", "err", err)
+		}
+		if ok {
+			return at, v, true
+		}
+	}
+	return At{}, 0, false
 }
 
-// Subscribe adds a follower to session fid.
-func (b *Broker) Subscribe(fid string) (*Follower, error) {
+// Subscribe adds a follower from client address addr to lecture fid. A
+// lecture with no move yet is made, to wait for one. ErrFull when the
+// lecture, the address or the server has no room.
+func (b *Broker) Subscribe(ctx context.Context, fid, addr string) (*Follower, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.byID[fid]
-	if s == nil {
-		return nil, ErrGone
-	}
-	if b.streams >= b.MaxStreams {
+	if b.isShut || b.streams >= b.MaxStreams || b.perAddr[addr] >= b.MaxPerAddr {
+		b.mu.Unlock()
 		return nil, ErrFull
+	}
+	s := b.byID[fid]
+	fresh := s == nil
+	if fresh {
+		if s = b.add(fid); s == nil {
+			b.mu.Unlock()
+			return nil, ErrFull
+		}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if len(s.subs) >= b.MaxFollowers {
+		s.mu.Unlock()
+		b.mu.Unlock()
 		return nil, ErrFull
 	}
-	f := &Follower{sess: s, wake: make(chan struct{}, 1)}
+	f := &Follower{sess: s, addr: addr, wake: make(chan struct{}, 1)}
 	s.subs[f] = struct{}{}
+	s.mu.Unlock()
 	b.streams++
+	b.perAddr[addr]++
+	b.mu.Unlock()
+	if fresh && b.relay != nil {
+		// The lecture may be moving on another replica: start from its
+		// latest move rather than wait for the next.
+		rctx, cancel := context.WithTimeout(ctx, relayWait)
+		at, v, ok, err := b.relay.Latest(rctx, fid)
+		cancel()
+		if err != nil {
+			b.log.Warn("follow: asking for a lecture's latest move", "err", err)
+		}
+		if ok {
+			s.set(at, v)
+		}
+	}
 	return f, nil
 }
 
 // Unsubscribe removes a follower whose stream has ended, for whatever reason.
-// A session whose run is gone ends with its last follower.
+// A lecture with no move and no follower left is forgotten at once: it was
+// only made for its followers to wait in.
 func (b *Broker) Unsubscribe(f *Follower) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -271,33 +400,60 @@ func (b *Broker) Unsubscribe(f *Follower) {
 	s.mu.Lock()
 	_, ok := s.subs[f]
 	delete(s.subs, f)
-	left := len(s.subs)
+	empty := len(s.subs) == 0 && s.version == 0
 	s.mu.Unlock()
 	if ok {
 		b.streams--
+		if b.perAddr[f.addr]--; b.perAddr[f.addr] <= 0 {
+			delete(b.perAddr, f.addr)
+		}
 	}
-	if left == 0 && s.orphanOf != "" {
-		b.end(s)
+	if empty && b.byID[s.id] == s {
+		delete(b.byID, s.id)
 	}
 }
 
-// ID is the session's follow id.
+// resync brings every lecture followed here up to Redis's latest move: after
+// the relay (re)subscribed, since moves published while it was away were
+// never delivered.
+func (b *Broker) resync(ctx context.Context) {
+	b.mu.Lock()
+	ids := make([]string, 0, len(b.byID))
+	for id := range b.byID {
+		ids = append(ids, id)
+	}
+	b.mu.Unlock()
+	for _, id := range ids {
+		at, v, ok, err := b.relay.Latest(ctx, id)
+		if err != nil {
+			return
+		}
+		if ok {
+			b.apply(id, at, v, false)
+		}
+	}
+}
+
+// ID is the lecture's follow id.
 func (s *Session) ID() string { return s.id }
 
-// Done is closed when the session ends.
-func (s *Session) Done() <-chan struct{} { return s.done }
-
-// Set makes at the session's frame and wakes every follower, without ever
-// waiting for one. The same frame again (a double click's duplicate, a
-// replayed request) is not a new version.
-func (s *Session) Set(at At) {
+// set makes at the frame at version and wakes every follower, without ever
+// waiting for one; a version no newer than the one shown changes nothing,
+// so moves arriving twice or out of turn (a relay's redelivery) are
+// harmless.
+func (s *Session) set(at At, version uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if version <= s.version {
+		return
+	}
 	if s.version > 0 && s.at == at {
+		// The same frame again (a double click's duplicate, a replayed
+		// request) is not a new move.
 		return
 	}
 	s.at = at
-	s.version++
+	s.version = version
 	for f := range s.subs {
 		select {
 		case f.wake <- struct{}{}:
@@ -319,11 +475,15 @@ func (s *Session) watched() bool {
 }
 
 // event returns the session's latest version drawn in lang, framed as a
-// server-sent event. However many followers ask at once, each version is
-// drawn once per language; the drawing happens outside the session's lock,
-// so a move never waits for it.
+// server-sent event; nil before the first move. However many followers ask
+// at once, each version is drawn once per language; the drawing happens
+// outside the session's lock, so a move never waits for it.
 func (b *Broker) event(s *Session, lang string) (*rendered, error) {
 	s.mu.Lock()
+	if s.version == 0 {
+		s.mu.Unlock()
+		return nil, nil
+	}
 	r := s.renders[lang]
 	if r == nil || r.version != s.version {
 		r = &rendered{version: s.version, at: s.at}
@@ -337,14 +497,6 @@ func (b *Broker) event(s *Session, lang string) (*rendered, error) {
 		}
 	})
 	return r, r.err
-}
-
-// newID makes a follow id: 128 random bits in hex, like a run id, so nobody
-// can find a lecture by guessing, but drawn apart from it.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
-	return hex.EncodeToString(b[:])
 }
 
 // ValidID reports whether id has the shape of a follow id.

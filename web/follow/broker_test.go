@@ -1,7 +1,7 @@
 package follow
 
 // The broker alone: latest wins, a move never waits for a follower, drawing
-// happens once per language, the limits, and a session's end with its run.
+// happens once per language, the limits, and how long a lecture is kept.
 
 import (
 	"fmt"
@@ -24,6 +24,7 @@ func testBroker(tb testing.TB, sessions int) (*Broker, *atomic.Int64) {
 		draws.Add(1)
 		return fmt.Appendf(nil, "v%d step %d %s", version, at.Step, lang), nil
 	})
+	b.Clock = func() time.Time { return time.Unix(0, 0) } // versions count moves from 1
 	tb.Cleanup(b.Close)
 	return b, &draws
 }
@@ -32,20 +33,35 @@ func gcPause(tb testing.TB) *demo.Scenario { return testkit.Scenario(tb, "gc-pau
 
 func at(sc *demo.Scenario, step int) At { return At{Sc: sc, On: true, Step: step} }
 
-// started is a new session showing frame a.
+var lectures atomic.Int64
+
+// started is a new lecture showing frame a, opened as its first follower
+// opens it (the run cache's openSession).
 func started(tb testing.TB, b *Broker, a At) *Session {
 	tb.Helper()
-	s := b.Start()
+	fid := LectureID(fmt.Sprint("key", lectures.Add(1)))
+	b.Open(fid, a)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.byID[fid]
 	if s == nil {
-		tb.Fatal("Start: no session")
+		tb.Fatal("Publish: no session")
 	}
-	s.Set(a)
 	return s
 }
 
+// Set is the lecturer's next move on s.
+func (s *Session) Set(a At) {
+	_, v := s.latest()
+	s.set(a, v+1)
+}
+
+// follower is the address of a test follower.
+const follower = "192.0.2.1"
+
 func subscribed(tb testing.TB, b *Broker, fid string) *Follower {
 	tb.Helper()
-	f, err := b.Subscribe(fid)
+	f, err := b.Subscribe(tb.Context(), fid, follower)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -62,12 +78,32 @@ func woken(f *Follower) bool {
 	}
 }
 
-func ended(s *Session) bool {
-	select {
-	case <-s.Done():
-		return true
-	default:
-		return false
+// A move of a lecture nobody follows here makes no session (most lectures
+// are one visitor who never shares the link); a follower waiting for one
+// gets the next move, and opening a lecture makes it at the run's frame.
+func TestBrokerSessionOnlyWhenFollowed(t *testing.T) {
+	sc := gcPause(t)
+	b, _ := testBroker(t, 10)
+	fid := LectureID("unfollowed")
+	b.Publish(fid, at(sc, 2))
+	if got := b.Len(); got != 0 {
+		t.Fatalf("%d sessions after a move nobody follows, want 0", got)
+	}
+	if _, _, ok := b.Current(t.Context(), fid); ok {
+		t.Fatal("a lecture nobody follows has a frame")
+	}
+	f := subscribed(t, b, fid)
+	b.Publish(fid, at(sc, 3))
+	if !woken(f) {
+		t.Fatal("the waiting follower was not woken by the move")
+	}
+	if a, _, ok := b.Current(t.Context(), fid); !ok || a.Step != 3 {
+		t.Fatalf("the waiting lecture shows %+v (%v), want step 3", a, ok)
+	}
+	other := LectureID("opened")
+	b.Open(other, at(sc, 5))
+	if a, _, ok := b.Current(t.Context(), other); !ok || a.Step != 5 {
+		t.Fatalf("an opened lecture shows %+v (%v), want step 5", a, ok)
 	}
 }
 
@@ -102,7 +138,7 @@ func TestBrokerSameFrameSameVersion(t *testing.T) {
 	b, _ := testBroker(t, 10)
 	s := started(t, b, at(sc, 2))
 	s.Set(at(sc, 2))
-	if _, v, _ := b.Current(s.ID()); v != 1 {
+	if _, v, _ := b.Current(t.Context(), s.ID()); v != 1 {
 		t.Fatalf("version=%d after the same frame twice, want 1", v)
 	}
 }
@@ -128,7 +164,7 @@ func TestBrokerMoveNeverBlocks(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("1000 moves with stuck followers did not finish in 5s")
 	}
-	if _, v, _ := b.Current(s.ID()); v != 1000 {
+	if _, v, _ := b.Current(t.Context(), s.ID()); v != 1000 {
 		t.Fatalf("version=%d, want 1000", v)
 	}
 }
@@ -159,110 +195,102 @@ func TestBrokerDrawsOncePerLanguage(t *testing.T) {
 	}
 }
 
-// At MaxSessions a new run gets no session; a session let go makes room.
+// At MaxSessions the lecture moved least recently that nobody follows is
+// forgotten to make room; one that is followed never is, and when every
+// lecture kept is followed a new one gets no room.
 func TestBrokerBoundedSessions(t *testing.T) {
 	sc := gcPause(t)
 	b, _ := testBroker(t, 2)
-	one, _ := started(t, b, at(sc, 2)), started(t, b, at(sc, 2))
-	if s := b.Start(); s != nil {
-		t.Fatalf("a third session with MaxSessions 2: %s", s.ID())
+	clock := time.Unix(0, 0)
+	b.Clock = func() time.Time { return clock }
+	one := started(t, b, at(sc, 2))
+	clock = clock.Add(time.Second)
+	two := started(t, b, at(sc, 2))
+	subscribed(t, b, two.ID())
+	clock = clock.Add(time.Second)
+	three := started(t, b, at(sc, 2))
+	if _, _, ok := b.Current(t.Context(), one.ID()); ok {
+		t.Fatal("the oldest lecture nobody follows is still kept at MaxSessions")
 	}
-	b.Release("r1", one, false)
-	if !ended(one) {
-		t.Fatal("a session nobody follows lives on after its run went")
+	if _, _, ok := b.Current(t.Context(), two.ID()); !ok {
+		t.Fatal("a followed lecture was forgotten")
 	}
-	if s := b.Start(); s == nil {
-		t.Fatal("no room after a session ended")
+	subscribed(t, b, three.ID())
+	b.Open(LectureID("a fourth"), at(sc, 2))
+	if got := b.Len(); got != 2 {
+		t.Fatalf("%d lectures kept, want 2 (MaxSessions)", got)
+	}
+	if _, _, ok := b.Current(t.Context(), LectureID("a fourth")); ok {
+		t.Fatal("a lecture took the place of a followed one")
 	}
 }
 
-// Followers are bounded per session and across sessions.
+// A lecture nobody follows is kept for Idle after its last move, then
+// forgotten when room is needed; its link works again at its next move.
+func TestBrokerIdleLecture(t *testing.T) {
+	sc := gcPause(t)
+	b, _ := testBroker(t, 1)
+	clock := time.Unix(0, 0)
+	b.Clock = func() time.Time { return clock }
+	b.Idle = time.Hour
+	old := started(t, b, at(sc, 2))
+	clock = clock.Add(2 * time.Hour)
+	started(t, b, at(sc, 3))
+	if _, _, ok := b.Current(t.Context(), old.ID()); ok {
+		t.Fatal("an idle lecture is kept at MaxSessions")
+	}
+	subscribed(t, b, old.ID()) // a follower comes back and waits
+	b.Publish(old.ID(), at(sc, 4))
+	if a, _, ok := b.Current(t.Context(), old.ID()); !ok || a.Step != 4 {
+		t.Fatalf("the lecture's next move: %+v %v, want step 4 under the same id", a, ok)
+	}
+}
+
+// Followers are bounded per lecture, per client address and across lectures.
 func TestBrokerBoundedFollowers(t *testing.T) {
 	sc := gcPause(t)
 	b, _ := testBroker(t, 10)
-	b.MaxFollowers, b.MaxStreams = 2, 3
+	b.MaxFollowers, b.MaxPerAddr, b.MaxStreams = 2, 3, 4
 	one, two := started(t, b, at(sc, 2)).ID(), started(t, b, at(sc, 2)).ID()
 	f1 := subscribed(t, b, one)
 	subscribed(t, b, one)
-	if _, err := b.Subscribe(one); err != ErrFull {
-		t.Fatalf("third follower of one session: err=%v, want %v", err, ErrFull)
+	if _, err := b.Subscribe(t.Context(), one, "198.51.100.1"); err != ErrFull {
+		t.Fatalf("third follower of one lecture: err=%v, want %v", err, ErrFull)
 	}
 	subscribed(t, b, two)
-	if _, err := b.Subscribe(two); err != ErrFull {
-		t.Fatalf("fourth follower on the server: err=%v, want %v", err, ErrFull)
+	if _, err := b.Subscribe(t.Context(), two, follower); err != ErrFull {
+		t.Fatalf("fourth stream from one address: err=%v, want %v", err, ErrFull)
+	}
+	if _, err := b.Subscribe(t.Context(), two, "198.51.100.1"); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+	if _, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.2"); err != ErrFull {
+		t.Fatalf("fifth stream on the server: err=%v, want %v", err, ErrFull)
 	}
 	b.Unsubscribe(f1)
-	if got, want := b.Streams(), 2; got != want {
+	if got, want := b.Streams(), 3; got != want {
 		t.Fatalf("%d streams after one left, want %d", got, want)
 	}
-	subscribed(t, b, two)
-	if _, err := b.Subscribe("nope"); err != ErrGone {
-		t.Fatalf("unknown id: err=%v, want %v", err, ErrGone)
-	}
+	subscribed(t, b, one) // the address and the lecture have room again
 }
 
-// A run that went idle ends its session, watched or not: the lecture is over.
-func TestBrokerReleaseExpired(t *testing.T) {
+// A follow id with no move yet waits; its first move reaches the follower,
+// and a lecture made only for waiting followers is gone when they leave.
+func TestBrokerWaitingLecture(t *testing.T) {
 	sc := gcPause(t)
 	b, _ := testBroker(t, 10)
-	s := started(t, b, at(sc, 2))
-	subscribed(t, b, s.ID())
-	b.Release("r1", s, true)
-	if !ended(s) {
-		t.Fatal("the session of an expired run lives on")
+	fid := LectureID("after a restart")
+	f := subscribed(t, b, fid)
+	if r, err := b.event(f.sess, "en"); r != nil || err != nil {
+		t.Fatalf("event before the first move: %v %v, want none", r, err)
 	}
-	if _, _, ok := b.Current(s.ID()); ok {
-		t.Fatal("an ended session is still found")
+	b.Publish(fid, at(sc, 5))
+	if !woken(f) {
+		t.Fatal("the waiting follower was not woken by the first move")
 	}
-	if got := b.Adopt("r1"); got != nil {
-		t.Fatal("an ended session was adopted")
-	}
-}
-
-// A watched session whose run was pushed out waits for the lecturer's next
-// click, which adopts it for the new run; the students' link keeps working.
-func TestBrokerAdopt(t *testing.T) {
-	sc := gcPause(t)
-	b, _ := testBroker(t, 10)
-	s := started(t, b, at(sc, 2))
-	f := subscribed(t, b, s.ID())
-	b.Release("old", s, false)
-	if ended(s) {
-		t.Fatal("a followed session ended when its run was pushed out")
-	}
-	if got := b.Adopt("someone-else"); got != nil {
-		t.Fatal("another run id adopted the session")
-	}
-	if got := b.Adopt("old"); got != s {
-		t.Fatalf("Adopt(old)=%v, want the session", got)
-	}
-	// Adopted, it lives with its new run: its last follower leaving ends
-	// nothing.
-	b.Unsubscribe(f)
-	if ended(s) {
-		t.Fatal("an adopted session ended with its last follower")
-	}
-}
-
-// A session whose run is gone, never adopted, ends with its last follower.
-func TestBrokerOrphanEndsWithLastFollower(t *testing.T) {
-	sc := gcPause(t)
-	b, _ := testBroker(t, 10)
-	s := started(t, b, at(sc, 2))
-	f1, f2 := subscribed(t, b, s.ID()), subscribed(t, b, s.ID())
-	b.Release("old", s, false)
-	b.Unsubscribe(f1)
-	if ended(s) {
-		t.Fatal("ended with a follower still there")
-	}
-	b.Unsubscribe(f2)
-	if !ended(s) {
-		t.Fatal("an orphaned session lives on with nobody following")
-	}
-	if got := b.Adopt("old"); got != nil {
-		t.Fatal("an ended session was adopted")
-	}
-	if got := b.Len(); got != 0 {
-		t.Fatalf("%d sessions, want 0", got)
+	other := subscribed(t, b, LectureID("never moves"))
+	b.Unsubscribe(other)
+	if got := b.Len(); got != 1 {
+		t.Fatalf("%d lectures, want 1: one made for a follower who left is forgotten", got)
 	}
 }

@@ -35,23 +35,23 @@ func retryField(d time.Duration) []byte {
 	return []byte("retry: " + strconv.FormatInt(d.Milliseconds(), 10) + "\n\n")
 }
 
-var (
-	ping     = []byte(": ping\n\n")             // a comment: keeps an idle stream open
-	endEvent = []byte("event: end\ndata: \n\n") // the lecture is over
-)
+// ping is a comment: it keeps an idle stream open.
+var ping = []byte(": ping\n\n")
 
-// Stream sends follower f its session's moves on w until ctx ends, the
-// session ends or a write fails, in lang. On connect it sends the current
-// frame at once, unless lastEventID says the follower has it already, so a
-// follower that lost its connection catches up as soon as EventSource
-// reconnects. After that, one event per version, a heartbeat comment every
-// b.Heartbeat, and an "end" event when the session ends. The caller has
-// written the headers; Stream unsubscribes f when it returns.
+// Stream sends follower f its lecture's moves on w until ctx ends, the broker
+// closes or a write fails, in lang. On connect it sends the current frame at
+// once, unless lastEventID says the follower has it already, so a follower
+// that lost its connection catches up as soon as EventSource reconnects; a
+// lecture with no move yet sends nothing until its first. After that, one
+// event per version and a heartbeat comment every b.Heartbeat. The caller
+// has written the headers; Stream unsubscribes f when it returns.
 //
 // The server's WriteTimeout is meant for ordinary requests and would cut a
 // stream off mid-lecture. So before each write Stream sets a write deadline
 // of b.WriteWait from now instead: a stream lives as long as its follower
-// keeps reading, and one who stops is dropped after WriteWait.
+// keeps reading. The caller shrinks the connection's buffers (TuneConn) so
+// that a follower who stops reading is found out after a few moves and
+// b.WriteWait, not after the kernel has buffered hundreds.
 func (b *Broker) Stream(ctx context.Context, w http.ResponseWriter, f *Follower, lang string, lastEventID uint64) error {
 	defer b.Unsubscribe(f)
 	rc := http.NewResponseController(w)
@@ -73,7 +73,7 @@ func (b *Broker) Stream(ctx context.Context, w http.ResponseWriter, f *Follower,
 		if err != nil {
 			return false, err
 		}
-		if r.version == sent {
+		if r == nil || r.version == sent {
 			return true, nil
 		}
 		sent = r.version
@@ -92,9 +92,8 @@ func (b *Broker) Stream(ctx context.Context, w http.ResponseWriter, f *Follower,
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-f.sess.done:
-			_ = write(endEvent)
-			return nil
+		case <-b.closed:
+			return nil // no "end": the follower reconnects, to this server once it is back or to another
 		case <-f.wake:
 			if ok, err := sendLatest(); !ok {
 				return err

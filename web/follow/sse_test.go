@@ -30,8 +30,8 @@ func TestEventFraming(t *testing.T) {
 
 // Stream, read by a client as EventSource reads it: the retry field and the
 // current frame at once, each move after that, a heartbeat when idle, and
-// "end" when the session ends; a follower that has the latest (Last-Event-ID)
-// gets nothing again.
+// the stream closed (no "end") when the broker closes; a follower that has
+// the latest (Last-Event-ID) gets nothing again.
 func TestStream(t *testing.T) {
 	sc := gcPause(t)
 	b, _ := testBroker(t, 10)
@@ -39,7 +39,7 @@ func TestStream(t *testing.T) {
 	s := started(t, b, at(sc, 2))
 	done := make(chan error, 4)
 	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, err := b.Subscribe(s.ID())
+		f, err := b.Subscribe(r.Context(), s.ID(), "192.0.2.1")
 		if err != nil {
 			done <- err
 			return
@@ -71,21 +71,21 @@ func TestStream(t *testing.T) {
 		t.Fatalf("an up-to-date follower's first event has id %q, want 3: version 2 again?", ev.ID)
 	}
 
-	b.Release("run", s, true)
+	b.Close()
 	for _, c := range []*testkit.Stream{st, upToDate} {
 		for {
-			ev := c.Next(t, 5*time.Second)
-			if ev.Event == "end" {
-				break
+			ev, err := c.Wait(5 * time.Second)
+			if err != nil {
+				break // closed
 			}
-			if ev.ID != "3" {
-				t.Fatalf("before the end: %+v", ev)
+			if ev.Event == "end" || ev.ID != "3" {
+				t.Fatalf("at the close: %+v, want the stream closed", ev)
 			}
 		}
 	}
 	for range 2 {
 		if err := <-done; err != nil {
-			t.Fatalf("Stream returned %v, want nil when the session ends", err)
+			t.Fatalf("Stream returned %v, want nil when the broker closes", err)
 		}
 	}
 }

@@ -1,0 +1,124 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/distlock/fencing-demo/internal/testkit"
+)
+
+// An error answered for a request whose context is already cancelled (a body
+// cut off at the read timeout, a client that half-closed) still carries its
+// status and its page, and the page is answered once: one Vary, not two.
+func TestErrorPageOnCancelledRequest(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := httptest.NewRequest(http.MethodGet, "/no-such-page", nil).WithContext(ctx)
+	w := testkit.Do(t, s, r)
+	testkit.MustStatus(t, w, http.StatusNotFound)
+	doc := testkit.Parse(t, w.Body.Bytes())
+	if got := testkit.TestID(t, doc, "error-message"); !strings.Contains(got, "/no-such-page") {
+		t.Fatalf("error-message=%q, want it to name the page", got)
+	}
+	n := 0
+	for _, v := range w.Header().Values("Vary") {
+		n += strings.Count(v, "HX-Request")
+	}
+	if n != 1 {
+		t.Fatalf("Vary=%q, want HX-Request once: the error was answered %d times", w.Header().Values("Vary"), n)
+	}
+}
+
+// A body over 16 KiB (16384 bytes, as the README says) is a 413 whether its
+// size was declared or only found out while reading a chunked body; a click
+// of exactly 16 KiB is read.
+func TestBodyLimit(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	form := place{from: 1, on: true, lang: "en"}.form().Encode() + "&pad="
+	body := func(n int) string { return form + strings.Repeat("x", n-len(form)) }
+	for _, tc := range []struct {
+		name    string
+		size    int
+		chunked bool
+		want    int
+	}{
+		{"declared, at the limit", 16384, false, http.StatusOK},
+		{"declared, one over", 16385, false, http.StatusRequestEntityTooLarge},
+		{"chunked, at the limit", 16384, true, http.StatusOK},
+		{"chunked, one over", 16385, true, http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "/scenarios/gc-pause/step", strings.NewReader(body(tc.size)))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.Header.Set("HX-Request", "true")
+			if tc.chunked {
+				r.ContentLength = -1
+				r.Body = io.NopCloser(r.Body) // no length known up front
+			}
+			testkit.MustStatus(t, testkit.Do(t, s, r), tc.want)
+		})
+	}
+}
+
+// A query with a broken %-escape is a 400, as a form with one is, not a page
+// that quietly ignores the part it could not read.
+func TestBadQueryEscape(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	for _, target := range []string{"/scenarios/gc-pause?fencing=on&step=%zz", "/scenarios?lang=%e", "/follow/" + strings.Repeat("a", 32) + "?lang=%"} {
+		w := testkit.Get(t, s, target)
+		testkit.MustStatus(t, w, http.StatusBadRequest)
+		if got := testkit.TestID(t, testkit.Parse(t, w.Body.Bytes()), "error-message"); !strings.Contains(got, "query") {
+			t.Fatalf("%s: error-message=%q, want it to say the query could not be read", target, got)
+		}
+	}
+}
+
+// gzip with a weight of zero, however it is written, means "not gzip".
+func TestGzipRefused(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	for ae, want := range map[string]bool{
+		"gzip;q=0": false, "gzip; q=0.0": false, "GZIP;Q=0.000": false, "br, gzip;q=0": false,
+		"gzip": true, "gzip;q=0.5": true, "*": true, "*;q=0": false, "*, gzip;q=0": false, "identity": false,
+	} {
+		w := testkit.Get(t, s, gcPauseURL(true, 7, "en"), "Accept-Encoding", ae)
+		if got := w.Header().Get("Content-Encoding") == "gzip"; got != want {
+			t.Errorf("Accept-Encoding %q: gzipped=%v, want %v", ae, got, want)
+		}
+	}
+}
+
+// A 429 that asks for one second says "a second", not "1 seconds".
+func TestRateLimitOneSecond(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.RunRate, cfg.RunBurst = 1, 1
+	s := newTestServer(t, cfg)
+	start := place{from: 1, on: true, lang: "en"}
+	testkit.MustStatus(t, clickFrom(t, s, "192.0.2.1:1", "step", start, true), http.StatusOK)
+	w := clickFrom(t, s, "192.0.2.1:1", "step", start, true)
+	testkit.MustStatus(t, w, http.StatusTooManyRequests)
+	if got := w.Header().Get("Retry-After"); got != "1" {
+		t.Fatalf("Retry-After=%q, want 1", got)
+	}
+	msg := testkit.TestID(t, testkit.Parse(t, w.Body.Bytes()), "error-message")
+	if !strings.Contains(msg, "about a second") || strings.Contains(msg, "1 seconds") {
+		t.Fatalf("error-message=%q, want \"about a second\"", msg)
+	}
+}
+
+// A megabyte of Accept-Language is cut to its first few entries before it is
+// parsed: the language is still the browser's first choice, and parsing costs
+// no more than for a real browser's header.
+func TestLongAcceptLanguage(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	header := "ja," + strings.Repeat("x-bogus-tag-", 1<<20/12)
+	w := testkit.Get(t, s, "/scenarios/gc-pause", "Accept-Language", header)
+	testkit.MustStatus(t, w, http.StatusOK)
+	if got := testkit.Parse(t, w.Body.Bytes()).Find("html").AttrOr("lang", ""); got != "ja" {
+		t.Fatalf("lang=%q, want ja: the header's first entry", got)
+	}
+}

@@ -1,0 +1,168 @@
+package follow
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// Relay carries moves between the replicas behind a load balancer, and keeps
+// each lecture's latest move where every replica can read it.
+type Relay interface {
+	// Publish records at as lecture fid's latest move with a version of at
+	// least floor and above any before it, tells every replica, and returns
+	// the version.
+	Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error)
+	// Latest is lecture fid's latest move; false when it has none.
+	Latest(ctx context.Context, fid string) (At, uint64, bool, error)
+}
+
+// Redis is the relay through Redis pub/sub. Redis rather than NATS or
+// PostgreSQL's LISTEN/NOTIFY: the project's conformance suite already runs
+// a real redis-server, Redis keeps the latest move under a key with an
+// expiry in the same atomic script that publishes it (so a follower joining
+// on any replica starts from it, and a version is never handed out twice),
+// and a lecture's moves are a few bytes a click. Pub/sub delivers nothing
+// sent while a replica was cut off; the replica reads every lecture it
+// serves again from the keys when it subscribes anew.
+type Redis struct {
+	client  *redis.Client
+	lookup  func(id string) (*demo.Scenario, bool)
+	channel string
+	prefix  string
+	ttl     time.Duration
+}
+
+// NewRedis connects to the Redis at url (redis://host:port/db) and finds
+// scenarios by id with lookup. A lecture's latest move is kept for ttl after
+// its last.
+func NewRedis(url string, ttl time.Duration, lookup func(id string) (*demo.Scenario, bool)) (*Redis, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("follow redis: %w", err)
+	}
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = time.Second, time.Second, time.Second
+	return &Redis{client: redis.NewClient(opt), lookup: lookup, channel: "fencing-demo:follow", prefix: "fencing-demo:follow:", ttl: ttl}, nil
+}
+
+// Close lets the connections go.
+func (r *Redis) Close() error { return r.client.Close() }
+
+// publishScript sets a lecture's latest move and publishes it, in one step,
+// so two replicas never hand out one version twice. The key's value is
+// "<version> <scenario> <on|off> <step>"; the message is the follow id and
+// the same.
+var publishScript = redis.NewScript(`
+local v = tonumber(ARGV[1])
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local c = tonumber(string.match(cur, '^%d+'))
+  if c and c >= v then v = c + 1 end
+end
+local val = string.format('%d', v) .. ' ' .. ARGV[2]
+redis.call('SET', KEYS[1], val, 'PX', ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. val)
+return val
+`)
+
+// Publish is Relay.Publish.
+func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error) {
+	move := at.Sc.ID + " " + onOff(at.On) + " " + strconv.Itoa(at.Step)
+	val, err := publishScript.Run(ctx, r.client, []string{r.prefix + fid},
+		floor, move, r.ttl.Milliseconds(), r.channel, fid).Text()
+	if err != nil {
+		return 0, err
+	}
+	_, v, err := r.parse(val)
+	return v, err
+}
+
+// Latest is Relay.Latest.
+func (r *Redis) Latest(ctx context.Context, fid string) (At, uint64, bool, error) {
+	val, err := r.client.Get(ctx, r.prefix+fid).Result()
+	if err == redis.Nil {
+		return At{}, 0, false, nil
+	}
+	if err != nil {
+		return At{}, 0, false, err
+	}
+	at, v, err := r.parse(val)
+	return at, v, err == nil, err
+}
+
+// parse reads "<version> <scenario> <on|off> <step>".
+func (r *Redis) parse(val string) (At, uint64, error) {
+	f := strings.Fields(val)
+	if len(f) != 4 {
+		return At{}, 0, fmt.Errorf("follow redis: a move %q", val)
+	}
+	v, err := strconv.ParseUint(f[0], 10, 64)
+	step, err2 := strconv.Atoi(f[3])
+	sc, ok := r.lookup(f[1])
+	if err != nil || err2 != nil || !ok || step < 1 || step > sc.Frames() {
+		return At{}, 0, fmt.Errorf("follow redis: a move %q", val)
+	}
+	return At{Sc: sc, On: f[2] == "on", Step: step}, v, nil
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// UseRelay makes b tell every replica of its moves through r, and hear
+// theirs, until ctx ends. Call it before the server takes requests.
+func (b *Broker) UseRelay(ctx context.Context, r *Redis, log *slog.Logger) {
+	b.relay, b.log = r, log
+	go b.listen(ctx, r)
+}
+
+// listen applies every replica's moves as Redis delivers them. go-redis
+// subscribes again by itself after a lost connection (a Redis restart); each
+// time it has, the lectures followed here are read again from their keys,
+// since what was published in between is lost.
+func (b *Broker) listen(ctx context.Context, r *Redis) {
+	ps := r.client.Subscribe(ctx, r.channel)
+	defer ps.Close()
+	for {
+		msg, err := ps.Receive(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			b.log.Debug("follow: redis subscription", "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond): // Redis is away: try again soon, not in a tight loop
+			}
+			continue
+		}
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if m.Kind == "subscribe" {
+				go b.resync(ctx)
+			}
+		case *redis.Message:
+			fid, val, ok := strings.Cut(m.Payload, " ")
+			if !ok {
+				continue
+			}
+			at, v, err := r.parse(val)
+			if err != nil {
+				b.log.Warn("follow: a move from redis", "err", err)
+				continue
+			}
+			b.apply(fid, at, v, false)
+		}
+	}
+}

@@ -1,0 +1,369 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/distlock/fencing-demo/internal/testkit"
+)
+
+// A lecture hall on the open internet: the limits, and the lecturer's click
+// still answered while a squatter holds them.
+
+// serveLimited serves s as main does (HTTPServer on Listen's listener) on a
+// loopback port, and returns its address.
+func serveLimited(t *testing.T, s *Server) string {
+	t.Helper()
+	hs := s.HTTPServer("127.0.0.1:0")
+	ln, err := s.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() {
+		s.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+	})
+	return ln.Addr().String()
+}
+
+// clientFrom is an HTTP client whose connections come from the loopback
+// address from (127.0.0.x), one connection per client, kept alive.
+func clientFrom(from string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 2 * time.Second}
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, MaxConnsPerHost: 1}}
+}
+
+// dialFrom opens a raw connection from a loopback address.
+func dialFrom(t *testing.T, from, addr string) net.Conn {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 2 * time.Second}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// lecturerClick posts a Step from client c and fails unless it is answered
+// with the next frame.
+func lecturerClick(t *testing.T, c *http.Client, addr string, p place) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/scenarios/gc-pause/step", strings.NewReader(p.form().Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("the lecturer's click: %v", err)
+	}
+	defer resp.Body.Close()
+	var body bytes.Buffer
+	_, _ = body.ReadFrom(resp.Body)
+	if resp.StatusCode != http.StatusOK || testkit.StepShown(body.Bytes()) != fmt.Sprintf("%d / 7", p.from+1) {
+		t.Fatalf("the lecturer's click: %s, step %q", resp.Status, testkit.StepShown(body.Bytes()))
+	}
+}
+
+// Connections are bounded per address and in all. A squatter's idle
+// keep-alive connections make room for new ones (its oldest is closed); its
+// stalled connections (headers never finished) are not idle, so a new one
+// from the same address is refused with a 503. The lecturer, from another
+// address, is served all the while, even with the server at its bound in
+// all. Headers over 16 KiB are refused.
+func TestConnectionLimits(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxConns, cfg.MaxConnsPerAddr = 8, 4
+	s := newTestServer(t, cfg)
+	addr := serveLimited(t, s)
+
+	// The squatter at 127.0.0.2 holds four stalled connections: its limit.
+	for range 4 {
+		c := dialFrom(t, "127.0.0.2", addr)
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n") // never finished
+	}
+	testkit.Eventually(t, 2*time.Second, "four connections counted", func() bool { return connsFrom(s, "127.0.0.2") == 4 })
+	extra := dialFrom(t, "127.0.0.2", addr)
+	line, _ := bufio.NewReader(extra).ReadString('\n')
+	if !strings.Contains(line, "503") {
+		t.Fatalf("a fifth connection from the squatter: %q, want a 503", line)
+	}
+
+	// Another at 127.0.0.3 fills the rest with idle keep-alive connections.
+	for range 4 {
+		resp, err := clientFrom("127.0.0.3").Get("http://" + addr + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, resp) // to the end, so the connection stays open, idle
+	}
+	testkit.Eventually(t, 2*time.Second, "the server at its bound", func() bool { return connsTotal(s) == 8 })
+
+	lecturer := clientFrom("127.0.0.1")
+	p := place{from: 1, on: true, lang: "en"}
+	lecturerClick(t, lecturer, addr, p)
+	if got := connsTotal(s); got > 8 {
+		t.Fatalf("%d connections, want at most 8", got)
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/healthz", nil)
+	req.Header.Set("X-Big", strings.Repeat("x", 24<<10))
+	resp, err := lecturer.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("24 KiB of headers: %s, want 431", resp.Status)
+	}
+}
+
+func connsFrom(s *Server, ip string) int {
+	s.conns.mu.Lock()
+	defer s.conns.mu.Unlock()
+	return s.conns.byAddr[ip]
+}
+
+func connsTotal(s *Server) int {
+	s.conns.mu.Lock()
+	defer s.conns.mu.Unlock()
+	return s.conns.total
+}
+
+// A squatter opens follow streams from one address up to the per-address
+// bound and never reads them; a further stream from that address is refused,
+// a student from another address gets in, and a follower that stopped
+// reading is dropped after a few moves and WriteWait, not after the kernel
+// has buffered hundreds. The lecturer's clicks are answered throughout.
+func TestFollowSquatter(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FollowPerAddr = 3
+	s := newTestServer(t, cfg)
+	s.follow.WriteWait = 300 * time.Millisecond
+	addr := serveLimited(t, s)
+	lecturer := clientFrom("127.0.0.1")
+	p := place{from: 1, on: true, lang: "en"}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/scenarios/gc-pause/step", strings.NewReader(p.form().Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	resp, err := lecturer.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := testkit.Parse(t, readAll(t, resp))
+	run, link := runID(t, doc), followLink(t, doc)
+	p = place{run: run, from: 2, on: true, lang: "en"}
+
+	// Three streams from the squatter that never read, with a receive
+	// buffer as small as the kernel allows.
+	for range 3 {
+		c := dialFrom(t, "127.0.0.2", addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			raw, _ := tc.SyscallConn()
+			_ = raw.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1) })
+		}
+		fmt.Fprintf(c, "GET %s/events?lang=en HTTP/1.1\r\nHost: x\r\n\r\n", link)
+	}
+	testkit.Eventually(t, 2*time.Second, "three squatting streams", func() bool { return s.follow.Streams() == 3 })
+	extra := dialFrom(t, "127.0.0.2", addr)
+	fmt.Fprintf(extra, "GET %s/events?lang=en HTTP/1.1\r\nHost: x\r\n\r\n", link)
+	if line, _ := bufio.NewReader(extra).ReadString('\n'); !strings.Contains(line, "503") {
+		t.Fatalf("a fourth stream from the squatter: %q, want 503", line)
+	}
+	student := testkit.OpenStream(t, clientFrom("127.0.0.4"), "http://"+addr+link+"/events?lang=en")
+	student.Next(t, 5*time.Second)
+
+	// The lecturer steps back and forth; each move is some kilobytes that
+	// the squatter never reads.
+	deadline := time.Now().Add(10 * time.Second)
+	moves := 0
+	for s.follow.Streams() > 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d streams after %d moves and 10 s, want the squatter's dropped", s.follow.Streams(), moves)
+		}
+		lecturerClick(t, lecturer, addr, p)
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/scenarios/gc-pause/back", strings.NewReader(place{run: run, from: 3, on: true, lang: "en"}.form().Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("HX-Request", "true")
+		resp, err := lecturer.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("the lecturer's Back: %v %v", resp, err)
+		}
+		readAll(t, resp)
+		moves += 2
+		time.Sleep(20 * time.Millisecond) // a lecturer's pace, roughly: the point is the count, not the time
+	}
+	t.Logf("the squatter was dropped after %d moves", moves)
+	if moves > 200 {
+		t.Fatalf("the squatter was dropped after %d moves, want within a few dozen", moves)
+	}
+	if _, err := student.Wait(time.Second); err != nil {
+		t.Fatalf("the reading student lost the stream: %v", err)
+	}
+}
+
+func readAll(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// Behind a proxy the client is the rightmost X-Forwarded-For entry that is
+// not a trusted proxy, and only when the peer itself is one; IPv6 clients
+// count by their /64.
+func TestClientAddr(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BehindProxy = true
+	s := newTestServer(t, cfg)
+	direct := newTestServer(t, DefaultConfig())
+	for _, tc := range []struct {
+		srv  *Server
+		peer string
+		xff  []string
+		want string
+	}{
+		{s, "10.0.0.1:1", []string{"203.0.113.7"}, "203.0.113.7"},
+		{s, "10.0.0.1:1", []string{"6.6.6.6, 203.0.113.7"}, "203.0.113.7"},                  // the client wrote 6.6.6.6
+		{s, "10.0.0.1:1", []string{"6.6.6.6, 203.0.113.7, 10.0.0.2"}, "203.0.113.7"},        // two proxies
+		{s, "10.0.0.1:1", []string{"6.6.6.6", "203.0.113.7", "192.168.1.1"}, "203.0.113.7"}, // split over header lines
+		{s, "10.0.0.1:1", []string{"garbage, 203.0.113.7"}, "203.0.113.7"},
+		{s, "10.0.0.1:1", nil, "10.0.0.1"},
+		{s, "198.51.100.1:1", []string{"203.0.113.7"}, "198.51.100.1"}, // not a trusted proxy
+		{direct, "10.0.0.1:1", []string{"203.0.113.7"}, "10.0.0.1"},    // no -behind-proxy
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = tc.peer
+		for _, h := range tc.xff {
+			r.Header.Add("X-Forwarded-For", h)
+		}
+		if got := tc.srv.clientAddr(r); got != tc.want {
+			t.Errorf("peer %s, X-Forwarded-For %q: client %s, want %s", tc.peer, tc.xff, got, tc.want)
+		}
+	}
+	for ip, want := range map[string]string{
+		"2001:db8:1:2:3:4:5:6": "2001:db8:1:2::/64", "2001:db8:1:2::9": "2001:db8:1:2::/64",
+		"192.0.2.1": "192.0.2.1", "::ffff:192.0.2.1": "192.0.2.1",
+	} {
+		if got := addrKey(ip); got != want {
+			t.Errorf("addrKey(%s)=%s, want %s", ip, got, want)
+		}
+	}
+}
+
+// One IPv6 /64 is one client for the run limit: a script cannot get a fresh
+// allowance by picking another address of its own /64.
+func TestRunLimitIPv6(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.RunRate, cfg.RunBurst = 0.001, 1
+	s := newTestServer(t, cfg)
+	start := place{from: 1, on: true, lang: "en"}
+	testkit.MustStatus(t, clickFrom(t, s, "[2001:db8::1]:1", "step", start, true), http.StatusOK)
+	testkit.MustStatus(t, clickFrom(t, s, "[2001:db8::2]:1", "step", start, true), http.StatusTooManyRequests)
+	testkit.MustStatus(t, clickFrom(t, s, "[2001:db8:0:1::1]:1", "step", start, true), http.StatusOK)
+}
+
+// With the defaults, 500 students behind one school NAT all start their run
+// in the same moment: none is turned away.
+func TestLectureHallDefaults(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	start := place{from: 1, on: true, lang: "en"}
+	for i := range 500 {
+		if w := clickFrom(t, s, "192.0.2.1:1", "step", start, true); w.Code != http.StatusOK {
+			t.Fatalf("student %d behind the NAT: %d, want 200", i+1, w.Code)
+		}
+	}
+	if cfg := DefaultConfig(); cfg.FollowPerAddr < 500 || cfg.FollowPerLecture < 1000 || cfg.MaxConnsPerAddr < 1000 {
+		t.Fatalf("defaults %+v do not fit 500 students behind one address", cfg)
+	}
+}
+
+// The QR code is drawn from the configured public URL, or from what a
+// trusted proxy says, never from a header anyone can send; and it is cached
+// publicly only when it is the same for everyone.
+func TestQROrigin(t *testing.T) {
+	qr := func(s *Server, peer, host string, header ...string) (*httptest.ResponseRecorder, string) {
+		r := httptest.NewRequest(http.MethodGet, "/qr.svg?path=%2Fscenarios%2Fgc-pause", nil)
+		r.RemoteAddr, r.Host = peer, host
+		for i := 0; i+1 < len(header); i += 2 {
+			r.Header.Set(header[i], header[i+1])
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w, w.Body.String()
+	}
+	plain := newTestServer(t, DefaultConfig())
+	w, base := qr(plain, "203.0.113.1:1", "demo.example")
+	testkit.MustStatus(t, w, http.StatusOK)
+	if cc, vary := w.Header().Get("Cache-Control"), strings.Join(w.Header().Values("Vary"), ", "); !strings.HasPrefix(cc, "private") || !strings.Contains(vary, "Host") {
+		t.Fatalf("Cache-Control=%q Vary=%q without -public-url, want private and Vary: Host", cc, vary)
+	}
+	if _, got := qr(plain, "203.0.113.1:1", "demo.example", "X-Forwarded-Proto", "https", "X-Forwarded-Host", "evil.example"); got != base {
+		t.Fatal("X-Forwarded-* changed the code without -behind-proxy")
+	}
+	if w, _ := qr(plain, "203.0.113.1:1", "evil.example/<x>"); w.Code != http.StatusBadRequest {
+		t.Fatalf("a Host that is no host name: %d, want 400", w.Code)
+	}
+
+	cfg := DefaultConfig()
+	cfg.BehindProxy = true
+	proxied := newTestServer(t, cfg)
+	if _, got := qr(proxied, "203.0.113.1:1", "demo.example", "X-Forwarded-Proto", "https"); got != base {
+		t.Fatal("X-Forwarded-Proto from a peer that is no trusted proxy changed the code")
+	}
+	if _, got := qr(proxied, "10.0.0.1:1", "demo.example", "X-Forwarded-Proto", "https"); got == base {
+		t.Fatal("X-Forwarded-Proto from the trusted proxy did not change the code")
+	}
+
+	cfg = DefaultConfig()
+	cfg.PublicURL = "https://demo.example"
+	public := newTestServer(t, cfg)
+	w, one := qr(public, "203.0.113.1:1", "demo.example")
+	if cc := w.Header().Get("Cache-Control"); !strings.HasPrefix(cc, "public") {
+		t.Fatalf("Cache-Control=%q with -public-url, want public", cc)
+	}
+	if _, two := qr(public, "203.0.113.1:1", "other.example", "X-Forwarded-Proto", "http"); two != one {
+		t.Fatal("the Host header changed the code despite -public-url")
+	}
+}
+
+// The run key never reaches the log: not from a click, and not from an old
+// address that names one.
+func TestRunKeyNotLogged(t *testing.T) {
+	var log testkit.LockedBuffer
+	s, err := New(DefaultConfig(), testkit.Catalog(t), testkit.Guide(t), testkit.Static(t),
+		slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := click(t, s, "step", place{from: 1, on: true, lang: "en"}, false)
+	key := strings.TrimPrefix(runCookieOf(t, w), runCookieName+"=")
+	if strings.Contains(w.Header().Get("Location"), key) {
+		t.Fatalf("Location=%q carries the run key", w.Header().Get("Location"))
+	}
+	testkit.Get(t, s, gcPauseURL(true, 2, "en")+"&run="+key)
+	testkit.Get(t, s, "/nope?run="+key)
+	if strings.Contains(log.String(), key) {
+		t.Fatalf("the log has the run key:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "run=…") {
+		t.Fatalf("the log has no redacted run, so the test saw nothing:\n%s", log.String())
+	}
+	_ = netip.Addr{}
+}
