@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/views/guidedata"
 )
 
@@ -60,29 +60,17 @@ func Path(tb testing.TB, name string) string {
 }
 
 // Catalog is the scenarios of the repository's scenarios.yaml, read the way
-// main reads the built-in ones.
+// main reads the built-in ones (demotest's loader, shared with demo's tests).
 func Catalog(tb testing.TB) *demo.Catalog {
 	tb.Helper()
-	b, err := os.ReadFile(Path(tb, "scenarios.yaml"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := script.Load("scenarios.yaml", b)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
+	return demotest.Catalog(tb)
 }
 
 // Scenario is one scenario of Catalog, read afresh: independent of any
 // server under test.
 func Scenario(tb testing.TB, id string) *demo.Scenario {
 	tb.Helper()
-	sc, ok := Catalog(tb).Get(id)
-	if !ok {
-		tb.Fatalf("scenarios.yaml has no %q scenario", id)
-	}
-	return sc
+	return demotest.Scenario(tb, id)
 }
 
 // Guide is the repository's guide.yaml.
