@@ -443,13 +443,15 @@ func TestFollowOutlivesServerTimeouts(t *testing.T) {
 func TestFollowOutlivesIdleRun(t *testing.T) {
 	sc := gcPause(t)
 	cfg := DefaultConfig()
-	cfg.RunIdle = 100 * time.Millisecond
+	// Long enough that the follower is in before the run goes idle, even
+	// on a busy machine; the test then waits for the run to go.
+	cfg.RunIdle = time.Second
 	s := newTestServer(t, cfg)
 	srv := followServer(t, s)
 	l := startLecture(t, s, true, "en")
 	st := testkit.OpenStream(t, srv.Client(), srv.URL+l.follow+"/events?lang=en")
 	mustFrameEvent(t, st.Next(t, 5*time.Second), 1, testkit.Frame(t, sc, true, 2), "en")
-	testkit.Eventually(t, 5*time.Second, "the idle run to go", func() bool { return !s.runs.has(l.p.run) })
+	testkit.Eventually(t, 15*time.Second, "the idle run to go", func() bool { return !s.runs.has(l.p.run) })
 	testkit.MustStatus(t, testkit.Get(t, s, l.follow), http.StatusOK)
 	l.step(t, s) // checks the follow link is unchanged
 	mustFrameEvent(t, st.Next(t, 5*time.Second), 2, testkit.Frame(t, sc, true, 3), "en")
