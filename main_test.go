@@ -20,9 +20,10 @@ import (
 
 // Tests of the program as a whole: it starts, serves and stops gracefully.
 
-// On SIGTERM (here: its context cancelled) the server stops taking new
-// connections but lets a request in flight finish: a click whose body is
-// still arriving when the signal comes gets its answer.
+// On SIGTERM (here: its context cancelled) the server first fails /healthz
+// for -drain-wait, so a load balancer stops sending it visitors, then stops
+// taking new connections, and lets a request in flight finish: a click whose
+// body is still arriving when the signal comes gets its answer.
 func TestGracefulShutdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole program and waits out a shutdown: skipped with -short")
@@ -32,7 +33,7 @@ func TestGracefulShutdown(t *testing.T) {
 	defer cancel()
 	var log testkit.LockedBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"-port", port}, func(string) string { return "" }, &log) }()
+	go func() { done <- run(ctx, []string{"-port", port, "-drain-wait", "1s"}, func(string) string { return "" }, &log) }()
 	testkit.WaitHealthy(t, port, 10*time.Second)
 
 	// A no-JS click, sent slowly: the headers and half the body now...
@@ -60,11 +61,24 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond) // Shutdown has closed the listener
-	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second); err == nil {
-		c.Close()
-		t.Fatal("a new connection was accepted after the signal")
+	// While it drains, the server still answers, but /healthz says it is
+	// going...
+	resp, err := http.Get("http://127.0.0.1:" + port + "/healthz")
+	if err != nil {
+		t.Fatalf("/healthz while draining: %v", err)
 	}
+	resp.Body.Close()
+	if got, want := resp.StatusCode, http.StatusServiceUnavailable; got != want {
+		t.Fatalf("/healthz while draining: status=%d, want %d", got, want)
+	}
+	// ...and once the drain is over it takes no new connection.
+	testkit.Eventually(t, 10*time.Second, "the listener to close after the drain", func() bool {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	})
 	select {
 	case err := <-done:
 		t.Fatalf("run returned %v with a request still in flight", err)
@@ -75,7 +89,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if _, err := io.WriteString(conn, body[len(body)/2:]); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err = http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("reading the answer to the request in flight: %v", err)
 	}
@@ -83,7 +97,8 @@ func TestGracefulShutdown(t *testing.T) {
 	if got, want := resp.StatusCode, http.StatusSeeOther; got != want {
 		t.Fatalf("status=%d, want %d", got, want)
 	}
-	if loc := resp.Header.Get("Location"); !strings.HasPrefix(loc, "/scenarios/gc-pause?fencing=on&step=3&lang=en&run=") {
+	// The address shows the frame, never the run's key.
+	if loc := resp.Header.Get("Location"); loc != "/scenarios/gc-pause?fencing=on&step=3&lang=en" {
 		t.Fatalf("Location=%q, want frame 3", loc)
 	}
 	select {
