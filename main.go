@@ -37,18 +37,15 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
-	"github.com/distlock/fencing-demo/views/guidedata"
 	"github.com/distlock/fencing-demo/web"
 	"github.com/distlock/fencing-demo/web/export"
 )
 
-//go:embed scenarios.yaml
-var scenariosYAML []byte
-
-// guideYAML is the guide's words (views/guidedata).
+// scenarios.yaml and guide.yaml come built in as Go values (builtin_gen.go,
+// made by cmd/builtin-gen), read and checked when they were generated, so a
+// start parses no YAML: that was most of a cold start.
 //
-//go:embed guide.yaml
-var guideYAML []byte
+//go:generate go run ./cmd/builtin-gen
 
 //go:embed static
 var staticFiles embed.FS
@@ -151,12 +148,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
-	guide, err := guidedata.Load("guide.yaml", guideYAML)
-	if err != nil {
-		return err
-	}
 	static, _ := fs.Sub(staticFiles, "static")
-	srv, err := web.New(cfg, catalog, guide, static, log)
+	srv, err := web.New(cfg, catalog, builtinGuide, static, log)
 	if err != nil {
 		return err
 	}
@@ -189,11 +182,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return srv.Shutdown(shutdown, hs)
 }
 
-// loadCatalog reads the scenarios from path, or the built-in scenarios.yaml
-// when path is "": the server and the export read them the same way.
+// loadCatalog reads the scenarios from path, or takes the built-in
+// scenarios.yaml when path is "": the server and the export read them the
+// same way.
 func loadCatalog(path string) (*demo.Catalog, error) {
 	if path == "" {
-		return script.Load("scenarios.yaml", scenariosYAML)
+		return demo.NewCatalog(builtinScenarios)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

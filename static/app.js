@@ -167,6 +167,24 @@
     if (window.ResizeObserver) new ResizeObserver(tellHeight).observe(doc.body);
   });
   doc.addEventListener("htmx:historyRestore", function () { stop(); init(); });
+
+  // The address bar follows each frame once the frame is on screen. htmx
+  // would call replaceState and pushState before its swap, and in Chromium
+  // those two calls took longer than all the rest of a click (issue 14), so
+  // they are made here, after the next paint, with htmx's own state: Back
+  // and Forward still go through htmx. Without this script htmx does it.
+  if (window.htmx) htmx.config.historyEnabled = false;
+  doc.addEventListener("htmx:afterRequest", function (e) {
+    var xhr = e.detail.xhr, url = xhr && e.detail.successful && xhr.getResponseHeader("HX-Push-Url");
+    if (!url || htmx.config.historyEnabled) return; // htmx pushed it itself
+    var push = function () {
+      if (!(history.state && history.state.htmx)) history.replaceState({ htmx: true }, "", location.href);
+      history.pushState({ htmx: true }, "", url);
+    };
+    // A hidden page draws no frames, so it pushes at once.
+    if (doc.hidden) push();
+    else requestAnimationFrame(function () { setTimeout(push, 0); });
+  });
   doc.addEventListener("htmx:afterSettle", enhance);
   // A swapped-in frame shows what its move changed with motion (app.css);
   // the first load does not move.

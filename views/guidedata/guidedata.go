@@ -1,8 +1,9 @@
 // Package guidedata reads the guide's words from guide.yaml: the decision
 // tree (is a distributed lock needed, and which one), Kleppmann's conclusion
 // and the chapter's closing quiz, in both languages. The pages in views only
-// lay these out. The file is read and checked once, at start-up: a mistake
-// stops the server with the file and the place, never a page.
+// lay these out. The file is read and checked once, by `go generate`
+// (cmd/builtin-gen), into the Go values the server starts from: a mistake
+// stops the generator with the file and the place, never a page.
 package guidedata
 
 import (
