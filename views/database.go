@@ -90,12 +90,12 @@ type Arrow struct {
 // lessons) or on a circle, with an arrow for each waiter.
 func NewWaitGraph(d Demo) WaitGraph {
 	db := d.Frame.Database
-	g := WaitGraph{Width: 320, Height: 120}
+	g := WaitGraph{Width: 320, Height: 84}
 	n := len(db.Sessions)
 	pos := map[string][2]int{}
 	for i, s := range db.Sessions {
 		x := 60 + i*(g.Width-120)/max(n-1, 1)
-		y := 60
+		y := g.Height / 2
 		if n == 1 {
 			x = g.Width / 2
 		}

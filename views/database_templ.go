@@ -76,7 +76,7 @@ func connectionsPanel(d Demo) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		db := d.Frame.Database
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel db\" aria-labelledby=\"h-conns\"><h2 id=\"h-conns\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel db conns\" aria-labelledby=\"h-conns\"><h2 id=\"h-conns\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -107,6 +107,12 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		names = append(names, laneName{c, c})
 	}
 	if nodes := sc.NodeNames(); len(nodes) > 0 {
+		// A scenario that takes the chapter's lock service beside a store
+		// of nodes (fencing-sql: the lock service and PostgreSQL) draws the
+		// lease on a lane of its own, above the nodes.
+		if sc.UsesLockService() {
+			names = append(names, laneName{"", T(lang, "lockservice")})
+		}
 		for _, n := range nodes {
 			names = append(names, laneName{n, n})
 		}
