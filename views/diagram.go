@@ -200,6 +200,13 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		if s.Open && s.Until > s.To {
 			d.Bars = append(d.Bars, Bar{X: x(s.To), Y: cy - barHeight/2, W: x(s.Until) - x(s.To), H: barHeight, Class: "planned"})
 		}
+		// What this move used up of a lease held before it: the stretch of
+		// the planned remainder from the frame before's now to this one's
+		// (or to the expiry, if the lease ran out). Drawn only while a step
+		// moves (app.css), where it drains away from the old now.
+		if was := f.Was; !fresh(s.From) && s.Until > was && s.To > was {
+			d.Bars = append(d.Bars, Bar{X: x(was), Y: cy - barHeight/2, W: x(s.To) - x(was), H: barHeight, Class: "planned drained"})
+		}
 	}
 	for _, s := range t.Locks {
 		ly := laneY[s.Lane]
