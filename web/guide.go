@@ -61,6 +61,7 @@ func (s *Server) guidePage(lang, title string, at func(lang string) string) view
 			Title:     views.T(lang, title) + " · " + views.T(lang, "site"),
 			Assets:    s.assetURLs(),
 			Canonical: at(lang),
+			Origin:    s.cfg.PublicURL,
 			OtherLang: at(views.OtherLang(lang)),
 			Home:      views.HomeURL(lang),
 			Index:     views.IndexURL(lang),
