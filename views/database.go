@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"github.com/distlock/fencing-demo/demo"
 )
 
@@ -58,6 +60,24 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at), true
 	}
 	return "", false
+}
+
+// panelsScroll makes the panels a region the keyboard can scroll, in
+// presenter mode, where they may scroll inside.
+func panelsScroll(d Demo) templ.Attributes {
+	if !d.Here.Present {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"tabindex": "0", "role": "region", "aria-label": T(d.Lang, "panels")}
+}
+
+// scrollable lets the keyboard reach a region that may scroll inside in
+// presenter mode (a long move's narration on a small projector).
+func scrollable(d Demo) templ.Attributes {
+	if !d.Here.Present {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"tabindex": "0"}
 }
 
 // IsDatabase reports whether the frame shows a database.

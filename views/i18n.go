@@ -28,6 +28,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"reset":         {"リセット", "Reset"},
 	"on":            {"有", "on"},
 	"off":           {"無", "off"},
+	"panels":        {"ロック・リソース・クライアントの状態", "The state of the lock, the resource and the clients"},
 	"controls":      {"操作", "Controls"},
 	"frame":         {"手順", "Step"},
 	"lockservice":   {"ロックサービス", "Lock service"},
