@@ -342,8 +342,10 @@ func textBox(x, y float64, anchor, label string) box {
 	return box{x - 1, y - labelSize, x + w + 1, y + 4}
 }
 
-// try places label at the first free spot among spots, or at the first spot
-// when none is free (the test measuring the page then says so).
+// try places label at the first free spot among spots. When none is free,
+// the first spot is held inside the drawing's edges and moved down a row at a
+// time until it is clear: the drawing grows under it (the axis goes under
+// the lowest label), so no label is ever cut or covered.
 func (p *placer) try(label string, spots []Text) Text {
 	for _, s := range spots {
 		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) {
@@ -353,7 +355,23 @@ func (p *placer) try(label string, spots []Text) Text {
 		}
 	}
 	s := spots[0]
-	p.add(textBox(float64(s.X), float64(s.Y), s.Anchor, label))
+	b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+	switch {
+	case b.x0 < 2:
+		s.X += int(2 - b.x0 + 1)
+	case b.x1 > p.width-2:
+		s.X -= int(b.x1 - (p.width - 2) + 1)
+	}
+	if b.y0 < 0 {
+		s.Y += int(-b.y0 + 1)
+	}
+	for range 40 {
+		if b = textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) {
+			break
+		}
+		s.Y += rowHeight
+	}
+	p.add(b)
 	s.Label = label
 	return s
 }
