@@ -13,6 +13,7 @@ type Frame struct {
 	Narration
 
 	Now int
+	Was int // the time when the move that led here began: the frame before's Now
 
 	// The lock service, for scenarios that use it.
 	Holder string // "" when free
@@ -86,6 +87,7 @@ func (r *Run) Frame() Frame {
 		Index:      r.frame,
 		Total:      r.sc.Frames(),
 		Now:        r.now,
+		Was:        r.was,
 		Fenced:     r.res.Fenced(),
 		Data:       r.res.Data(),
 		MaxToken:   r.res.MaxToken(),

@@ -56,6 +56,7 @@ type Run struct {
 	sc         *Scenario
 	on         bool // the switch's position
 	now        int  // true time; the lock service keeps the same clock
+	was        int  // now before the current frame's move
 	store      Store
 	res        *Resource
 	clients    []Client
@@ -113,6 +114,7 @@ func (r *Run) Step() bool {
 		return false
 	}
 	r.frame++
+	r.was = r.now
 	r.play(r.sc.Moves[r.frame-2].Do)
 	r.checkStuck()
 	return r.err == nil

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"github.com/distlock/fencing-demo/demo"
 )
 
@@ -60,6 +62,24 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 	return "", false
 }
 
+// panelsScroll makes the panels a region the keyboard can scroll, in
+// presenter mode, where they may scroll inside.
+func panelsScroll(d Demo) templ.Attributes {
+	if !d.Here.Present {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"tabindex": "0", "role": "region", "aria-label": T(d.Lang, "panels")}
+}
+
+// scrollable lets the keyboard reach a region that may scroll inside in
+// presenter mode (a long move's narration on a small projector).
+func scrollable(d Demo) templ.Attributes {
+	if !d.Here.Present {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"tabindex": "0"}
+}
+
 // IsDatabase reports whether the frame shows a database.
 func IsDatabase(d Demo) bool { return d.Frame.Database != nil }
 
@@ -90,12 +110,12 @@ type Arrow struct {
 // lessons) or on a circle, with an arrow for each waiter.
 func NewWaitGraph(d Demo) WaitGraph {
 	db := d.Frame.Database
-	g := WaitGraph{Width: 320, Height: 120}
+	g := WaitGraph{Width: 320, Height: 84}
 	n := len(db.Sessions)
 	pos := map[string][2]int{}
 	for i, s := range db.Sessions {
 		x := 60 + i*(g.Width-120)/max(n-1, 1)
-		y := 60
+		y := g.Height / 2
 		if n == 1 {
 			x = g.Width / 2
 		}

@@ -107,6 +107,12 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		names = append(names, laneName{c, c})
 	}
 	if nodes := sc.NodeNames(); len(nodes) > 0 {
+		// A scenario that takes the chapter's lock service beside a store
+		// of nodes (fencing-sql: the lock service and PostgreSQL) draws the
+		// lease on a lane of its own, above the nodes.
+		if sc.UsesLockService() {
+			names = append(names, laneName{"", T(lang, "lockservice")})
+		}
 		for _, n := range nodes {
 			names = append(names, laneName{n, n})
 		}
@@ -193,6 +199,13 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
 		if s.Open && s.Until > s.To {
 			d.Bars = append(d.Bars, Bar{X: x(s.To), Y: cy - barHeight/2, W: x(s.Until) - x(s.To), H: barHeight, Class: "planned"})
+		}
+		// What this move used up of a lease held before it: the stretch of
+		// the planned remainder from the frame before's now to this one's
+		// (or to the expiry, if the lease ran out). Drawn only while a step
+		// moves (app.css), where it drains away from the old now.
+		if was := f.Was; !fresh(s.From) && s.Until > was && s.To > was {
+			d.Bars = append(d.Bars, Bar{X: x(was), Y: cy - barHeight/2, W: x(s.To) - x(was), H: barHeight, Class: "planned drained"})
 		}
 	}
 	for _, s := range t.Locks {
@@ -329,8 +342,10 @@ func textBox(x, y float64, anchor, label string) box {
 	return box{x - 1, y - labelSize, x + w + 1, y + 4}
 }
 
-// try places label at the first free spot among spots, or at the first spot
-// when none is free (the test measuring the page then says so).
+// try places label at the first free spot among spots. When none is free,
+// the first spot is held inside the drawing's edges and moved down a row at a
+// time until it is clear: the drawing grows under it (the axis goes under
+// the lowest label), so no label is ever cut or covered.
 func (p *placer) try(label string, spots []Text) Text {
 	for _, s := range spots {
 		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) {
@@ -340,7 +355,23 @@ func (p *placer) try(label string, spots []Text) Text {
 		}
 	}
 	s := spots[0]
-	p.add(textBox(float64(s.X), float64(s.Y), s.Anchor, label))
+	b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+	switch {
+	case b.x0 < 2:
+		s.X += int(2 - b.x0 + 1)
+	case b.x1 > p.width-2:
+		s.X -= int(b.x1 - (p.width - 2) + 1)
+	}
+	if b.y0 < 0 {
+		s.Y += int(-b.y0 + 1)
+	}
+	for range 40 {
+		if b = textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) {
+			break
+		}
+		s.Y += rowHeight
+	}
+	p.add(b)
 	s.Label = label
 	return s
 }

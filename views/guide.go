@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -19,6 +20,29 @@ import (
 
 // GuideTreeURL is the decision tree's address in lang.
 func GuideTreeURL(lang string) string { return "/guide/decision-tree?" + LangParam + "=" + lang }
+
+// WalkParam names the point of the decision tree a walk has reached.
+const WalkParam = "at"
+
+// GuideWalkURL is the decision tree's point id on a page of its own: one
+// question with its answers as links, or the advice a branch ends in.
+func GuideWalkURL(lang, id string) string {
+	return GuideTreeURL(lang) + "&" + WalkParam + "=" + url.QueryEscape(id)
+}
+
+// TreePath is the way from n down to the point id: n first, that point
+// last. ok is false when the tree has no such point.
+func TreePath(n guidedata.Node, id string) (path []guidedata.Node, ok bool) {
+	if n.ID == id {
+		return []guidedata.Node{n}, true
+	}
+	for _, c := range n.Children {
+		if rest, ok := TreePath(c, id); ok {
+			return append([]guidedata.Node{n}, rest...), true
+		}
+	}
+	return nil, false
+}
 
 // GuideQuizURL is the quiz's address in lang.
 func GuideQuizURL(lang string) string { return "/guide/quiz?" + LangParam + "=" + lang }
@@ -57,6 +81,7 @@ type Guide struct {
 	Page
 	Text    *guidedata.Guide
 	Catalog *demo.Catalog
+	Walk    []guidedata.Node // a walk through the tree: the root down to where it has reached
 }
 
 // GuideDemo is a DemoLink made ready for the page.

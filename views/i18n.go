@@ -28,6 +28,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"reset":         {"リセット", "Reset"},
 	"on":            {"有", "on"},
 	"off":           {"無", "off"},
+	"panels":        {"ロック・リソース・クライアントの状態", "The state of the lock, the resource and the clients"},
 	"controls":      {"操作", "Controls"},
 	"frame":         {"手順", "Step"},
 	"lockservice":   {"ロックサービス", "Lock service"},
@@ -248,6 +249,13 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"guide.next.demo":   {"シナリオ一覧", "All scenarios"},
 	"guide.more":        {"次に読む", "Where next"},
 	"guide.leaf.nodemo": {"デモ:", "Demo:"},
+	"guide.walk.start":  {"一問ずつたどる", "Walk it one question at a time"},
+	"guide.walk.trail":  {"ここまでの答え", "Your answers so far"},
+	"guide.walk.first":  {"最初の問い", "First question"},
+	"guide.walk.whole":  {"判断の木の全体を見る", "See the whole tree"},
+	"guide.walk.again":  {"最初からたどり直す", "Start again"},
+	"guide.walk.step":   {"問い %d", "Question %d"},
+	"err.tree.node":     {"判断の木に %q という場所はない。", "The decision tree has no point called %q."},
 }
 
 // T returns the fixed string key in lang; an unknown key comes back as itself,

@@ -17,11 +17,23 @@ type Page struct {
 	Title     string
 	Assets    Assets
 	Canonical string // this page's address, without the run
+	Origin    string // scheme://host[:port] the site is reached at; "": unknown, and no rel=canonical
 	OtherLang string // the same page in the other language
 	Home      string // the site's front page and its scenario list;
 	Index     string // "" leaves the link out
 	Chrome    bool   // the site's header; off inside an iframe
 	Present   bool   // presenter mode: large type, high contrast
+}
+
+// CanonicalURL is the page's absolute address, for rel=canonical: "" when
+// the page has none or the server was not told where it is reached (a
+// canonical address must be absolute, and a Host header is the visitor's
+// word, not the site's).
+func (p Page) CanonicalURL() string {
+	if p.Origin == "" || p.Canonical == "" {
+		return ""
+	}
+	return p.Origin + p.Canonical
 }
 
 // Demo is the view model of one frame of a scenario.

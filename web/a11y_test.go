@@ -112,6 +112,19 @@ func TestA11y(t *testing.T) {
 			)
 		}
 		visits = append(visits, visit{name: "present/en", path: "/scenarios/gc-pause?fencing=off&step=7&lang=en&present=1"})
+		// The decision tree one question at a time, at a question and at
+		// a leaf, and presenter mode where the panels scroll inside.
+		for _, lang := range []string{"en", "ja"} {
+			visits = append(visits,
+				visit{name: "decision-walk/" + lang, path: views.GuideWalkURL(lang, "correctness")},
+				visit{name: "decision-walk-leaf/" + lang, path: views.GuideWalkURL(lang, "database")},
+			)
+		}
+		for _, id := range []string{"zookeeper-recipe", "deadlock"} {
+			if sc, ok := catalog.Get(id); ok {
+				visits = append(visits, visit{name: "present-" + id + "/en", path: views.FrameURL(sc, sc.Default, sc.Frames(), "en") + "&present=1"})
+			}
+		}
 		// The key help is a modal dialog: checked open, on its own.
 		t.Run("help-dialog/en", func(t *testing.T) {
 			b := b.in(t)

@@ -327,14 +327,17 @@ func TestBrowser(t *testing.T) {
 		if cfg.Width != 1280 || cfg.Height < 720 {
 			t.Errorf("screenshot is %dx%d, want 1280 wide and at least 720 high", cfg.Width, cfg.Height)
 		}
+		// The README's screenshot lives at the repository's top, not
+		// beside this package (go test runs in web/).
 		if os.Getenv("UPDATE_SCREENSHOT") == "1" {
-			if err := os.MkdirAll("docs", 0o755); err != nil {
+			out := testkit.Path(t, "docs/screenshot.png")
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join("docs", "screenshot.png"), img, 0o644); err != nil {
+			if err := os.WriteFile(out, img, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("wrote docs/screenshot.png (%dx%d)", cfg.Width, cfg.Height)
+			t.Logf("wrote %s (%dx%d)", out, cfg.Width, cfg.Height)
 		}
 	})
 

@@ -15,7 +15,27 @@ import (
 // language and fill in the page.
 
 func (s *Server) guideTree(c echo.Context) error {
+	if c.QueryParams().Has(views.WalkParam) {
+		return s.guideWalk(c, c.QueryParam(views.WalkParam))
+	}
 	return s.showGuide(c, views.GuideTreeURL, "guide.tree.title", views.GuideTreePage)
+}
+
+// guideWalk is the decision tree at one point, reached by the answers on the
+// way down from its root. A point the tree lacks is a 404 whose way on is
+// the whole tree.
+func (s *Server) guideWalk(c echo.Context, id string) error {
+	lang, err := readLang(c, func(lang string) string { return views.GuideWalkURL(lang, id) })
+	if err != nil {
+		return err
+	}
+	path, ok := views.TreePath(s.guide.Tree, id)
+	if !ok {
+		return &problem{status: http.StatusNotFound, key: "err.tree.node", args: []any{id}, cont: views.GuideTreeURL(lang)}
+	}
+	page := s.guidePage(lang, "guide.tree.title", func(lang string) string { return views.GuideWalkURL(lang, id) })
+	page.Walk = path
+	return render(c, http.StatusOK, views.GuideWalkPage(page))
 }
 
 func (s *Server) guideQuiz(c echo.Context) error {
@@ -30,12 +50,18 @@ func (s *Server) showGuide(c echo.Context, at func(lang string) string, title st
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, page(views.Guide{
+	return render(c, http.StatusOK, page(s.guidePage(lang, title, at)))
+}
+
+// guidePage is the view model of a guide page in lang, at(lang) its address.
+func (s *Server) guidePage(lang, title string, at func(lang string) string) views.Guide {
+	return views.Guide{
 		Page: views.Page{
 			Lang:      lang,
 			Title:     views.T(lang, title) + " · " + views.T(lang, "site"),
 			Assets:    s.assetURLs(),
 			Canonical: at(lang),
+			Origin:    s.cfg.PublicURL,
 			OtherLang: at(views.OtherLang(lang)),
 			Home:      views.HomeURL(lang),
 			Index:     views.IndexURL(lang),
@@ -43,5 +69,5 @@ func (s *Server) showGuide(c echo.Context, at func(lang string) string, title st
 		},
 		Text:    s.guide,
 		Catalog: s.catalog,
-	}))
+	}
 }

@@ -414,3 +414,84 @@ func TestGuideInHeader(t *testing.T) {
 		t.Fatalf("the embedded demo has %d links to the guide, want 0", n)
 	}
 }
+
+// The decision tree walked one question at a time, as a reader without
+// JavaScript does: from the whole tree's "walk it" link, each page asks one
+// question with its answers as links, the trail lists the answers given so
+// far, and the walk always follows the last answer down to a leaf, whose
+// page gives the advice and links back to the whole tree. Both languages.
+func TestGuideWalk(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	for _, lang := range []string{"ja", "en"} {
+		t.Run(lang, func(t *testing.T) {
+			doc := getGuide(t, s, "/guide/decision-tree", lang)
+			next := doc.Find(`[data-testid="walk-start"]`).AttrOr("href", "")
+			if next == "" {
+				t.Fatal("the whole tree has no link to walk it one question at a time")
+			}
+			var given []string // the answers taken so far
+			for depth := 1; ; depth++ {
+				w := testkit.Get(t, s, next)
+				testkit.MustStatus(t, w, http.StatusOK)
+				doc := testkit.Parse(t, w.Body.Bytes())
+				if got := doc.Find("html").AttrOr("lang", ""); got != lang {
+					t.Fatalf("%s: html lang=%q, want %q", next, got, lang)
+				}
+				// The trail: one entry per answer given, each naming it.
+				trail := doc.Find(`[data-testid="walk-trail"] li`)
+				if got, want := trail.Length(), len(given); got != want {
+					t.Fatalf("%s: the trail has %d answers, want %d (%q)", next, got, want, given)
+				}
+				trail.Each(func(i int, li *goquery.Selection) {
+					if got := squash(li.Find(".walk-given")); !strings.Contains(got, given[i]) {
+						t.Errorf("%s: trail entry %d reads %q, want the answer %q", next, i+1, got, given[i])
+					}
+				})
+				if doc.Find(`[data-testid="walk-whole"]`).Length() != 1 {
+					t.Errorf("%s: no link to the whole tree", next)
+				}
+				// Only this page's point: no other question is on it.
+				if n := doc.Find(`[data-testid="tree"], .tree-q`).Length(); n != 0 {
+					t.Fatalf("%s: the page holds the whole tree (%d questions of it)", next, n)
+				}
+				qs := doc.Find(`[data-testid="walk-question"]`)
+				if leaf := doc.Find(`[data-testid="walk"] [data-testid="tree-leaf"]`); leaf.Length() == 1 {
+					if qs.Length() != 0 {
+						t.Fatalf("%s: a leaf page also asks %d question(s)", next, qs.Length())
+					}
+					if squash(leaf.Find("h2")) == "" {
+						t.Fatalf("%s: the leaf gives no advice", next)
+					}
+					if depth < 2 {
+						t.Fatalf("the walk ended at its first page")
+					}
+					return
+				}
+				if qs.Length() != 1 || squash(qs) == "" {
+					t.Fatalf("%s: %d questions on the page, want exactly one", next, qs.Length())
+				}
+				answers := doc.Find(`[data-testid="walk-answer"]`)
+				if answers.Length() < 2 {
+					t.Fatalf("%s: %d answers, want at least two to choose from", next, answers.Length())
+				}
+				last := answers.Last()
+				given = append(given, squash(last))
+				next = last.AttrOr("href", "")
+				if !strings.Contains(next, "lang="+lang) {
+					t.Fatalf("answer link %q leaves the language %s", next, lang)
+				}
+				if depth > 20 {
+					t.Fatal("the walk did not reach a leaf in 20 questions")
+				}
+			}
+		})
+	}
+	t.Run("unknown-point", func(t *testing.T) {
+		w := testkit.Get(t, s, views.GuideWalkURL("en", "no-such-point"))
+		testkit.MustStatus(t, w, http.StatusNotFound)
+		doc := testkit.Parse(t, w.Body.Bytes())
+		if !strings.Contains(doc.Text(), "no-such-point") {
+			t.Errorf("the 404 page does not name the point asked for")
+		}
+	})
+}

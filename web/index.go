@@ -30,6 +30,7 @@ func (s *Server) index(c echo.Context) error {
 			Title:     views.T(lang, "scenarios") + " · " + views.T(lang, "site"),
 			Assets:    s.assetURLs(),
 			Canonical: views.IndexURL(lang),
+			Origin:    s.cfg.PublicURL,
 			OtherLang: views.IndexURL(views.OtherLang(lang)),
 			Home:      views.HomeURL(lang),
 			Chrome:    true,

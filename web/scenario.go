@@ -65,6 +65,7 @@ func (s *Server) demoView(f demo.Frame, here views.Place, run, followLink string
 			Title:     views.FrameTitle(f, lang),
 			Assets:    s.assetURLs(),
 			Canonical: here.PageURL(),
+			Origin:    s.cfg.PublicURL,
 			OtherLang: here.In(views.OtherLang(lang)).URL(),
 			Home:      views.HomeURL(lang),
 			Index:     views.IndexURL(lang),

@@ -332,6 +332,26 @@ func TestScreen(t *testing.T) {
 					t.Errorf("after a step to frame 2, %q does not move; moving: %q", want, got)
 				}
 			}
+			// Frames 3 and 4: A's lease, held from before, drains from the
+			// old now to the new, then to its expiry at t=10, and nothing
+			// else of A's bar grows again.
+			for k := 3; k <= 4; k++ {
+				b.click("step")
+				b.waitFrame(true, k, "en")
+				got = testkit.WaitFor(t, b.ctx, waitBudget, "the lease draining", movingJS, func(a []string) bool { return len(a) > 0 })
+				drains := 0
+				for _, a := range got {
+					switch a {
+					case "planned drained/drain":
+						drains++
+					case "lease c0 fresh/grow":
+						t.Errorf("frame %d: A's lease, held since frame 2, grows again", k)
+					}
+				}
+				if drains != 1 {
+					t.Errorf("after a step to frame %d, %d lease(s) drain, want A's; moving: %q", k, drains, got)
+				}
+			}
 		}
 	})
 }

@@ -1,0 +1,76 @@
+package views
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/demotest"
+)
+
+// Every frame of every scenario, laid out: each label inside the drawing by
+// the placer's own (generous) estimate of its size, no two labels on top of
+// each other, and every bar and mark on a lane of the drawing, not above the
+// lanes where a lane the scenario needs was forgotten (fencing-sql's lock
+// service beside PostgreSQL). The browser test (web TestScreen) measures
+// the drawn page; this one runs every frame in milliseconds.
+func TestDiagramLabelsInside(t *testing.T) {
+	for _, sc := range demotest.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			for k := 1; k <= sc.Frames(); k++ {
+				r, err := demo.Replay(sc, on, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := r.Frame()
+				for _, lang := range []string{"en", "ja"} {
+					d := NewDiagram(lang, f)
+					where := demotest.Name(sc, on) + " frame " + strconv.Itoa(k) + " " + lang
+					var labels []box
+					for _, tx := range diagramTexts(d) {
+						b := textBox(float64(tx.X), float64(tx.Y), tx.Anchor, tx.Label)
+						if b.x0 < 0 || b.x1 > float64(d.Width) || b.y0 < 0 || b.y1 > float64(d.Height) {
+							t.Errorf("%s: %q at %+v sticks out of the %dx%d drawing", where, tx.Label, b, d.Width, d.Height)
+						}
+						for i, o := range labels {
+							// Rows of the top band may touch by a pixel.
+							if o.x0+1 < b.x1 && b.x0+1 < o.x1 && o.y0+1 < b.y1 && b.y0+1 < o.y1 {
+								t.Errorf("%s: %q overlaps label %d", where, tx.Label, i)
+							}
+						}
+						labels = append(labels, b)
+					}
+					for _, b := range d.Bars {
+						if b.Y < d.Top || b.Y+b.H > d.AxisY {
+							t.Errorf("%s: bar %q at y=%d..%d is off the lanes (%d..%d)", where, b.Class, b.Y, b.Y+b.H, d.Top, d.AxisY)
+						}
+					}
+					for _, m := range d.Marks {
+						if m.Y-m.R < d.Top || m.Y+m.R > d.AxisY {
+							t.Errorf("%s: mark %q at y=%d is off the lanes (%d..%d)", where, m.Class, m.Y, d.Top, d.AxisY)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// diagramTexts are the labels the placer placed.
+func diagramTexts(d Diagram) []Text {
+	ts := []Text{d.Now}
+	for _, a := range d.Alerts {
+		ts = append(ts, a.Label)
+	}
+	for _, b := range d.Bars {
+		if b.Label.Label != "" {
+			ts = append(ts, b.Label)
+		}
+	}
+	for _, m := range d.Marks {
+		if m.Label.Label != "" {
+			ts = append(ts, m.Label)
+		}
+	}
+	return ts
+}
