@@ -33,7 +33,9 @@ func TestGracefulShutdown(t *testing.T) {
 	defer cancel()
 	var log testkit.LockedBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"-port", port, "-drain-wait", "1s"}, func(string) string { return "" }, &log) }()
+	go func() {
+		done <- run(ctx, []string{"-port", port, "-drain-wait", "1s"}, func(string) string { return "" }, &log)
+	}()
 	testkit.WaitHealthy(t, port, 10*time.Second)
 
 	// A no-JS click, sent slowly: the headers and half the body now...
