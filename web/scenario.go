@@ -17,6 +17,9 @@ func (s *Server) page(c echo.Context) error {
 		return err
 	}
 	q := c.QueryParams()
+	if done, err := renamed(c, sc, q); done { // renamed.go
+		return err
+	}
 	here, err := views.ReadPlace(sc, q, views.InURL, viewOf(c), c.Request().Header.Get("Accept-Language"))
 	if err != nil {
 		return badAddress(err, here.URL())
