@@ -24,6 +24,10 @@ func (s *Server) index(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	groups, err := s.groups()
+	if err != nil {
+		return err
+	}
 	return render(c, http.StatusOK, views.IndexPage(views.Index{
 		Page: views.Page{
 			Lang:      lang,
@@ -35,6 +39,6 @@ func (s *Server) index(c echo.Context) error {
 			Home:      views.HomeURL(lang),
 			Chrome:    true,
 		},
-		Groups: s.groups,
+		Groups: groups,
 	}))
 }

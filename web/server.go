@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,9 +42,14 @@ type Server struct {
 	conns   *connLimiter
 	follow  *follow.Broker
 	assets  *Assets
-	groups  []views.Group // the scenario index, worked out once
-	log     *slog.Logger
-	echo    *echo.Echo
+	// groups is the scenario index, worked out once, when the index is first
+	// asked for: it plays every scenario to its end both ways, which no other
+	// page needs, so a fresh server does not make its first visitor wait for
+	// it. The catalog was played through when it was loaded, so it cannot fail
+	// on a scenario the server serves.
+	groups func() ([]views.Group, error)
+	log    *slog.Logger
+	echo   *echo.Echo
 
 	draining  atomic.Bool // a graceful shutdown has begun: /healthz fails
 	stopRelay func()      // nil without -follow-redis
@@ -67,9 +73,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		log:     log,
 		echo:    echo.New(),
 	}
-	if s.groups, err = views.IndexGroups(catalog); err != nil {
-		return nil, err
-	}
+	s.groups = sync.OnceValues(func() ([]views.Group, error) { return views.IndexGroups(catalog) })
 	if missing := guide.Missing(catalog); len(missing) > 0 {
 		// Only a -scenarios file without these can get here; the guide's
 		// pages leave those links out rather than fail.
