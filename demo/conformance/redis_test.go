@@ -72,6 +72,9 @@ func TestConformanceCoversFamily(t *testing.T) {
 // against real redis-server processes and compares every reply the page
 // shows, and at every frame the keys and TTLs the page shows on each node.
 func TestConformanceRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real redis-server processes: not under -short")
+	}
 	realserver.Binary(t, "redis-server", "redis-server")
 	redis.SetLogger(quiet{})
 	c := demotest.Catalog(t)

@@ -8,6 +8,9 @@ import (
 // The kit itself: a node answers, refuses connections once stopped, and
 // comes back empty; a replica behind a held relay lacks the primary's write.
 func TestRedisStopStartAndHeldReplication(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real redis-server processes: not under -short")
+	}
 	ctx := context.Background()
 	primary := StartRedis(t, "primary")
 	replica := StartRedis(t, "replica")
