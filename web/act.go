@@ -53,7 +53,7 @@ func (s *Server) readClick(c echo.Context) (here views.Place, run string, err er
 		return here, "", badAddress(err, here.URL())
 	}
 	run = form.Get(views.RunParam)
-	if run != "" && !validRunID(run) {
+	if run != "" && !views.ValidRunID(run) {
 		return here, "", bad("err.run", here.URL(), run)
 	}
 	if run == "" {
@@ -113,7 +113,7 @@ const (
 // runCookie is the run key the visitor's cookie holds, or "".
 func runCookie(c echo.Context) string {
 	ck, err := c.Cookie(runCookieName)
-	if err != nil || !validRunID(ck.Value) {
+	if err != nil || !views.ValidRunID(ck.Value) {
 		return ""
 	}
 	return ck.Value

@@ -59,8 +59,8 @@ type answerKey struct {
 // The marks drawn where the ids go: as long as an id (32 characters), and
 // unlike anything else on a page.
 var (
-	runMark    = strings.Repeat("RUNX", runIDLen/4)
-	followMark = strings.Repeat("FIDX", runIDLen/4)
+	runMark    = strings.Repeat("RUNX", views.RunIDLen/4)
+	followMark = strings.Repeat("FIDX", views.RunIDLen/4)
 )
 
 // answer is one cached answer.
@@ -80,13 +80,13 @@ var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
 
 // storedHeader opens a stored (uncompressed) deflate block of one id: not
 // the last block, then its length and the length's complement.
-var storedHeader = []byte{0, runIDLen, 0, ^byte(runIDLen), 0xff}
+var storedHeader = []byte{0, views.RunIDLen, 0, ^byte(views.RunIDLen), 0xff}
 
 // serve answers with the frame at key's place for run and follow link, drawn
 // by draw (which is handed the frame) the first time.
 func (as *answers) serve(c echo.Context, key answerKey, run, followLink string, draw func(views.Demo) templ.Component, view func(f demo.Frame, run, follow string) views.Demo) error {
 	fid := strings.TrimPrefix(followLink, "/follow/")
-	if key.run && len(run) != runIDLen || key.follow && (len(fid) != runIDLen || len(followLink) != len("/follow/")+runIDLen) {
+	if key.run && len(run) != views.RunIDLen || key.follow && (len(fid) != views.RunIDLen || len(followLink) != len("/follow/")+views.RunIDLen) {
 		// Not an id the gaps fit (cannot happen for an id we accept): draw it.
 		f, err := frameAt(key.here)
 		if err != nil {
@@ -140,10 +140,10 @@ func newAnswer(plain []byte) (*answer, error) {
 			continue
 		case f < 0 || r >= 0 && r < f:
 			a.gaps = append(a.gaps, gap{at: i + r})
-			i += r + runIDLen
+			i += r + views.RunIDLen
 		default:
 			a.gaps = append(a.gaps, gap{at: i + f, follow: true})
-			i += f + runIDLen
+			i += f + views.RunIDLen
 		}
 	}
 	if bytes.IndexByte(plain, 0) >= 0 {
@@ -176,8 +176,8 @@ func newAnswer(plain []byte) (*answer, error) {
 		a.gz = append(a.gz, bytes.Clone(out.Bytes()))
 		dict = append(dict, plain[start:end]...)
 		if i < len(a.gaps) {
-			dict = append(dict, make([]byte, runIDLen)...)
-			start = end + runIDLen
+			dict = append(dict, make([]byte, views.RunIDLen)...)
+			start = end + views.RunIDLen
 		}
 	}
 	return a, nil
@@ -199,7 +199,7 @@ func (a *answer) write(c echo.Context, run, fid string) error {
 		for _, g := range a.gaps {
 			buf.Write(a.plain[last:g.at])
 			buf.WriteString(id(g))
-			last = g.at + runIDLen
+			last = g.at + views.RunIDLen
 		}
 		buf.Write(a.plain[last:])
 		return c.HTMLBlob(http.StatusOK, buf.Bytes())
@@ -212,7 +212,7 @@ func (a *answer) write(c echo.Context, run, fid string) error {
 		buf.WriteString(id(g))
 		crc = crc32.Update(crc, crc32.IEEETable, a.plain[last:g.at])
 		crc = crc32.Update(crc, crc32.IEEETable, []byte(id(g)))
-		last = g.at + runIDLen
+		last = g.at + views.RunIDLen
 	}
 	buf.Write(a.gz[len(a.gaps)])
 	crc = crc32.Update(crc, crc32.IEEETable, a.plain[last:])

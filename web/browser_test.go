@@ -234,7 +234,7 @@ func TestBrowser(t *testing.T) {
 			b.waitFrame(on, i, lang)
 		}
 		run := b.screen().Run
-		if !validRunID(run) {
+		if !views.ValidRunID(run) {
 			t.Fatalf("run id in the form at frame %d=%q, want 32 hex digits", k, run)
 		}
 		mark := posts.len()

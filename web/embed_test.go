@@ -141,7 +141,7 @@ func TestEmbed(t *testing.T) {
 				// The one cookie is a click's run key: HttpOnly, this site
 				// only, and nothing else kept in it.
 				for _, c := range resp.Cookies() {
-					if c.Name != runCookieName || !validRunID(c.Value) || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+					if c.Name != runCookieName || !views.ValidRunID(c.Value) || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
 						t.Errorf("%s %s (htmx %v): Set-Cookie %+v; want only the HttpOnly run key", r.method, r.path, htmx, c)
 					}
 				}

@@ -52,26 +52,10 @@ func newRuns(max int, idle time.Duration, b *follow.Broker) *runs {
 	return &runs{cache: expirable.NewLRU[string, *liveRun](max, nil, idle), follow: b}
 }
 
-// runIDLen is the length of a run id: 128 random bits in hex.
-const runIDLen = 32
-
 func newRunID() string {
-	var b [runIDLen / 2]byte
+	var b [views.RunIDLen / 2]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
 	return hex.EncodeToString(b[:])
-}
-
-// validRunID reports whether id has the shape of a run id.
-func validRunID(id string) bool {
-	if len(id) != runIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // goTo brings the run with key id (a new key when id is "") to there, and

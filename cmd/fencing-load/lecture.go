@@ -132,7 +132,7 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 					return
 				}
 				if strings.HasPrefix(line, "data: ") && strings.Contains(line, `data-testid="step-index"`) {
-					f.frames = append(f.frames, stepShown([]byte(line)))
+					f.frames = append(f.frames, views.StepShown([]byte(line)))
 				}
 			}
 		})
@@ -160,7 +160,7 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 		} else {
 			here.Step++
 		}
-		if got, w := stepShown(body), fmt.Sprintf("%d / %d", here.Step, sc.Frames()); got != w {
+		if got, w := views.StepShown(body), fmt.Sprintf("%d / %d", here.Step, sc.Frames()); got != w {
 			return fmt.Errorf("the lecturer's click showed %q, want %q", got, w)
 		}
 		want = append(want, fmt.Sprintf("%d / %d", here.Step, sc.Frames()))

@@ -86,22 +86,6 @@ type serverStats struct {
 	CPUSeconds float64 `json:"cpu_seconds"` // user and system, since the process started
 }
 
-// runIDLen is the length of the server's run ids: 128 random bits in hex.
-const runIDLen = 32
-
-// validRunID reports whether id has the shape of a run id.
-func validRunID(id string) bool {
-	if len(id) != runIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // Bounds on what one command may ask for, so no run goes on forever.
 const (
 	maxLoadClients  = 10000
@@ -474,7 +458,7 @@ func enrollOne(ctx context.Context, client *http.Client, base string, sc *demo.S
 			st.run = c.Value
 		}
 	}
-	if !validRunID(st.run) || loc.Query().Get("step") != "2" {
+	if !views.ValidRunID(st.run) || loc.Query().Get("step") != "2" {
 		return fmt.Errorf("starting a run: redirected to %q with run cookie %q, want step 2 and a run", loc, st.run)
 	}
 	st.from = 2
@@ -658,7 +642,7 @@ func (cl *classroom) check(st *student, resp *http.Response, body []byte) error 
 			return err
 		}
 	}
-	if got, want := stepShown(body), fmt.Sprintf("%d / %d", st.want, cl.frames); got != want {
+	if got, want := views.StepShown(body), fmt.Sprintf("%d / %d", st.want, cl.frames); got != want {
 		return fmt.Errorf("the answer shows step %q, want %q", got, want)
 	}
 	if !st.page {
@@ -703,29 +687,13 @@ func (cl *classroom) frameAddress(st *student, k int) string {
 func runInBody(body []byte) string {
 	const mark = `name="run" value="`
 	i := bytes.Index(body, []byte(mark))
-	if i < 0 || len(body) < i+len(mark)+runIDLen {
+	if i < 0 || len(body) < i+len(mark)+views.RunIDLen {
 		return ""
 	}
-	if id := string(body[i+len(mark) : i+len(mark)+runIDLen]); validRunID(id) {
+	if id := string(body[i+len(mark) : i+len(mark)+views.RunIDLen]); views.ValidRunID(id) {
 		return id
 	}
 	return ""
-}
-
-// stepShown returns the "k / n" an answer shows as its step, or "".
-func stepShown(body []byte) string {
-	const mark = `data-testid="step-index"`
-	i := bytes.Index(body, []byte(mark))
-	if i < 0 {
-		return ""
-	}
-	rest := body[i:]
-	start := bytes.IndexByte(rest, '>')
-	end := bytes.Index(rest, []byte("</"))
-	if start < 0 || end < start {
-		return ""
-	}
-	return strings.Join(strings.Fields(string(rest[start+1:end])), " ")
 }
 
 // fetchStats reads the server's /_bench/stats.

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/distlock/fencing-demo/views"
 )
 
 // Serve starts h on a loopback port for the test, closed when it ends.
@@ -125,19 +127,4 @@ func Attr(tb testing.TB, doc *goquery.Document, id, name string) string {
 }
 
 // StepShown returns the "k / n" a page or fragment shows as its step, or "".
-// It reads the bytes rather than parse the page, for tests (fuzzing) that
-// read many answers.
-func StepShown(body []byte) string {
-	const mark = `data-testid="step-index"`
-	i := bytes.Index(body, []byte(mark))
-	if i < 0 {
-		return ""
-	}
-	rest := body[i:]
-	start := bytes.IndexByte(rest, '>')
-	end := bytes.Index(rest, []byte("</"))
-	if start < 0 || end < start {
-		return ""
-	}
-	return strings.Join(strings.Fields(string(rest[start+1:end])), " ")
-}
+func StepShown(body []byte) string { return views.StepShown(body) }
