@@ -316,17 +316,7 @@ func (d *database) run(r *Run, s *backend, w *wait, at int) {
 	}
 	r.log(e)
 	d.check(r, w, &e, at)
-	d.unbind(r, s)
-	d.trace(at)
-	d.wake(r, at)
-	// The client's program carries on with what it sent meanwhile.
-	for len(d.queued[w.client]) > 0 && d.blocked[w.client] == nil {
-		next := d.queued[w.client][0]
-		d.queued[w.client] = d.queued[w.client][1:]
-		if err := d.send(r, next, at); err != nil && r.err == nil {
-			r.err = err
-		}
-	}
+	d.answered(r, s, w.client, at)
 }
 
 // node is the connection's name for the event header: with a pooler the
@@ -857,16 +847,7 @@ func (d *database) fail(r *Run, s *backend, err *SQLError, at int) {
 		d.release(r, s, at)
 		s.aborted = true
 	}
-	d.unbind(r, s)
-	d.trace(at)
-	d.wake(r, at)
-	for len(d.queued[w.client]) > 0 && d.blocked[w.client] == nil {
-		next := d.queued[w.client][0]
-		d.queued[w.client] = d.queued[w.client][1:]
-		if err := d.send(r, next, at); err != nil && r.err == nil {
-			r.err = err
-		}
-	}
+	d.answered(r, s, w.client, at)
 }
 
 // unqueue takes s out of every lock's queue.
@@ -1048,4 +1029,20 @@ type WaitEdge struct {
 	From, To string
 	Lock     string
 	Since    int
+}
+
+// answered follows a statement's answer on s: the connection goes back to the
+// pool if the pooler takes it, waiters of locks just freed run again, and the
+// client's program carries on with what it sent meanwhile.
+func (d *database) answered(r *Run, s *backend, client string, at int) {
+	d.unbind(r, s)
+	d.trace(at)
+	d.wake(r, at)
+	for len(d.queued[client]) > 0 && d.blocked[client] == nil {
+		next := d.queued[client][0]
+		d.queued[client] = d.queued[client][1:]
+		if err := d.send(r, next, at); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
 }
