@@ -37,15 +37,20 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/views/guidedata"
 	"github.com/distlock/fencing-demo/web"
 	"github.com/distlock/fencing-demo/web/export"
 )
 
-// scenarios.yaml and guide.yaml come built in as Go values (builtin_gen.go,
-// made by cmd/builtin-gen), read and checked when they were generated, so a
-// start parses no YAML: that was most of a cold start.
-//
-//go:generate go run ./cmd/builtin-gen
+// scenarios.yaml and guide.yaml are built into the binary as they stand, and
+// read and checked at every start: an edit is served by the next `go run .`,
+// and a broken one stops the start with its file and line.
+var (
+	//go:embed scenarios.yaml
+	scenariosFile []byte
+	//go:embed guide.yaml
+	guideFile []byte
+)
 
 //go:embed static
 var staticFiles embed.FS
@@ -149,7 +154,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	static, _ := fs.Sub(staticFiles, "static")
-	srv, err := web.New(cfg, catalog, builtinGuide, static, log)
+	guide, err := guidedata.Load("guide.yaml", guideFile)
+	if err != nil {
+		return err
+	}
+	srv, err := web.New(cfg, catalog, guide, static, log)
 	if err != nil {
 		return err
 	}
@@ -187,7 +196,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 // same way.
 func loadCatalog(path string) (*demo.Catalog, error) {
 	if path == "" {
-		return demo.NewCatalog(builtinScenarios)
+		return script.Load("scenarios.yaml", scenariosFile)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -15,18 +15,10 @@ type Frame struct {
 	Now int
 	Was int // the time when the move that led here began: the frame before's Now
 
-	// The lock service, for scenarios that use it.
-	Holder string // "" when free
-	Token  int64  // the holder's token; 0 when free
-	Expiry int    // when the current (or last) lease runs out
-
-	// The Redis nodes, for the Redis family.
-	Nodes []NodeState
-
-	// The database, for scenarios that use one.
-	Database *DatabaseState
-	// The consensus service, for the zookeeper, etcd and consul stores.
-	Coord *CoordState
+	// Store is the store's state, of its family's type (Store.State): the
+	// lock service's holder and lease, the Redis nodes' keys, the znodes,
+	// the database's connections and rows.
+	Store any
 
 	Fenced   bool
 	Data     string
@@ -38,27 +30,6 @@ type Frame struct {
 	Events     []Event     // every event up to this frame, in order
 	Holdings   []Holding   // every hold on the lock so far, by the holders' reckoning
 	Violations []Violation // every broken promise so far, in order
-}
-
-// NodeState is one Redis node as the frame shows it.
-type NodeState struct {
-	Name     string
-	Role     string
-	Up       bool
-	Offset   int // ms the wall clock runs ahead of true time
-	Slew     int // ms of clock correction still to be slewed in; 0 when none
-	SlewRate int // ppm: the most the slew changes the clock's rate
-	Keys     []KeyState
-}
-
-// KeyState is one key on a node.
-type KeyState struct {
-	Key, Value string
-	Owner      string // the client whose random value (or Redisson field) it is
-	TTL        int    // ms left; -1: it never expires
-	// Count is a Redisson lock's hold count: the key is then a hash whose
-	// one field, Value, is the holder's id; 0 for a plain string key.
-	Count int
 }
 
 // Last reports whether this is the scenario's last frame.
@@ -88,6 +59,7 @@ func (r *Run) Frame() Frame {
 		Total:      r.sc.Frames(),
 		Now:        r.now,
 		Was:        r.was,
+		Store:      r.store.State(r),
 		Fenced:     r.res.Fenced(),
 		Data:       r.res.Data(),
 		MaxToken:   r.res.MaxToken(),
@@ -98,7 +70,6 @@ func (r *Run) Frame() Frame {
 		Holdings:   slices.Clone(r.holdings),
 		Violations: slices.Clone(r.violations),
 	}
-	r.store.show(r, &f)
 	if r.frame == 1 {
 		f.Narration = r.sc.Initial
 	} else {
@@ -111,13 +82,24 @@ func (r *Run) Frame() Frame {
 // pause, or a lock key (or the lock service's lease) on a store. Open spans
 // have not ended by the frame's time; To is then the frame's time.
 type Span struct {
-	Lane  string // the client, the node, or "" for the lock service
+	Lane  string // the client, the node, or "" for a service with no nodes
 	Owner string // whose lock it is
 	From  int
 	To    int
 	Open  bool
-	Token int64 // the lock service's token
+	Token int64 // the token the holder was given with the lock; 0 for none
 	Until int   // when it runs out by the holder's reckoning (may lie past To); -1 never
+}
+
+// Mark is a moment worth a glyph on a lane: an expiry, a crash, a node
+// going down, a clock jump. What names it for the view ("expiry", the
+// lease's end with its time; "key-expiry"; "jump", By ms; "down";
+// "promoted"; "crash").
+type Mark struct {
+	Lane string
+	At   int
+	What string
+	By   int
 }
 
 // Timeline is the space-time diagram of a frame, in model terms: who held the
@@ -126,20 +108,118 @@ type Span struct {
 // view's business.
 type Timeline struct {
 	Now     int
+	Lanes   []Lane // the store's lanes, from its family
 	Holds   []Span
 	Locks   []Span // on the store lanes: the lock service's lease, or a node's key
 	Pauses  []Span
 	Waits   []Span // a statement waiting for a lock (database)
 	Writes  []WriteResult
-	Marks   []Event // store and client happenings worth a mark: expiries, crashes, nodes going down, clock jumps
+	Marks   []Mark
 	Verdict []Violation
 }
 
+// Drawn is an event that changes the store's lanes of the diagram: a lock
+// taken or lost on a node, a lease that ran out. Each family's events say
+// so themselves.
+type Drawn interface{ Draw(d *Drawing) }
+
+// Spanned is a store state that draws spans of its own beside its events'
+// (a database's row locks and waits, as pg_locks has them).
+type Spanned interface{ Spans() (locks, waits []Span) }
+
+// Drawing is the timeline being drawn from a frame's events.
+type Drawing struct {
+	Sc   *Scenario
+	t    *Timeline
+	open map[[2]string]int // (lane, owner) -> index in t.Locks
+}
+
+// Start opens owner's span on lane at at, unless one is open.
+func (d *Drawing) Start(lane, owner string, at int, token int64, until int) {
+	k := [2]string{lane, owner}
+	if _, ok := d.open[k]; ok {
+		return
+	}
+	d.open[k] = len(d.t.Locks)
+	d.t.Locks = append(d.t.Locks, Span{Lane: lane, Owner: owner, From: at, Open: true, Token: token, Until: until})
+}
+
+// Stop closes owner's open span on lane at at; owner "" closes every one.
+func (d *Drawing) Stop(lane, owner string, at int) {
+	for k, i := range d.open {
+		if k[0] == lane && (owner == "" || k[1] == owner) {
+			d.t.Locks[i].To, d.t.Locks[i].Open = at, false
+			delete(d.open, k)
+		}
+	}
+}
+
+// Owners returns whose spans are open on lane.
+func (d *Drawing) Owners(lane string) []string {
+	var owners []string
+	for k := range d.open {
+		if k[0] == lane {
+			owners = append(owners, k[1])
+		}
+	}
+	slices.Sort(owners)
+	return owners
+}
+
+// Mark adds a mark.
+func (d *Drawing) Mark(m Mark) { d.t.Marks = append(d.t.Marks, m) }
+
 // Timeline derives the diagram from the frame.
 func (f *Frame) Timeline() Timeline {
-	t := Timeline{Now: f.Now, Verdict: f.Violations}
+	t := Timeline{Now: f.Now, Verdict: f.Violations, Holds: f.holds()}
+	if lanes := f.Scenario.Family.Lanes; lanes != nil {
+		t.Lanes = lanes(f.Scenario)
+	}
+	d := &Drawing{Sc: f.Scenario, t: &t, open: map[[2]string]int{}}
+	pause := map[string]int{}
+	for _, e := range f.Events {
+		h := e.Header()
+		switch e := e.(type) {
+		case WriteResult:
+			t.Writes = append(t.Writes, e)
+		case ClientChange:
+			switch e.What {
+			case Crashed:
+				d.Mark(Mark{Lane: h.Client, At: h.At, What: "crash"})
+			case Paused:
+				pause[h.Client] = len(t.Pauses)
+				t.Pauses = append(t.Pauses, Span{Lane: h.Client, Owner: h.Client, From: h.At, Open: true})
+			case Resumed:
+				if i, ok := pause[h.Client]; ok {
+					t.Pauses[i].To, t.Pauses[i].Open = h.At, false
+					delete(pause, h.Client)
+				}
+			}
+		case Drawn:
+			e.Draw(d)
+		}
+	}
+	if s, ok := f.Store.(Spanned); ok {
+		// What each connection actually held, beside what clients believed.
+		locks, waits := s.Spans()
+		t.Locks = append(t.Locks, locks...)
+		t.Waits = append(t.Waits, waits...)
+	}
+	for _, spans := range [][]Span{t.Locks, t.Pauses, t.Waits} {
+		for i := range spans {
+			if spans[i].Open {
+				spans[i].To = f.Now
+			}
+		}
+	}
+	return t
+}
+
+// holds are the clients' holds on the lock, by their own reckoning.
+func (f *Frame) holds() []Span {
+	var spans []Span
 	for _, h := range f.Holdings {
-		s := Span{Lane: h.Client, Owner: h.Client, From: h.From, To: f.Now, Open: true, Until: h.Until}
+		s := Span{Lane: h.Client, Owner: h.Client, From: h.From, To: f.Now, Open: true, Token: h.Token, Until: h.Until}
 		end := -1
 		if h.Until >= 0 && h.Until <= f.Now {
 			end = h.Until
@@ -150,118 +230,7 @@ func (f *Frame) Timeline() Timeline {
 		if end >= 0 {
 			s.To, s.Open = end, false
 		}
-		t.Holds = append(t.Holds, s)
+		spans = append(spans, s)
 	}
-
-	open := map[[2]string]int{} // (lane, owner) -> index in t.Locks
-	start := func(lane, owner string, at int, token int64, until int) {
-		if _, ok := open[[2]string{lane, owner}]; ok {
-			return
-		}
-		open[[2]string{lane, owner}] = len(t.Locks)
-		t.Locks = append(t.Locks, Span{Lane: lane, Owner: owner, From: at, Open: true, Token: token, Until: until})
-	}
-	stop := func(lane, owner string, at int) {
-		for k, i := range open {
-			if k[0] == lane && (owner == "" || k[1] == owner) {
-				t.Locks[i].To, t.Locks[i].Open = at, false
-				delete(open, k)
-			}
-		}
-	}
-	pause := map[string]int{}
-	for _, e := range f.Events {
-		h := e.Header()
-		switch e := e.(type) {
-		case AcquireCall:
-			if e.OK {
-				start("", e.Client, e.At, e.Token, e.Expiry)
-			}
-		case ReleaseCall:
-			if e.Held {
-				stop("", e.Client, e.At)
-			}
-		case LeaseExpiry:
-			stop("", e.Client, e.At)
-			t.Marks = append(t.Marks, e)
-		case SetCommand:
-			if e.OK {
-				stop(e.Node, "", e.At) // a SET without NX replaces whoever's key it was
-				start(e.Node, e.Client, e.At, 0, e.Expiry)
-			}
-		case SetNXCommand:
-			if e.OK {
-				stop(e.Node, "", e.At)
-				start(e.Node, e.Client, e.At, 0, -1)
-			}
-		case DelCommand:
-			if e.OK {
-				stop(e.Node, "", e.At)
-			}
-		case UnlockScript:
-			if e.OK {
-				stop(e.Node, "", e.At)
-			}
-		case KeyExpiry:
-			stop(e.Node, e.Client, e.At)
-			t.Marks = append(t.Marks, e)
-		case Replication:
-			for k := range open {
-				if k[0] == e.Node {
-					for _, n := range f.Scenario.NodeNames() {
-						if n != e.Node {
-							start(n, k[1], e.At, 0, -1)
-						}
-					}
-				}
-			}
-		case ClockJumped:
-			t.Marks = append(t.Marks, e)
-		case LockHeld:
-			start("", e.Client, e.At, e.Token, -1)
-		case CoordCall:
-			if e.Op == OpDelete && e.OK || e.Op == OpRelease && e.OK {
-				stop("", e.Client, e.At)
-			}
-		case SessionEnded:
-			stop("", e.Client, e.At)
-			t.Marks = append(t.Marks, e)
-		case WriteResult:
-			t.Writes = append(t.Writes, e)
-		case NodeChange:
-			switch e.What {
-			case NodeDown:
-				stop(e.Node, "", e.At)
-				t.Marks = append(t.Marks, e)
-			case Promoted:
-				t.Marks = append(t.Marks, e)
-			}
-		case ClientChange:
-			switch e.What {
-			case Crashed:
-				t.Marks = append(t.Marks, e)
-			case Paused:
-				pause[h.Client] = len(t.Pauses)
-				t.Pauses = append(t.Pauses, Span{Lane: h.Client, Owner: h.Client, From: h.At, Open: true})
-			case Resumed:
-				if i, ok := pause[h.Client]; ok {
-					t.Pauses[i].To, t.Pauses[i].Open = h.At, false
-					delete(pause, h.Client)
-				}
-			}
-		}
-	}
-	if db := f.Database; db != nil {
-		// What each connection actually held, beside what clients believed.
-		t.Locks = append(t.Locks, db.Holds...)
-		t.Waits = append(t.Waits, db.Waits...)
-	}
-	for _, spans := range [][]Span{t.Locks, t.Pauses, t.Waits} {
-		for i := range spans {
-			if spans[i].Open {
-				spans[i].To = f.Now
-			}
-		}
-	}
-	return t
+	return spans
 }

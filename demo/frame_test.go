@@ -3,6 +3,7 @@ package demo_test
 import (
 	. "github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/lockservice"
 	"reflect"
 	"testing"
 )
@@ -26,8 +27,8 @@ func TestGCPauseTimeline(t *testing.T) {
 				t.Fatalf("Now=%d, want %d", got, want)
 			}
 			wantHolds := []Span{
-				{Lane: "A", Owner: "A", From: 0, To: 10, Open: false, Until: 10},
-				{Lane: "B", Owner: "B", From: 11, To: 16, Open: true, Until: 21},
+				{Lane: "A", Owner: "A", From: 0, To: 10, Open: false, Token: 1, Until: 10},
+				{Lane: "B", Owner: "B", From: 11, To: 16, Open: true, Token: 2, Until: 21},
 			}
 			if got := tl.Holds; !reflect.DeepEqual(got, wantHolds) {
 				t.Fatalf("Holds=\n%+v\nwant\n%+v", got, wantHolds)
@@ -67,8 +68,8 @@ func TestGCPauseTimeline(t *testing.T) {
 			if got, want := len(tl.Marks), 1; got != want {
 				t.Fatalf("len(Marks)=%d, want %d", got, want)
 			}
-			if e, ok := tl.Marks[0].(LeaseExpiry); !ok || e.At != 10 || e.Client != "A" || e.Token != 1 {
-				t.Fatalf("Marks[0]=%+v, want A's token 1 running out at t=10", e)
+			if m := tl.Marks[0]; m.What != "expiry" || m.At != 10 || m.Lane != "" {
+				t.Fatalf("Marks[0]=%+v, want the lease running out at t=10 on the lock service's lane", m)
 			}
 		})
 	}
@@ -105,7 +106,7 @@ func TestFrameLatest(t *testing.T) {
 	if got, want := len(latest), 1; got != want {
 		t.Fatalf("len(Latest())=%d, want %d: %+v", got, want, latest)
 	}
-	if e, ok := latest[0].(LeaseExpiry); !ok || e.Frame != 4 || e.At != 10 || e.Client != "A" {
+	if e, ok := latest[0].(lockservice.LeaseExpiry); !ok || e.Frame != 4 || e.At != 10 || e.Client != "A" {
 		t.Fatalf("Latest()[0]=%+v, want A's lease expiring at t=10 in frame 4", e)
 	}
 	if got, want := len(f.Events), 4; got != want { // acquired, write, paused, expired

@@ -8,6 +8,8 @@ import (
 
 	. "github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/lockservice"
+	"github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/script"
 )
 
@@ -301,7 +303,7 @@ func (inv *invariants) check(tb testing.TB, r *Run) {
 			tb.Fatalf("frame %d: new event %+v is marked for frame %d", f.Index, e, h.Frame)
 		}
 		switch e := e.(type) {
-		case AcquireCall:
+		case lockservice.AcquireCall:
 			if !e.OK {
 				break
 			}
@@ -314,12 +316,12 @@ func (inv *invariants) check(tb testing.TB, r *Run) {
 				tb.Fatalf("frame %d: %s got token %d after token %d: tokens must strictly increase", f.Index, e.Client, e.Token, inv.lastToken)
 			}
 			inv.holder, inv.lastToken = e.Client, e.Token
-		case RenewCall:
+		case lockservice.RenewCall:
 			if e.OK && e.Client != inv.holder {
 				tb.Fatalf("frame %d: %s renewed a lock held by %q", f.Index, e.Client, inv.holder)
 			}
-		case ReleaseCall, LeaseExpiry:
-			if e.Kind() == ReleaseIgnored {
+		case lockservice.ReleaseCall, lockservice.LeaseExpiry:
+			if e.Kind() == lockservice.ReleaseIgnored {
 				break
 			}
 			if h := e.Header(); h.Client != inv.holder {
@@ -343,7 +345,8 @@ func (inv *invariants) check(tb testing.TB, r *Run) {
 	}
 	inv.seen = len(f.Events)
 
-	if holder, token, ok := r.LockHolder(); ok {
+	if l, ok := lockservice.Of(f); ok {
+		holder, token := l.Holder, l.Token
 		if holder != inv.holder {
 			tb.Fatalf("frame %d: Holder()=%q, but the events say %q", f.Index, holder, inv.holder)
 		}
@@ -359,14 +362,8 @@ func (inv *invariants) check(tb testing.TB, r *Run) {
 	if !f.Fenced && f.Rejected != 0 {
 		tb.Fatalf("frame %d: the unfenced resource rejected %d writes", f.Index, f.Rejected)
 	}
-	for node, keys := range r.NodeKeys() {
-		for i, k := range keys {
-			if slices.Contains(keys[:i], k) {
-				tb.Fatalf("frame %d: %s holds two values for %s: %q", f.Index, node, k, keys)
-			}
-		}
-	}
-	for _, n := range f.Nodes {
+	st, _ := redis.Of(f)
+	for _, n := range st.Nodes {
 		var keys []string
 		for _, k := range n.Keys {
 			if slices.Contains(keys, k.Key) {

@@ -19,8 +19,8 @@ type LockService struct {
 	nextToken int64  // the next token to issue (strictly increasing)
 }
 
-// New makes an empty lock service. Tokens start at 1.
-func New() *LockService {
+// NewLockService makes an empty lock service. Tokens start at 1.
+func NewLockService() *LockService {
 	return &LockService{nextToken: 1}
 }
 

@@ -31,7 +31,7 @@ func mustAcquire(tb testing.TB, s *LockService, client string, lease int) int64 
 }
 
 func TestNewIsFreeAtTimeZero(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	if got, want := s.Now(), 0; got != want {
 		t.Fatalf("Now()=%d, want %d", got, want)
 	}
@@ -54,7 +54,7 @@ func TestTick(t *testing.T) {
 		{"negative from zero does nothing", []int{-5}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := New()
+			s := NewLockService()
 			for _, d := range tt.ticks {
 				s.Tick(d)
 			}
@@ -68,7 +68,7 @@ func TestTick(t *testing.T) {
 // A negative tick must not turn the clock back, or a lease that has run out
 // would come back to life.
 func TestNegativeTickDoesNotReviveLease(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	mustAcquire(t, s, "A", 5)
 	s.Tick(5)
 	wantHolder(t, s, "", 0)
@@ -80,7 +80,7 @@ func TestNegativeTickDoesNotReviveLease(t *testing.T) {
 }
 
 func TestAcquireFreeLock(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	s.Tick(4)
 	token, ok := s.Acquire("A", 10)
 	if !ok {
@@ -100,7 +100,7 @@ func TestAcquireFreeLock(t *testing.T) {
 func TestLeaseBelowOneCountsAsOne(t *testing.T) {
 	for _, lease := range []int{1, 0, -5} {
 		t.Run(fmt.Sprintf("acquire %d", lease), func(t *testing.T) {
-			s := New()
+			s := NewLockService()
 			s.Tick(7)
 			mustAcquire(t, s, "A", lease)
 			if got, want := s.Expiry(), 8; got != want {
@@ -111,7 +111,7 @@ func TestLeaseBelowOneCountsAsOne(t *testing.T) {
 			wantHolder(t, s, "", 0)
 		})
 		t.Run(fmt.Sprintf("renew %d", lease), func(t *testing.T) {
-			s := New()
+			s := NewLockService()
 			mustAcquire(t, s, "A", 10)
 			s.Tick(3)
 			if !s.Renew("A", lease) {
@@ -126,7 +126,7 @@ func TestLeaseBelowOneCountsAsOne(t *testing.T) {
 
 // The lease is over at the instant now == expiry, not one tick later.
 func TestLeaseExpiresExactlyAtExpiry(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	mustAcquire(t, s, "A", 10)
 	s.Tick(9)
 	wantHolder(t, s, "A", 1) // t=9: expiry-1, still held
@@ -144,7 +144,7 @@ func TestLeaseExpiresExactlyAtExpiry(t *testing.T) {
 func TestAcquireWhileHeld(t *testing.T) {
 	for _, client := range []string{"B", "A"} { // another client, and the holder itself
 		t.Run(client, func(t *testing.T) {
-			s := New()
+			s := NewLockService()
 			mustAcquire(t, s, "A", 10)
 			s.Tick(9)
 			token, ok := s.Acquire(client, 10)
@@ -168,7 +168,7 @@ func TestAcquireWhileHeld(t *testing.T) {
 // Every acquisition issues a larger token than the last, however the previous
 // holding ended. That is what later tells an old holder from a new one.
 func TestTokensStrictlyIncrease(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	var last int64
 	next := func(how, client string) {
 		t.Helper()
@@ -194,7 +194,7 @@ func TestTokensStrictlyIncrease(t *testing.T) {
 
 // Renewing is the same holding made longer: the token stays the same.
 func TestRenewKeepsToken(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	s.Tick(1)
 	mustAcquire(t, s, "A", 10) // token 1, until t=11
 	s.Tick(8)
@@ -252,7 +252,7 @@ func TestRenewRefused(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := New()
+			s := NewLockService()
 			tt.setup(s)
 			expiry := s.Expiry()
 			if s.Renew(tt.client, 50) {
@@ -267,7 +267,7 @@ func TestRenewRefused(t *testing.T) {
 }
 
 func TestRelease(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	mustAcquire(t, s, "A", 10)
 	s.Tick(2)
 	s.Release("A")
@@ -281,7 +281,7 @@ func TestRelease(t *testing.T) {
 func TestReleaseByNonHolderDoesNothing(t *testing.T) {
 	for _, client := range []string{"B", "", "a"} {
 		t.Run(client, func(t *testing.T) {
-			s := New()
+			s := NewLockService()
 			mustAcquire(t, s, "A", 10)
 			s.Tick(3)
 			s.Release(client)
@@ -298,7 +298,7 @@ func TestReleaseByNonHolderDoesNothing(t *testing.T) {
 
 // The old holder whose lease ran out cannot release the new holder's lock.
 func TestReleaseByOldHolderAfterTakeover(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	mustAcquire(t, s, "A", 10)
 	s.Tick(10)
 	mustAcquire(t, s, "B", 10)
@@ -307,7 +307,7 @@ func TestReleaseByOldHolderAfterTakeover(t *testing.T) {
 }
 
 func TestReleaseOfFreeLock(t *testing.T) {
-	s := New()
+	s := NewLockService()
 	s.Release("A")
 	wantHolder(t, s, "", 0)
 	if got, want := mustAcquire(t, s, "A", 1), int64(1); got != want {

@@ -9,17 +9,11 @@ type Client struct {
 	Name    string
 	Paused  bool   // stopped (a GC pause): it sends nothing and notices nothing
 	Crashed bool   // dead for good
-	Blocked bool   // in WAIT with timeout 0, until enough replicas acknowledge
+	Blocked bool   // inside a call that does not return (WAIT with timeout 0), until the store frees it
 	Holds   bool   // it believes it holds the lock
-	Token   int64  // the fencing token it believes is current (lock service)
+	Token   int64  // the fencing token it believes is current
 	Value   string // the random value in its lock key (Redis family)
 	Until   int    // when its lock runs out by its own reckoning; -1 never
-	Cut     []string
-	tries   int // lock attempts so far: each draws a fresh random value
-
-	lease    int  // Redisson: the lease it locked with, which unlock sends again
-	watchdog bool // Redisson: its watchdog renews the lock
-	unlocks  int  // Redisson: unlock calls so far, each with its own latch
 }
 
 // Holding is one client's hold on the lock by its own reckoning: from the
@@ -28,6 +22,7 @@ type Client struct {
 // died); -1 while it still believes.
 type Holding struct {
 	Client string
+	Token  int64 // the token it was given with the lock; 0 for none
 	From   int
 	Until  int // -1: the lock never expires
 	Ended  int
@@ -71,7 +66,7 @@ type Run struct {
 // chapter's scenario the switch is fencing: on protects the resource with
 // NewResource, off leaves it bare with NewUnfencedResource.
 func NewRun(sc *Scenario, on bool) *Run {
-	r := &Run{sc: sc, on: on, frame: 1, store: newStore(sc)}
+	r := &Run{sc: sc, on: on, frame: 1, store: sc.Family.New(sc)}
 	if sc.Fencing == "on" || sc.Fencing == "switch" && on {
 		r.res = NewResource(sc.Resource)
 	} else {
@@ -138,68 +133,72 @@ func (r *Run) play(actions []Action) {
 // changes nothing.
 func (r *Run) Apply(a Action) error {
 	if a.Verb == Tick {
-		r.advance(a.Forward)
+		t, _ := a.Args.(TickArgs)
+		r.Advance(t.Forward)
 		return nil
 	}
-	if !r.sc.Store.Takes(a.Verb) {
+	spec, takes := r.sc.Family.Verb(r.sc.Store, a.Verb)
+	if !takes && !a.Verb.Engine() {
 		return &ActionError{a, fmt.Sprintf("%s does not apply to the %s store", a.Verb, r.sc.Store)}
 	}
-	if a.Verb.ByNode() {
-		return r.store.do(r, a)
+	if spec.Node {
+		return r.store.Do(r, a)
 	}
-	c := r.client(a.Who)
+	c := r.Client(a.Who)
 	switch {
 	case c == nil:
 		return &ActionError{a, "unknown client"}
 	case c.Crashed:
 		return &ActionError{a, fmt.Sprintf("%s has crashed and can do nothing", c.Name)}
-	case c.Paused && a.Verb != Resume && a.Verb != RRenew:
-		// A renewal is the watchdog's, and the store says that it stopped too.
+	case c.Paused && a.Verb != Resume && !spec.Paused:
 		return &ActionError{a, fmt.Sprintf("%s is paused and can do nothing until it resumes", c.Name)}
 	case c.Blocked && a.Verb != Crash:
 		return &ActionError{a, fmt.Sprintf("%s is blocked in WAIT until a replica acknowledges, and can do nothing else", c.Name)}
 	}
-	h := r.head(c.Name, "")
+	if !a.Verb.Engine() {
+		return r.store.Do(r, a)
+	}
+	return r.playEngine(c, a)
+}
+
+// playEngine plays what any client does alike, whatever the store.
+func (r *Run) playEngine(c *Client, a Action) error {
+	h := r.Head(c.Name, "")
 	switch a.Verb {
 	case Write:
+		value := a.Args.(WriteArgs).Value
 		if !c.Holds {
-			r.log(SkippedWrite{Head: h, Value: a.Value})
+			r.Log(SkippedWrite{Head: h, Value: value})
 			return nil
 		}
 		// A lock service hands out a token that grows; a Redis lock only a
 		// random value, which orders nothing, so the resource sees token 0.
 		before, max := r.res.Data(), r.res.MaxToken()
-		w := WriteResult{Head: h, Token: c.Token, Value: a.Value, Before: before, Max: max}
-		w.OK = r.res.Write(c.Token, a.Value)
-		r.log(w)
-		r.checkWrite(c, w)
+		w := WriteResult{Head: h, Token: c.Token, Value: value, Before: before, Max: max}
+		w.OK = r.res.Write(c.Token, value)
+		r.Log(w)
+		r.JudgeWrite(c, w, "")
 	case Pause:
 		c.Paused = true
-		r.log(ClientChange{Head: h, What: Paused})
+		r.Log(ClientChange{Head: h, What: Paused})
 	case Resume:
 		if !c.Paused {
 			return &ActionError{a, fmt.Sprintf("%s is not paused", c.Name)}
 		}
 		c.Paused = false
-		r.log(ClientChange{Head: h, What: Resumed})
+		r.Log(ClientChange{Head: h, What: Resumed})
 	case Crash:
 		c.Crashed, c.Blocked = true, false
 		r.endHold(c)
 		c.Holds = false
-		r.log(ClientChange{Head: h, What: Crashed})
-	case Cut:
-		c.Cut = append(c.Cut[:0:0], a.Nodes...)
-		r.log(ClientChange{Head: h, What: CutOff})
-	case Heal:
-		c.Cut = nil
-		r.log(ClientChange{Head: h, What: Healed})
-	default:
-		return r.store.do(r, a)
+		r.Log(ClientChange{Head: h, What: Crashed})
 	}
 	return nil
 }
 
-func (r *Run) client(name string) *Client {
+// Client returns the client named name, or nil. A store changes the
+// client's belief through it (Holds, Token, Until) and through Hold, LetGo.
+func (r *Run) Client(name string) *Client {
 	for i := range r.clients {
 		if r.clients[i].Name == name {
 			return &r.clients[i]
@@ -208,49 +207,57 @@ func (r *Run) client(name string) *Client {
 	return nil
 }
 
-// head is the header of an event happening now.
-func (r *Run) head(client, node string) Head {
+// Clients returns the run's clients, in the scenario's order.
+func (r *Run) Clients() []Client { return r.clients }
+
+// Now returns the run's true time.
+func (r *Run) Now() int { return r.now }
+
+// Resource returns the resource the lock protects.
+func (r *Run) Resource() *Resource { return r.res }
+
+// Events returns what happened so far, in order.
+func (r *Run) Events() []Event { return r.events }
+
+// Head is the header of an event happening now.
+func (r *Run) Head(client, node string) Head {
 	return Head{Frame: r.frame, At: r.now, Client: client, Node: node}
 }
 
-// headAt is the header of an event that happened at a moment the run only
+// HeadAt is the header of an event that happened at a moment the run only
 // notices now, such as a lease that ran out while the clock moved.
-func (r *Run) headAt(at int, client, node string) Head {
+func (r *Run) HeadAt(at int, client, node string) Head {
 	return Head{Frame: r.frame, At: at, Client: client, Node: node}
 }
 
-func (r *Run) log(e Event) { r.events = append(r.events, e) }
+// Log records e in the current frame.
+func (r *Run) Log(e Event) { r.events = append(r.events, e) }
 
-// advance moves the clock d forward and has the store record each lease or
+// Fail stops the run with err, unless it has already stopped: a store that
+// finds, while the clock moves, an action it cannot play.
+func (r *Run) Fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// Advance moves the clock d forward and has the store record each lease or
 // key that ran out on the way, at the time it ran out rather than the time
 // anyone noticed. A negative d moves nothing.
-func (r *Run) advance(d int) {
+func (r *Run) Advance(d int) {
 	since := r.now
 	if d > 0 {
 		r.now += d
 	}
-	r.store.elapse(r, since)
+	r.store.Elapse(r, since)
 }
 
-// owner returns the client whose random value is v.
-// A client draws a fresh value for every attempt; the values are made from
-// the scenario, the client and the attempt, so they can be found again
-// without keeping a list of them.
-func (r *Run) owner(v string) string {
-	if v == "" {
-		return ""
-	}
-	for _, c := range r.clients {
-		if c.Value == v || redissonField(r.sc.ID, c.Name) == v {
-			return c.Name
-		}
-	}
-	for _, c := range r.clients {
-		for try := 1; try < c.tries; try++ {
-			if lockValue(r.sc.ID, c.Name, try) == v {
-				return c.Name
-			}
-		}
-	}
-	return ""
+// AsOf plays f as if the clock read at (no later than now): what a store
+// only notices once the clock has moved on (a session ended at its
+// deadline) is logged, and judged, at the moment it happened.
+func (r *Run) AsOf(at int, f func()) {
+	now := r.now
+	r.now = min(at, now)
+	defer func() { r.now = now }()
+	f()
 }

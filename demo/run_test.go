@@ -7,6 +7,8 @@ import (
 
 	. "github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/lockservice"
+	"github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/script"
 )
 
@@ -109,8 +111,8 @@ func TestConditionalActions(t *testing.T) {
 		on   bool
 		want []played
 	}{
-		{true, []played{{Acquired, "A"}, {Accepted, "A"}}},
-		{false, []played{{Acquired, "B"}, {WriteSkipped, "A"}}},
+		{true, []played{{lockservice.Acquired, "A"}, {Accepted, "A"}}},
+		{false, []played{{lockservice.Acquired, "B"}, {WriteSkipped, "A"}}},
 	} {
 		t.Run("switch-"+demotest.OnOff(tt.on), func(t *testing.T) {
 			r, err := Replay(sc, tt.on, sc.Frames())
@@ -143,7 +145,7 @@ func TestConditionalSetup(t *testing.T) {
 		if len(f.Events) != 0 {
 			t.Fatalf("switch %s: the first frame shows the setup's events %+v", demotest.OnOff(on), f.Events)
 		}
-		for _, n := range f.Nodes {
+		for _, n := range redisNodes(t, f) {
 			if got, want := n.Offset != 0, on; got != want {
 				t.Fatalf("switch %s: %s Offset=%d, want it stepped only with the switch on", demotest.OnOff(on), n.Name, n.Offset)
 			}
@@ -170,25 +172,25 @@ func TestWaitBlocksUntilAReplicaAcknowledges(t *testing.T) {
 		t.Fatalf("A=%+v, want A blocked in WAIT", a)
 	}
 	for _, e := range f.Events {
-		if e.Kind() == WaitCmd {
+		if e.Kind() == redis.WaitCmd {
 			t.Fatalf("WAIT answered %+v while no replica could acknowledge", e)
 		}
 	}
 	var ae *ActionError
-	if err := r.Apply(Action{Who: "A", Verb: Write, Value: "A", Source: "A write A"}); !errors.As(err, &ae) {
+	if err := r.Apply(Action{Who: "A", Verb: Write, Args: WriteArgs{Value: "A"}, Source: "A write A"}); !errors.As(err, &ae) {
 		t.Fatalf("a blocked client's write: err=%v, want an ActionError", err)
 	}
-	if err := r.Apply(Action{Verb: Tick, Forward: 60000}); err != nil {
+	if err := r.Apply(Action{Verb: Tick, Args: TickArgs{Forward: 60000}}); err != nil {
 		t.Fatal(err)
 	}
 	if a := r.Frame().Clients[0]; !a.Blocked {
 		t.Fatal("A stopped waiting on its own: WAIT 1 0 has no timeout")
 	}
-	if err := r.Apply(Action{Who: "replica", Verb: Up, Source: "replica up"}); err != nil {
+	if err := r.Apply(Action{Who: "replica", Verb: redis.Up, Source: "replica up"}); err != nil {
 		t.Fatal(err)
 	}
 	f = r.Frame()
-	last, ok := f.Events[len(f.Events)-1].(WaitCommand)
+	last, ok := f.Events[len(f.Events)-1].(redis.WaitCommand)
 	if !ok || last.Reply() != "(integer) 1" || last.At != 60000 || f.Clients[0].Blocked {
 		t.Fatalf("after the replica came back: last event %+v, A=%+v; want WAIT answering (integer) 1 at 60000 and A free", f.Events[len(f.Events)-1], f.Clients[0])
 	}
@@ -204,7 +206,7 @@ func TestWatchdogStopsWhileItsClientIsPaused(t *testing.T) {
 	f := demotest.Play(t, src, false)
 	var skipped []int
 	for _, e := range f.Events {
-		if e.Kind() == WatchdogStopped {
+		if e.Kind() == redis.WatchdogStopped {
 			skipped = append(skipped, e.Header().At)
 		}
 	}
@@ -214,7 +216,7 @@ func TestWatchdogStopsWhileItsClientIsPaused(t *testing.T) {
 	// The key ran out 30 s after the last renewal, at 50000: a pause of
 	// 20.2 s, begun just before a renewal, lost the lock.
 	for _, e := range f.Events {
-		if k, ok := e.(KeyExpiry); ok && k.At != 50000 {
+		if k, ok := e.(redis.KeyExpiry); ok && k.At != 50000 {
 			t.Fatalf("key expired at %d, want 50000", k.At)
 		}
 	}
@@ -227,8 +229,8 @@ func TestWatchdogStopsWhileItsClientIsPaused(t *testing.T) {
 // a ms of its TTL, so B finds A's key there and fails to win a majority.
 func TestSlewOnlyKeepsRedis3Key(t *testing.T) {
 	f := demotest.LastFrame(t, "redlock-clock-jump", true)
-	var n NodeState
-	for _, x := range f.Nodes {
+	var n redis.NodeState
+	for _, x := range redisNodes(t, f) {
 		if x.Name == "redis3" {
 			n = x
 		}
@@ -240,8 +242,19 @@ func TestSlewOnlyKeepsRedis3Key(t *testing.T) {
 		t.Fatalf("redis3 keys=%+v, want A's key", n.Keys)
 	}
 	for _, e := range f.Events {
-		if e.Kind() == ClockJump {
+		if e.Kind() == redis.ClockJump {
 			t.Fatalf("a clock jumped with steps forbidden: %+v", e)
 		}
 	}
+}
+
+// redisNodes are the Redis nodes of f, whose scenario must be of the Redis
+// family.
+func redisNodes(tb testing.TB, f Frame) []redis.NodeState {
+	tb.Helper()
+	st, ok := redis.Of(f)
+	if !ok {
+		tb.Fatalf("%s is not played on Redis", f.Scenario.ID)
+	}
+	return st.Nodes
 }

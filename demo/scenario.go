@@ -37,6 +37,7 @@ type Scenario struct {
 	Default     bool   // its position when the URL does not say
 
 	Store   StoreKind // what lends the lock
+	Family  *Family   // the family that plays Store, set by the loader
 	Nodes   int       // redlock: how many nodes
 	Latency int       // redlock: ms a reachable node takes to answer
 	Timeout int       // redlock: ms the client waits for a node before giving up
@@ -83,32 +84,21 @@ func (m Move) narration(on bool) Narration {
 	return n
 }
 
-// UsesLockService reports whether the scenario's lock comes from the
-// chapter's lock service: its store, or beside a database whose table
-// checks the service's tokens.
-func (sc *Scenario) UsesLockService() bool {
-	if sc.Store == LockServiceStore {
-		return true
-	}
-	for _, m := range sc.Moves {
-		for _, a := range m.Do {
-			if a.Verb == Acquire {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // Frames is the number of frames: the initial one plus one per move.
 func (sc *Scenario) Frames() int { return len(sc.Moves) + 1 }
 
-// Unit is the scenario's unit of time: see StoreKind.Unit.
-func (sc *Scenario) Unit() string { return sc.Store.Unit() }
+// Unit is the scenario's unit of time: "tick" for the chapter's lock
+// service, "ms" where the real system's commands count milliseconds.
+func (sc *Scenario) Unit() string { return sc.Family.Unit }
 
-// NodeNames returns the names of the store's nodes, in order; none for the
-// lock service.
-func (sc *Scenario) NodeNames() []string { return sc.Store.NodeNames(sc.Nodes) }
+// NodeNames returns the names of the store's nodes, in order; none for a
+// store that is one service.
+func (sc *Scenario) NodeNames() []string {
+	if sc.Family.Nodes == nil {
+		return nil
+	}
+	return sc.Family.Nodes(sc)
+}
 
 // Rehearse plays sc to its end in both switch positions and records its
 // Horizon. A scenario that rehearses always plays; an action that cannot be

@@ -42,6 +42,35 @@ const (
 	Contained
 )
 
+// What a database lets happen. Their numbers start far from the others',
+// so the two lists can grow apart without clashing; a frame that has both
+// leads with the lock's.
+const (
+	// LostUpdate: a client committed a write based on a read that another
+	// transaction's commit had already made stale, and that commit is gone.
+	LostUpdate ViolationKind = 100 + iota
+	// DeadlockAbort: transactions waited for each other in a cycle and
+	// PostgreSQL aborted one of them after deadlock_timeout.
+	DeadlockAbort
+	// QueuedBehind: a worker waited for a row lock and, once it was free,
+	// took a different row: the wait bought nothing, the workers ran one
+	// after another.
+	QueuedBehind
+	// WaitsOnItself: a client waits for a lock that it holds itself on
+	// another connection; no deadlock detector can see the cycle.
+	WaitsOnItself
+)
+
+// A deadlock the server broke and a queue of workers cost time or a retry,
+// not data; a lost update and a client waiting on itself are broken.
+var sqlViolationClasses = map[ViolationKind]Class{
+	LostUpdate: Broken, DeadlockAbort: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
+}
+
+var sqlViolationNames = map[ViolationKind]string{
+	LostUpdate: "lost-update", DeadlockAbort: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
+}
+
 var violationNames = [...]string{
 	MutualExclusionHeld: "mutual-exclusion-held",
 	StaleWrite:          "stale-write",
@@ -91,17 +120,17 @@ func (k ViolationKind) Class() Class {
 	return Broken
 }
 
-// hold starts c's holding now, valid until until (-1: no expiry), and
+// Hold starts c's holding now, valid until until (-1: no expiry), and
 // checks it against everyone else's.
-func (r *Run) hold(c *Client, until int) {
+func (r *Run) Hold(c *Client, until int) {
 	r.endHold(c)
 	c.Holds, c.Until = true, until
-	r.holdings = append(r.holdings, Holding{Client: c.Name, From: r.now, Until: until, Ended: -1})
+	r.holdings = append(r.holdings, Holding{Client: c.Name, Token: c.Token, From: r.now, Until: until, Ended: -1})
 	r.checkOverlap()
 }
 
-// extendHold moves the end of c's current holding: a renewal.
-func (r *Run) extendHold(c *Client, until int) {
+// ExtendHold moves the end of c's current holding: a renewal.
+func (r *Run) ExtendHold(c *Client, until int) {
 	c.Until = until
 	for i := range r.holdings {
 		if h := &r.holdings[i]; h.Client == c.Name && h.Ended < 0 {
@@ -119,9 +148,9 @@ func (r *Run) endHold(c *Client) {
 	}
 }
 
-// letGo is a client giving up its belief: it released, or it learned that the
+// LetGo is a client giving up its belief: it released, or it learned that the
 // lock is no longer its own.
-func (r *Run) letGo(c *Client) {
+func (r *Run) LetGo(c *Client) {
 	r.endHold(c)
 	c.Holds, c.Until = false, -1
 }
@@ -145,11 +174,11 @@ func (r *Run) checkOverlap() {
 			}
 			switch gv, hv := g.validAt(t), h.validAt(t); {
 			case gv && hv:
-				r.violate(Violation{Kind: TwoHolders, At: t, Client: h.Client, Other: g.Client})
+				r.Violate(Violation{Kind: TwoHolders, At: t, Client: h.Client, Other: g.Client})
 			case gv:
-				r.violate(Violation{Kind: Overlap, At: t, Client: h.Client, Other: g.Client})
+				r.Violate(Violation{Kind: Overlap, At: t, Client: h.Client, Other: g.Client})
 			case hv:
-				r.violate(Violation{Kind: Overlap, At: t, Client: g.Client, Other: h.Client})
+				r.Violate(Violation{Kind: Overlap, At: t, Client: g.Client, Other: h.Client})
 			}
 		}
 	}
@@ -173,15 +202,13 @@ func (r *Run) recorded(g, h Holding) bool {
 	return false
 }
 
-// checkWrite is called after the resource answered c's write. An accepted
-// write from a client whose lock had run out may have destroyed a newer
-// holder's data; a rejected one shows that the resource contained c's
-// overlap with the holder that fenced it off.
-func (r *Run) checkWrite(c *Client, w WriteResult) { r.judgeWrite(c, w, "") }
-
-// judgeWrite is checkWrite for a store that knows whose value a write
-// replaced (other); "" looks it up among the resource's writes.
-func (r *Run) judgeWrite(c *Client, w WriteResult, other string) {
+// JudgeWrite is called after the resource (or a store that checks tokens
+// itself) answered c's write. An accepted write from a client whose lock had
+// run out may have destroyed a newer holder's data; a rejected one shows that
+// the resource contained c's overlap with the holder that fenced it off.
+// other is whose value the write replaced; "" looks it up among the
+// resource's writes.
+func (r *Run) JudgeWrite(c *Client, w WriteResult, other string) {
 	for _, h := range r.holdings {
 		if h.Client == c.Name && h.validAt(r.now) {
 			return
@@ -191,7 +218,7 @@ func (r *Run) judgeWrite(c *Client, w WriteResult, other string) {
 		if other == "" {
 			other = r.lastWriter(c.Name)
 		}
-		r.violate(Violation{Kind: StaleWrite, At: r.now, Client: c.Name, Value: w.Value, Before: w.Before, Other: other})
+		r.Violate(Violation{Kind: StaleWrite, At: r.now, Client: c.Name, Value: w.Value, Before: w.Before, Other: other})
 		return
 	}
 	for i := range r.violations {
@@ -226,14 +253,26 @@ func (r *Run) checkStuck() {
 			return
 		}
 	}
-	if dead := r.store.forever(r); dead != "" {
-		r.violate(Violation{Kind: Stuck, At: r.now, Client: dead})
+	if dead := r.store.Forever(r); dead != "" {
+		r.Violate(Violation{Kind: Stuck, At: r.now, Client: dead})
 	}
 }
 
-func (r *Run) violate(v Violation) {
+// Violate records v in the current frame.
+func (r *Run) Violate(v Violation) {
 	v.Frame = r.frame
 	r.violations = append(r.violations, v)
+}
+
+// StaleNow reports whether client's write at at was already judged a stale
+// write: one write, one verdict, the chapter's.
+func (r *Run) StaleNow(client string, at int) bool {
+	for _, v := range r.violations {
+		if v.Kind == StaleWrite && v.Client == client && v.At == at {
+			return true
+		}
+	}
+	return false
 }
 
 // Headline returns the heaviest of vs, the one a verdict leads with; the

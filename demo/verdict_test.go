@@ -3,6 +3,7 @@ package demo_test
 import (
 	. "github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/redis"
 	"reflect"
 	"testing"
 )
@@ -127,12 +128,12 @@ func TestVerdictAtLastFrame(t *testing.T) {
 	}
 }
 
-// quorumEvent returns the one RedlockResult among es.
-func quorumEvent(tb testing.TB, es []Event) RedlockResult {
+// quorumEvent returns the one redis.RedlockResult among es.
+func quorumEvent(tb testing.TB, es []Event) redis.RedlockResult {
 	tb.Helper()
-	var found []RedlockResult
+	var found []redis.RedlockResult
 	for _, e := range es {
-		if q, ok := e.(RedlockResult); ok {
+		if q, ok := e.(redis.RedlockResult); ok {
 			found = append(found, q)
 		}
 	}
@@ -163,10 +164,10 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		}
 		f := r.Frame()
 		e := quorumEvent(t, f.Latest())
-		if got, want := e.Kind(), QuorumHeld; got != want {
+		if got, want := e.Kind(), redis.QuorumHeld; got != want {
 			t.Fatalf("quorum event=%v, want %v", got, want)
 		}
-		want := Quorum{Locked: 3, Need: 3, TTL: 10000, Elapsed: 10, Drift: 102, Validity: 9888}
+		want := redis.Quorum{Locked: 3, Need: 3, TTL: 10000, Elapsed: 10, Drift: 102, Validity: 9888}
 		if got := e.Quorum; got != want {
 			t.Fatalf("Quorum=%+v, want %+v", got, want)
 		}
@@ -198,11 +199,11 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		for _, e := range f.Latest() {
 			h := e.Header()
 			s := step{at: h.At, kind: e.Kind(), node: h.Node}
-			if c, ok := e.(Command); ok {
+			if c, ok := e.(redis.Command); ok {
 				s.reply = c.Reply()
 			}
-			if q, ok := e.(RedlockResult); ok {
-				if want := (Quorum{Locked: 2, Need: 3, TTL: 10000, Elapsed: 10, Drift: 102, Validity: 9888}); q.Quorum != want {
+			if q, ok := e.(redis.RedlockResult); ok {
+				if want := (redis.Quorum{Locked: 2, Need: 3, TTL: 10000, Elapsed: 10, Drift: 102, Validity: 9888}); q.Quorum != want {
 					t.Fatalf("Quorum=%+v, want %+v", q.Quorum, want)
 				}
 			}
@@ -210,23 +211,23 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		}
 		attempt := func(t0 int) []step {
 			return []step{
-				{t0 + 2, NodeTry, "redis1", "OK"}, {t0 + 4, NodeTry, "redis2", "OK"},
-				{t0 + 6, Unreachable, "redis3", ""}, {t0 + 8, Unreachable, "redis4", ""}, {t0 + 10, Unreachable, "redis5", ""},
-				{t0 + 10, QuorumLost, "", ""},
-				{t0 + 12, UnlockCmd, "redis1", "(integer) 1"}, {t0 + 14, UnlockCmd, "redis2", "(integer) 1"},
-				{t0 + 16, Unreachable, "redis3", ""}, {t0 + 18, Unreachable, "redis4", ""}, {t0 + 20, Unreachable, "redis5", ""},
+				{t0 + 2, redis.NodeTry, "redis1", "OK"}, {t0 + 4, redis.NodeTry, "redis2", "OK"},
+				{t0 + 6, redis.Unreachable, "redis3", ""}, {t0 + 8, redis.Unreachable, "redis4", ""}, {t0 + 10, redis.Unreachable, "redis5", ""},
+				{t0 + 10, redis.QuorumLost, "", ""},
+				{t0 + 12, redis.UnlockCmd, "redis1", "(integer) 1"}, {t0 + 14, redis.UnlockCmd, "redis2", "(integer) 1"},
+				{t0 + 16, redis.Unreachable, "redis3", ""}, {t0 + 18, redis.Unreachable, "redis4", ""}, {t0 + 20, redis.Unreachable, "redis5", ""},
 			}
 		}
 		delay := 0
 		for _, e := range f.Latest() {
-			if d, ok := e.(RetryDelay); ok {
+			if d, ok := e.(redis.RetryDelay); ok {
 				delay = d.Delay
-				if d.Max != MaxRetryDelay || d.Delay < 0 || d.Delay > d.Max {
-					t.Fatalf("retry delay %+v, want 0 to %d ms", d, MaxRetryDelay)
+				if d.Max != redis.MaxRetryDelay || d.Delay < 0 || d.Delay > d.Max {
+					t.Fatalf("retry delay %+v, want 0 to %d ms", d, redis.MaxRetryDelay)
 				}
 			}
 		}
-		want := append(attempt(100), step{120, RetryWait, "", ""})
+		want := append(attempt(100), step{120, redis.RetryWait, "", ""})
 		want = append(want, attempt(120+delay)...)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("A's steps:\n%+v\nwant\n%+v", got, want)
@@ -234,7 +235,7 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		if a := f.Clients[0]; a.Holds {
 			t.Fatalf("A=%+v, want A not holding the lock", a)
 		}
-		for _, n := range f.Nodes {
+		for _, n := range redisNodes(t, f) {
 			if len(n.Keys) != 0 {
 				t.Fatalf("%s still has %+v after A unlocked", n.Name, n.Keys)
 			}

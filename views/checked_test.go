@@ -14,12 +14,12 @@ import (
 // against) say nothing of the kind.
 func TestCheckedScenariosSaySo(t *testing.T) {
 	want := map[demo.StoreKind]string{
-		demo.RedisStore:      "Redis 7.0 (7.0.15)",
-		demo.ReplicatedStore: "Redis 7.0 (7.0.15)",
-		demo.RedlockStore:    "Redis 7.0 (7.0.15)",
-		demo.DatabaseStore:   "PostgreSQL 15",
-		demo.ZooKeeperStore:  "ZooKeeper 3.8",
-		demo.EtcdStore:       "etcd 3.4",
+		"redis":      "Redis 7.0 (7.0.15)",
+		"replicated": "Redis 7.0 (7.0.15)",
+		"redlock":    "Redis 7.0 (7.0.15)",
+		"database":   "PostgreSQL 15",
+		"zookeeper":  "ZooKeeper 3.8",
+		"etcd":       "etcd 3.4",
 	}
 	seen := map[demo.StoreKind]bool{}
 	for _, sc := range demotest.Catalog(t).Scenarios {

@@ -4,35 +4,41 @@ import (
 	"fmt"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/consensus"
 )
 
 // describeCoord puts a consensus service's event into a sentence.
-func describeCoord(lang string, f demo.Frame, e demo.Event) string {
+func describeCoord(lang string, f demo.Frame, e demo.Event) (string, bool) {
+	s := coordSentence(lang, f, e)
+	return s, s != ""
+}
+
+func coordSentence(lang string, f demo.Frame, e demo.Event) string {
 	sc := f.Scenario
 	switch e := e.(type) {
-	case demo.CoordCall:
+	case consensus.Call:
 		switch e.Op {
-		case demo.OpSession:
+		case consensus.OpSession:
 			return fmt.Sprintf(T(lang, "ev.session."+string(e.Store)), e.Client, Duration(sc, e.TTL), Duration(sc, e.Asked))
-		case demo.OpCreate:
+		case consensus.OpCreate:
 			return fmt.Sprintf(T(lang, "ev.created"), e.Client, e.Created, e.Zxid)
-		case demo.OpTxnLock:
+		case consensus.OpTxnLock:
 			return fmt.Sprintf(T(lang, "ev.created.etcd"), e.Client, e.Path, e.Zxid)
-		case demo.OpChildren:
+		case consensus.OpChildren:
 			if e.Watch {
 				return fmt.Sprintf(T(lang, "ev.read.watch"), e.Client, e.Path, len(e.Children))
 			}
 			return fmt.Sprintf(T(lang, "ev.read"), e.Client, e.Path, len(e.Children))
-		case demo.OpExists:
+		case consensus.OpExists:
 			return fmt.Sprintf(T(lang, "ev.read.exists"), e.Client, e.Path)
-		case demo.OpWaitDeletes:
+		case consensus.OpWaitDeletes:
 			if e.Watch {
 				return fmt.Sprintf(T(lang, "ev.read.etcd"), e.Client, e.Owner)
 			}
 			return fmt.Sprintf(T(lang, "ev.read.etcd.none"), e.Client)
-		case demo.OpDelete, demo.OpRelease:
+		case consensus.OpDelete, consensus.OpRelease:
 			return fmt.Sprintf(T(lang, "ev.deleted"), e.Client, e.Path)
-		case demo.OpAcquire:
+		case consensus.OpAcquire:
 			switch {
 			case e.OK:
 				return fmt.Sprintf(T(lang, "ev.kv-acquired"), e.Client, e.Path, e.Zxid)
@@ -40,17 +46,17 @@ func describeCoord(lang string, f demo.Frame, e demo.Event) string {
 				return fmt.Sprintf(T(lang, "ev.kv-refused.delay"), e.Client, e.Path, Clock(sc, e.DelayUntil))
 			}
 			return fmt.Sprintf(T(lang, "ev.kv-refused"), e.Client, e.Path, e.Owner)
-		case demo.OpReconnect:
+		case consensus.OpReconnect:
 			if e.OK {
 				return fmt.Sprintf(T(lang, "ev.session-alive"), e.Client)
 			}
 			return fmt.Sprintf(T(lang, "ev.session-lost."+string(e.Store)), e.Client)
 		}
-	case demo.LockHeld:
+	case consensus.LockHeld:
 		return fmt.Sprintf(T(lang, "ev.lock-held"), e.Client, e.Token)
-	case demo.WatchFired:
+	case consensus.WatchFired:
 		return fmt.Sprintf(T(lang, "ev.watch-fired"), e.Client, e.Notice())
-	case demo.SessionEnded:
+	case consensus.SessionEnded:
 		s := fmt.Sprintf(T(lang, "ev.session-ended."+string(e.Store)), e.Client, Clock(sc, e.At))
 		if e.DelayUntil > 0 {
 			s += " " + fmt.Sprintf(T(lang, "coord.delay"), Clock(sc, e.DelayUntil))
@@ -108,4 +114,16 @@ func init() {
 	} {
 		messages[k] = v
 	}
+}
+
+// coordChecked: ZooKeeper and etcd are replayed against their servers;
+// Consul has no Debian package to check against.
+func coordChecked(sc *demo.Scenario) string {
+	switch sc.Store {
+	case consensus.ZooKeeperStore:
+		return "checked.zookeeper"
+	case consensus.EtcdStore:
+		return "checked.etcd"
+	}
+	return ""
 }

@@ -8,14 +8,15 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/sql"
 )
 
-// describeSQL puts a database event in a sentence; ok is false for the
-// events of other stores.
+// describeSQL puts a database event, or a call to the lock service beside
+// the database, in a sentence; ok is false for any other event.
 func describeSQL(lang string, f demo.Frame, e demo.Event) (string, bool) {
 	sc := f.Scenario
 	switch e := e.(type) {
-	case demo.SQLStatement:
+	case sql.SQLStatement:
 		via := ""
 		if e.Node != "" {
 			via = fmt.Sprintf(T(lang, "db.via"), e.Node)
@@ -27,13 +28,14 @@ func describeSQL(lang string, f demo.Frame, e demo.Event) (string, bool) {
 			return fmt.Sprintf(T(lang, "ev.sql-error"), e.Client, via, e.Err.Code) + waited(lang, sc, e), true
 		}
 		return fmt.Sprintf(T(lang, "ev.sql"), e.Client, via, e.Tag) + waited(lang, sc, e), true
-	case demo.DeadlockCheck:
+	case sql.DeadlockCheck:
 		return fmt.Sprintf(T(lang, "ev.deadlock-check"), e.Session, strings.Join(append(e.Cycle, e.Cycle[0]), " → ")), true
 	}
-	return "", false
+	// The lock service beside the database speaks for its own calls.
+	return describeLock(lang, f, e)
 }
 
-func waited(lang string, sc *demo.Scenario, e demo.SQLStatement) string {
+func waited(lang string, sc *demo.Scenario, e sql.SQLStatement) string {
 	if e.Waited() <= 0 {
 		return ""
 	}
@@ -46,7 +48,7 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 	at := Clock(sc, v.At)
 	switch v.Kind {
 	case demo.MutualExclusionHeld:
-		if sc.Store == demo.DatabaseStore {
+		if sc.Store == sql.DatabaseStore {
 			return T(lang, "verdict.safe.database"), true
 		}
 	case demo.LostUpdate:
@@ -80,8 +82,11 @@ func scrollable(d Demo) templ.Attributes {
 	return templ.Attributes{"tabindex": "0"}
 }
 
-// IsDatabase reports whether the frame shows a database.
-func IsDatabase(d Demo) bool { return d.Frame.Database != nil }
+// database is the frame's database.
+func database(d Demo) sql.State {
+	db, _ := sql.Of(d.Frame)
+	return db
+}
 
 // WaitGraph is the wait-for graph laid out for SVG: each connection a node
 // on a circle, each waiter an arrow to the connection whose lock it waits
@@ -109,7 +114,7 @@ type Arrow struct {
 // NewWaitGraph lays out the connections of db in a row (two, as in most
 // lessons) or on a circle, with an arrow for each waiter.
 func NewWaitGraph(d Demo) WaitGraph {
-	db := d.Frame.Database
+	db := database(d)
 	g := WaitGraph{Width: 320, Height: 84}
 	n := len(db.Sessions)
 	pos := map[string][2]int{}
@@ -148,4 +153,13 @@ func NewWaitGraph(d Demo) WaitGraph {
 		})
 	}
 	return g
+}
+
+// sqlChecked: every database scenario is replayed against PostgreSQL; the
+// lock service beside it is the chapter's own code.
+func sqlChecked(sc *demo.Scenario) string {
+	if sql.UsesLockService(sc) {
+		return "checked.postgres.leases"
+	}
+	return "checked.postgres"
 }

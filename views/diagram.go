@@ -106,20 +106,13 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	for _, c := range sc.Clients {
 		names = append(names, laneName{c, c})
 	}
-	if nodes := sc.NodeNames(); len(nodes) > 0 {
-		// A scenario that takes the chapter's lock service beside a store
-		// of nodes (fencing-sql: the lock service and PostgreSQL) draws the
-		// lease on a lane of its own, above the nodes.
-		if sc.UsesLockService() {
-			names = append(names, laneName{"", T(lang, "lockservice")})
+	// The store's lanes are its family's (demo.Family.Lanes).
+	for _, l := range t.Lanes {
+		label := l.Label
+		if l.Word != "" {
+			label = T(lang, l.Word)
 		}
-		for _, n := range nodes {
-			names = append(names, laneName{n, n})
-		}
-	} else if sc.Store.Consensus() {
-		names = append(names, laneName{"", T(lang, "coord.lane."+string(sc.Store))})
-	} else {
-		names = append(names, laneName{"", T(lang, "lockservice")})
+		names = append(names, laneName{l.Key, label})
 	}
 	names = append(names, laneName{"\x00resource", sc.Resource})
 	gutter := 40.0
@@ -188,13 +181,8 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	for _, s := range t.Holds {
 		cy := laneY[s.Lane]
 		label := T(lang, "holds")
-		for _, h := range f.Clients {
-			if h.Name == s.Owner && h.Token > 0 {
-				label = "token " + strconv.FormatInt(h.Token, 10)
-			}
-		}
-		if sc.Store == demo.LockServiceStore {
-			label = tokenAt(f, s)
+		if s.Token > 0 {
+			label = "token " + strconv.FormatInt(s.Token, 10)
 		}
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
 		if s.Open && s.Until > s.To {
@@ -216,29 +204,8 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		}
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
 	}
-	for _, e := range t.Marks {
-		h := e.Header()
-		switch e := e.(type) {
-		case demo.LeaseExpiry:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired") + " " + clock(h.At)}, Fresh: fresh(h.At)})
-		case demo.SessionEnded:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[""], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired") + " " + clock(h.At)}, Fresh: fresh(h.At)})
-		case demo.KeyExpiry:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], R: 5, Class: "expired", Label: Text{Label: T(lang, "expired")}, Fresh: fresh(h.At)})
-		case demo.ClockJumped:
-			d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "jump", Glyph: "⏩", Label: Text{Label: "+" + Duration(sc, e.By)}, Fresh: fresh(h.At)})
-		case demo.NodeChange:
-			switch e.What {
-			case demo.NodeDown:
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "down", Glyph: "✕", Label: Text{Label: T(lang, "down")}, Fresh: fresh(h.At)})
-			case demo.Promoted:
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Node], Class: "promoted", Glyph: "↑", Label: Text{Label: T(lang, "promoted")}, Fresh: fresh(h.At)})
-			}
-		case demo.ClientChange:
-			if e.What == demo.Crashed {
-				d.Marks = append(d.Marks, Mark{X: x(h.At), Y: laneY[h.Client], Class: "crash", Glyph: "✕", Label: Text{Label: T(lang, "crashed")}, Fresh: fresh(h.At)})
-			}
-		}
+	for _, m := range t.Marks {
+		d.Marks = append(d.Marks, markOf(lang, sc, m, laneY[m.Lane], x(m.At), fresh(m.At)))
 	}
 	lineOf := map[int]int{} // a write's mark -> its line
 	for _, e := range t.Writes {
@@ -447,14 +414,25 @@ func textWidth(label string, size float64, bold bool) float64 {
 	return w * size
 }
 
-// tokenAt names the lock service's token for a hold.
-func tokenAt(f demo.Frame, s demo.Span) string {
-	for _, e := range f.Events {
-		if e, ok := e.(demo.AcquireCall); ok && e.OK && e.Client == s.Owner && e.At == s.From {
-			return "token " + strconv.FormatInt(e.Token, 10)
-		}
+// markOf draws a mark of the model's (demo.Mark) on its lane: its glyph,
+// class and label by what it marks.
+func markOf(lang string, sc *demo.Scenario, m demo.Mark, y, x int, fresh bool) Mark {
+	mk := Mark{X: x, Y: y, Fresh: fresh}
+	switch m.What {
+	case "expiry":
+		mk.R, mk.Class, mk.Label = 5, "expired", Text{Label: T(lang, "expired") + " " + Clock(sc, m.At)}
+	case "key-expiry":
+		mk.R, mk.Class, mk.Label = 5, "expired", Text{Label: T(lang, "expired")}
+	case "jump":
+		mk.Class, mk.Glyph, mk.Label = "jump", "⏩", Text{Label: "+" + Duration(sc, m.By)}
+	case "down":
+		mk.Class, mk.Glyph, mk.Label = "down", "✕", Text{Label: T(lang, "down")}
+	case "promoted":
+		mk.Class, mk.Glyph, mk.Label = "promoted", "↑", Text{Label: T(lang, "promoted")}
+	case "crash":
+		mk.Class, mk.Glyph, mk.Label = "crash", "✕", Text{Label: T(lang, "crashed")}
 	}
-	return ""
+	return mk
 }
 
 // niceStep picks a tick spacing that gives five to ten labels.

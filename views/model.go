@@ -53,69 +53,34 @@ func (d Demo) Sc() *demo.Scenario { return d.Frame.Scenario }
 // SwitchLabel is the switch's name on screen.
 func (d Demo) SwitchLabel() string { return d.Sc().SwitchLabel.In(d.Lang) }
 
-// NoLease says that no lease has been granted yet: there is no expiry to
-// show, only that nothing is held.
-func NoLease(f demo.Frame) bool { return f.Holder == "" && f.Expiry == 0 }
-
 // AboutFencing says whether the scenario is about fencing tokens, so the
 // resource's token check (its state, maxToken, rejected writes) is worth
 // showing; elsewhere the resource just stores what it is sent.
 func AboutFencing(sc *demo.Scenario) bool { return sc.Fencing == "on" || sc.Fencing == "switch" }
 
-// Changed says whether the frame's own move changed what (holder, token,
-// expiry, value, rejected), so the page can draw the eye to it.
+// Changed says whether the frame's own move changed what (value,
+// rejected), so the page can draw the eye to it.
 func Changed(f demo.Frame, what string) bool {
 	for _, e := range f.Latest() {
-		switch e := e.(type) {
-		case demo.AcquireCall:
-			if e.OK && (what == "holder" || what == "token" || what == "expiry") {
-				return true
-			}
-		case demo.RenewCall:
-			if e.OK && what == "expiry" {
-				return true
-			}
-		case demo.ReleaseCall, demo.LeaseExpiry:
-			if what == "holder" || what == "expiry" {
-				return true
-			}
-		case demo.WriteResult:
-			if e.OK && what == "value" || !e.OK && what == "rejected" {
-				return true
-			}
+		if e, ok := e.(demo.WriteResult); ok && (e.OK && what == "value" || !e.OK && what == "rejected") {
+			return true
 		}
 	}
 	return false
 }
 
 // Describe turns an event into a sentence for the "what this move did" list
-// and the event log.
+// and the event log: the engine's events here, the others by their family's
+// panel (panels.go).
 func Describe(lang string, f demo.Frame, e demo.Event) string {
 	sc := f.Scenario
 	key := "ev." + e.Kind().String()
-	clock := func(t int) string { return Clock(sc, t) }
-	h := e.Header()
-	// ok picks the sentence for a command's answer.
-	ok := func(yes bool, ok, no string) string {
-		if yes {
-			return key + ok
+	if d := familyPanels[sc.Family.Name].Describe; d != nil {
+		if s, ok := d(lang, f, e); ok {
+			return s
 		}
-		return key + no
-	}
-	if s, ok := describeSQL(lang, f, e); ok {
-		return s
 	}
 	switch e := e.(type) {
-	case demo.AcquireCall:
-		if e.OK {
-			return fmt.Sprintf(T(lang, key), e.Client, e.Token, clock(e.Expiry))
-		}
-	case demo.RenewCall:
-		if e.OK {
-			return fmt.Sprintf(T(lang, key), e.Client, clock(e.Expiry), e.Token)
-		}
-	case demo.LeaseExpiry:
-		return fmt.Sprintf(T(lang, key), e.Client, clock(e.At), e.Token)
 	case demo.WriteResult:
 		if !e.OK {
 			return fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token, e.Token, e.Max)
@@ -128,64 +93,10 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 			s += " — " + fmt.Sprintf(T(lang, "ev.overwrote"), e.Before)
 		}
 		return s
-	case demo.SetCommand:
-		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".nil")), e.Client, e.Node, e.Key)
-	case demo.SetNXCommand:
-		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".nil")), e.Client, e.Node, e.Key)
-	case demo.ExpireCommand:
-		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
-	case demo.DelCommand:
-		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
-	case demo.UnlockScript:
-		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
-	case demo.RenewScript:
-		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
-	case demo.WaitCommand:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Acked, e.Replicas)
-	case demo.RedlockResult:
-		q := e.Quorum
-		return fmt.Sprintf(T(lang, key), e.Client, q.Locked, q.Need, q.TTL, q.Elapsed, q.Drift, q.Validity)
-	case demo.KeyExpiry:
-		return fmt.Sprintf(T(lang, key), e.Key, e.Node, ownerOf(lang, e.Client))
-	case demo.NoAnswer:
-		return fmt.Sprintf(T(lang, ok(e.Refused(), ".refused", ".timeout")), e.Client, e.Node)
-	case demo.RedissonLock:
-		if e.OK {
-			return fmt.Sprintf(T(lang, key+".ok"), e.Client, e.Node, e.Key)
-		}
-		return fmt.Sprintf(T(lang, key+".held"), e.Client, e.Node, e.Key, Duration(sc, e.Left))
-	case demo.RedissonRenew:
-		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key)
-	case demo.RedissonUnlock:
-		switch {
-		case !e.Found:
-			key += ".nil"
-		case e.Released:
-			key += ".released"
-		default:
-			key += ".held"
-		}
-		return fmt.Sprintf(T(lang, key), e.Client, e.Node, e.Key)
-	case demo.LatchDel:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Node)
-	case demo.ClockSlewing:
-		return fmt.Sprintf(T(lang, key), e.Node, e.Rate, Duration(sc, e.By))
-	case demo.RetryDelay:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Delay, e.Max)
-	case demo.BlockedWait:
-		return fmt.Sprintf(T(lang, key), e.Client, e.Replicas)
-	case demo.NodeChange:
-		return fmt.Sprintf(T(lang, key), e.Node)
-	case demo.Replication:
-		return fmt.Sprintf(T(lang, key), e.Node, e.Shipped)
-	case demo.ClockJumped:
-		return fmt.Sprintf(T(lang, key), e.Node, Duration(sc, e.By))
 	case demo.SkippedWrite:
 		return fmt.Sprintf(T(lang, key), e.Client, e.Value)
-	case demo.CoordCall, demo.LockHeld, demo.WatchFired, demo.SessionEnded:
-		return describeCoord(lang, f, e)
 	}
-	return fmt.Sprintf(T(lang, key), h.Client)
+	return fmt.Sprintf(T(lang, key), e.Header().Client)
 }
 
 func ownerOf(lang, client string) string {
@@ -243,13 +154,13 @@ var VerdictKinds = []demo.ViolationKind{
 }
 
 // WireReply is the answer a command got, for the screen: the protocol's own
-// reply as it stands, or, when no answer came, what happened in lang.
-func WireReply(lang string, e demo.Event) string {
-	if n, ok := e.(demo.NoAnswer); ok {
-		if n.Refused() {
-			return T(lang, "wire.refused")
+// reply as it stands, or, when no answer came, what happened in lang (its
+// family's Reply says).
+func WireReply(lang string, f demo.Frame, e demo.Event) string {
+	if r := familyPanels[f.Scenario.Family.Name].Reply; r != nil {
+		if s, ok := r(lang, e); ok {
+			return s
 		}
-		return fmt.Sprintf(T(lang, "wire.timeout"), n.Waited)
 	}
 	_, reply := e.Wire()
 	return reply
@@ -325,42 +236,13 @@ func FrameTitle(f demo.Frame, lang string) string {
 
 // CheckedKey names the line that says which real server sc's commands and
 // replies were checked against (checked.redis, checked.postgres, ...), or ""
-// where nothing checks them. Each key stands for a conformance suite under
-// demo/conformance that replays the scenario against Debian bookworm's server
-// of that version and fails for a scenario of its family it does not play.
-// The lock service speaks the chapter's own API, and Consul has no Debian
-// package to check against, so neither says anything.
+// where nothing checks them: its family's Checked says. Each key stands for
+// a conformance suite under demo/conformance that replays the scenario
+// against Debian bookworm's server of that version and fails for a scenario
+// of its family it does not play.
 func CheckedKey(sc *demo.Scenario) string {
-	switch sc.Store {
-	case demo.RedisStore, demo.ReplicatedStore, demo.RedlockStore:
-		if jumpsClock(sc) {
-			return "checked.redis.jump"
-		}
-		return "checked.redis"
-	case demo.DatabaseStore:
-		if sc.UsesLockService() {
-			return "checked.postgres.leases" // the lock service is the chapter's own code
-		}
-		return "checked.postgres"
-	case demo.ZooKeeperStore:
-		return "checked.zookeeper"
-	case demo.EtcdStore:
-		return "checked.etcd"
+	if c := familyPanels[sc.Family.Name].Checked; c != nil {
+		return c(sc)
 	}
 	return ""
-}
-
-// jumpsClock reports whether a move of sc steps a node's wall clock: no
-// Debian redis-server can be given a jumped clock here (libfaketime clashes
-// with its jemalloc), so the suite plays the jump by moving the keys'
-// absolute expiry times, and the page says so.
-func jumpsClock(sc *demo.Scenario) bool {
-	for _, m := range sc.Moves {
-		for _, a := range m.Do {
-			if a.Verb == demo.Jump {
-				return true
-			}
-		}
-	}
-	return false
 }

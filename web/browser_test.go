@@ -37,6 +37,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
@@ -600,7 +601,7 @@ func (b *tab) waitScenarioFrame(sc *demo.Scenario, on bool, k int, lang string) 
 	if f.Data == "" {
 		want.Value = views.T(lang, "empty")
 	}
-	if f.Database != nil {
+	if _, ok := sql.Of(f); ok {
 		want.Value = "" // a database shows its rows, not the chapter's resource
 	}
 	got := testkit.WaitFor(b.t, b.ctx, waitBudget, fmt.Sprintf("%s %s frame %d", sc.ID, views.OnOff(on), k), scenarioJS, func(got scenarioScreen) bool {

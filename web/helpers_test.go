@@ -16,6 +16,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
@@ -124,28 +125,29 @@ var (
 
 // expect is how frame f must look in lang.
 func expect(f demo.Frame, lang string) display {
+	l, _ := lockservice.Of(f)
 	d := display{
 		Index:    fmt.Sprintf("%d / %d", f.Index, f.Total),
 		Pressed:  strconv.FormatBool(f.On),
-		Holder:   f.Holder,
-		Token:    strconv.FormatInt(f.Token, 10),
-		Expiry:   fmt.Sprintf("t=%d", f.Expiry),
+		Holder:   l.Holder,
+		Token:    strconv.FormatInt(l.Token, 10),
+		Expiry:   fmt.Sprintf("t=%d", l.Expiry),
 		Now:      fmt.Sprintf("t=%d", f.Now),
 		Value:    strconv.Quote(f.Data),
 		MaxToken: strconv.FormatInt(f.MaxToken, 10),
 		Rejected: strconv.Itoa(f.Rejected),
 		Fenced:   f.Fenced,
 	}
-	if f.Holder == "" {
+	if l.Holder == "" {
 		d.Holder = freeWord[lang]
 	}
-	if f.Token == 0 {
+	if l.Token == 0 {
 		d.Token = "—"
 	}
 	if f.Data == "" {
 		d.Value = emptyWord[lang]
 	}
-	if f.Holder == "" && f.Expiry == 0 {
+	if l.NoLease() {
 		d.Expiry = noLease[lang]
 	}
 	return d

@@ -8,7 +8,7 @@ import (
 )
 
 // Every command line the page shows on a Redis node is one the suite sends:
-// a demo.Command, or a NoAnswer carrying one, whose durations scale without
+// a model.Command, or a NoAnswer carrying one, whose durations scale without
 // rounding. Needs no server, so it runs where redis-server is absent too.
 func TestConformanceSendsEveryWireLine(t *testing.T) {
 	c := demotest.Catalog(t)

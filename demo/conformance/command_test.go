@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
+	model "github.com/distlock/fencing-demo/demo/redis"
 )
 
 // refused is the page's answer, and go-redis's, when nothing listens.
@@ -15,14 +16,14 @@ const refused = "connection refused"
 // says it got: the command's own reply, or, when the node never answered,
 // why not (a down node refuses the connection; a cut-off client gives up
 // after its timeout). ok is false for events no client sent.
-func request(e demo.Event) (cmd demo.Command, want string, ok bool) {
+func request(e demo.Event) (cmd model.Command, want string, ok bool) {
 	switch e := e.(type) {
-	case demo.NoAnswer:
+	case model.NoAnswer:
 		if e.Refused() {
 			return e.Sent, refused, true
 		}
 		return e.Sent, noAnswer(e.Waited), true
-	case demo.Command:
+	case model.Command:
 		return e, e.Reply(), true
 	}
 	return nil, "", false
@@ -38,27 +39,27 @@ func noAnswer(ms int) string { return fmt.Sprintf("no answer in %d ms", ms) }
 // command puts it and checked against the event's own field, so a change in
 // the engine's spelling fails here rather than sending an unscaled TTL. A
 // duration that does not divide evenly is an error: nothing is rounded.
-func scaled(c demo.Command) ([]string, error) {
+func scaled(c model.Command) ([]string, error) {
 	args := c.Args()
 	type at struct{ i, ms int }
 	var ds []at
 	switch c := c.(type) {
-	case demo.SetCommand:
+	case model.SetCommand:
 		if c.PX > 0 {
 			ds = append(ds, at{slices.Index(args, "PX") + 1, c.PX})
 		}
-	case demo.ExpireCommand:
+	case model.ExpireCommand:
 		args[0], args[2] = "PEXPIRE", strconv.Itoa(c.Seconds*1000)
 		ds = append(ds, at{2, c.Seconds * 1000})
-	case demo.RenewScript:
+	case model.RenewScript:
 		ds = append(ds, at{5, c.PX})
-	case demo.RedissonLock:
+	case model.RedissonLock:
 		ds = append(ds, at{4, c.Lease})
-	case demo.RedissonRenew:
+	case model.RedissonRenew:
 		ds = append(ds, at{4, c.Lease})
-	case demo.RedissonUnlock:
-		ds = append(ds, at{7, c.Lease}, at{10, demo.RedissonLatchTTL})
-	case demo.WaitCommand:
+	case model.RedissonUnlock:
+		ds = append(ds, at{7, c.Lease}, at{10, model.RedissonLatchTTL})
+	case model.WaitCommand:
 		if c.Timeout > 0 {
 			ds = append(ds, at{2, c.Timeout})
 		}
@@ -78,8 +79,8 @@ func scaled(c demo.Command) ([]string, error) {
 // ttlReply reports whether c's reply is a time left, in model ms, rather
 // than a value: Redisson's lock script answers a refused caller with the
 // holder's PTTL, which real Redis counts on the scaled clock.
-func ttlReply(c demo.Command) (int, bool) {
-	if l, ok := c.(demo.RedissonLock); ok && !l.OK {
+func ttlReply(c model.Command) (int, bool) {
+	if l, ok := c.(model.RedissonLock); ok && !l.OK {
 		return l.Left, true
 	}
 	return 0, false

@@ -16,6 +16,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	model "github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/internal/realserver"
 )
@@ -61,7 +62,7 @@ func (cl *cluster) agrees(what string) {
 
 func TestConformanceCoversFamily(t *testing.T) {
 	for _, sc := range demotest.Catalog(t).Scenarios {
-		redis := sc.Store == demo.RedisStore || sc.Store == demo.ReplicatedStore || sc.Store == demo.RedlockStore
+		redis := sc.Store == model.SingleStore || sc.Store == model.ReplicatedStore || sc.Store == model.RedlockStore
 		if redis && !slices.Contains(family, sc.ID) {
 			t.Errorf("scenario %q runs on Redis (store %s) but the conformance suite does not play it", sc.ID, sc.Store)
 		}
@@ -209,7 +210,7 @@ func (cl *cluster) note(format string, args ...any) {
 // setup brings the real nodes to frame 1: the scenario's setup actions ran
 // unseen, so only their outcome shows.
 func (cl *cluster) setup(f demo.Frame) {
-	for _, n := range f.Nodes {
+	for _, n := range f.Store.(model.State).Nodes {
 		if !n.Up {
 			cl.nodes[n.Name].Kill()
 		}
@@ -228,15 +229,15 @@ func (cl *cluster) apply(e demo.Event, f demo.Frame) {
 	}
 	h := e.Header()
 	switch e := e.(type) {
-	case demo.NodeChange:
+	case model.NodeChange:
 		cl.clock.until(h.At)
 		switch e.What {
-		case demo.NodeDown:
+		case model.NodeDown:
 			// The model's node goes down at an instant and loses what it
 			// had not persisted: a crash, not a shutdown that takes its time.
 			cl.nodes[h.Node].Kill()
 			cl.hangUp("", h.Node)
-		case demo.NodeUp:
+		case model.NodeUp:
 			cl.nodes[h.Node].Start()
 			cl.hangUp("", h.Node)
 			if cl.relay != nil && h.Node == "replica" {
@@ -246,37 +247,33 @@ func (cl *cluster) apply(e demo.Event, f demo.Frame) {
 				cl.nodes[h.Node].ReplicaOf(t, cl.relay.Addr())
 				cl.relay.Hold()
 			}
-		case demo.Promoted:
+		case model.Promoted:
 			cl.nodes[h.Node].Promote(t)
 		}
-	case demo.Replication:
+	case model.Replication:
 		cl.clock.until(h.At)
 		cl.ship()
-	case demo.ClockJumped:
+	case model.ClockJumped:
 		cl.clock.until(h.At)
 		cl.jump(h.Node, e.By)
-	case demo.ClockSlewing:
+	case model.ClockSlewing:
 		cl.note("%s: %s's clock slewing %d ms at %d ppm is emulated as no change to its keys' absolute expiries: the model's slew moves them by a few ms, far inside the %d ms margin (checked at every frame)",
 			cl.name, h.Node, e.By, e.Rate, margin)
-	case demo.BlockedWait:
+	case model.BlockedWait:
 		cl.clock.until(h.At)
 		cl.blockedWait(e, f)
-	case demo.ClientChange:
+	case model.Partition:
 		switch e.What {
-		case demo.CutOff:
-			for _, c := range f.Clients {
-				if c.Name == h.Client {
-					if len(c.Cut) == 0 {
-						t.Fatalf("frame %d: %s is cut off, but the frame does not say from which nodes", f.Index, h.Client)
-					}
-					cl.cut[h.Client] = slices.Clone(c.Cut)
-				}
+		case model.CutOff:
+			if len(e.Nodes) == 0 {
+				t.Fatalf("frame %d: %s is cut off, but the frame does not say from which nodes", f.Index, h.Client)
 			}
+			cl.cut[h.Client] = slices.Clone(e.Nodes)
 			cl.hangUp(h.Client, "")
 			if cl.hole == "" {
 				cl.hole = realserver.Blackhole(t)
 			}
-		case demo.Healed:
+		case model.Healed:
 			delete(cl.cut, h.Client)
 			cl.hangUp(h.Client, "")
 		}
@@ -287,7 +284,7 @@ func (cl *cluster) apply(e demo.Event, f demo.Frame) {
 // that would never return: real Redis must agree that fewer replicas than
 // asked for can acknowledge, both by its count of connected replicas and by
 // a WAIT with a short timeout on the client's own connection answering fewer.
-func (cl *cluster) blockedWait(e demo.BlockedWait, f demo.Frame) {
+func (cl *cluster) blockedWait(e model.BlockedWait, f demo.Frame) {
 	t, h := cl.t, e.Header()
 	blocked := false
 	for _, c := range f.Clients {
@@ -403,14 +400,14 @@ func (cl *cluster) hangUp(client, node string) {
 
 // send sends the page's command to the real node at the model's time and
 // compares the replies.
-func (cl *cluster) send(h demo.Head, c demo.Command, want string) {
+func (cl *cluster) send(h demo.Head, c model.Command, want string) {
 	t := cl.t
 	cl.clock.until(h.At)
 	args, err := scaled(c)
 	if err != nil {
 		t.Fatalf("frame %d: %s: %v", cl.frame, cl.name, err)
 	}
-	if w, ok := c.(demo.WaitCommand); ok && w.Timeout == 0 && want != refused {
+	if w, ok := c.(model.WaitCommand); ok && w.Timeout == 0 && want != refused {
 		// WAIT n 0 waits for n replicas with no timeout: on a node without
 		// them it never returns. The relay lets the held stream through for
 		// it, as the model ships the backlog at WAIT.
@@ -441,7 +438,7 @@ func (cl *cluster) send(h demo.Head, c demo.Command, want string) {
 
 // compare fails the test where the page's reply is not real Redis's, unless
 // knownDiffs lists it.
-func (cl *cluster) compare(h demo.Head, c demo.Command, want string, sent []string, got string) {
+func (cl *cluster) compare(h demo.Head, c model.Command, want string, sent []string, got string) {
 	what := h.Node + " " + c.Args()[0]
 	if got == want {
 		cl.agrees(what)
@@ -487,7 +484,7 @@ func (cl *cluster) reply(val any, err error) string {
 func (cl *cluster) check(f demo.Frame) {
 	t := cl.t
 	cl.clock.until(f.Now)
-	for _, n := range f.Nodes {
+	for _, n := range f.Store.(model.State).Nodes {
 		node := cl.nodes[n.Name]
 		if node.Running() != n.Up {
 			t.Errorf("frame %d: %s: the page shows %s up=%t, the real node up=%t", f.Index, cl.name, n.Name, n.Up, node.Running())
@@ -521,7 +518,7 @@ func (cl *cluster) check(f demo.Frame) {
 
 // keys compares the keys on one node with the frame's, and returns the
 // differences.
-func (cl *cluster) keys(f demo.Frame, n demo.NodeState) (diffs []string) {
+func (cl *cluster) keys(f demo.Frame, n model.NodeState) (diffs []string) {
 	t, ctx := cl.t, context.Background()
 	rdb := cl.conn("", n.Name)
 	real, err := rdb.Keys(ctx, "*").Result()
@@ -578,7 +575,7 @@ func (cl *cluster) keys(f demo.Frame, n demo.NodeState) (diffs []string) {
 // the test runs late.
 func (cl *cluster) expiredLately(f demo.Frame, node, key string) bool {
 	for _, e := range slices.Backward(f.Events) {
-		if x, ok := e.(demo.KeyExpiry); ok && x.Node == node && x.Key == key {
+		if x, ok := e.(model.KeyExpiry); ok && x.Node == node && x.Key == key {
 			return f.Now-x.At < margin
 		}
 	}

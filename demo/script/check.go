@@ -27,9 +27,18 @@ var (
 // check fills in defaults and finds what is wrong with sc, one concern at a
 // time: its names, its store, its grouping, its cast, its prose, its
 // actions, and last whether it plays.
-func check(sc *demo.Scenario) *checkError {
+func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) *checkError {
+	if err := checkNames(sc); err != nil {
+		return err
+	}
+	if err := checkStore(reg, sc); err != nil {
+		return err
+	}
+	if err := s.actions(reg, sc); err != nil {
+		return err
+	}
 	for _, c := range []func(*demo.Scenario) *checkError{
-		checkNames, checkStore, checkGrouping, checkCast, checkTexts, checkMoves, checkPlays,
+		checkGrouping, checkCast, checkTexts, checkMoves, checkPlays,
 	} {
 		if err := c(sc); err != nil {
 			return err
@@ -49,42 +58,32 @@ func checkNames(sc *demo.Scenario) *checkError {
 	return nil
 }
 
-// checkStore: the store kind, and Redlock's nodes and timing with their
-// defaults (five nodes, 2 ms to answer, 50 ms before giving up).
-func checkStore(sc *demo.Scenario) *checkError {
+// checkStore: the store kind and its family, which fills in its defaults
+// (Redlock's five nodes, say) and checks its own fields.
+func checkStore(reg *demo.Registry, sc *demo.Scenario) *checkError {
 	if sc.Store == "" {
-		sc.Store = demo.LockServiceStore
+		sc.Store = "lockservice"
 	}
-	if !sc.Store.Valid() {
-		kinds := make([]string, len(demo.StoreKinds))
-		for i, k := range demo.StoreKinds {
-			kinds[i] = string(k)
+	fam, ok := reg.Family(sc.Store)
+	if !ok {
+		kinds := make([]string, 0, len(reg.Kinds()))
+		for _, k := range reg.Kinds() {
+			kinds = append(kinds, string(k))
 		}
 		return fail(0, "store %q: want one of %s", sc.Store, strings.Join(kinds, ", "))
 	}
-	if sc.Pool != 0 && (sc.Store != demo.DatabaseStore || sc.Pool < 1 || sc.Pool > 9) {
-		return fail(0, "pool: %d; a pooler of 1 to 9 server connections is for the database store only", sc.Pool)
-	}
-	if sc.Store != demo.RedlockStore {
+	sc.Family = fam
+	if fam.Check == nil {
+		if sc.Pool != 0 {
+			return fail(0, "pool: %d; a pooler of 1 to 9 server connections is for the database store only", sc.Pool)
+		}
 		if sc.Nodes != 0 || sc.Latency != 0 || sc.Timeout != 0 {
 			return fail(0, "nodes, latency and timeout are for the redlock store only")
 		}
 		return nil
 	}
-	if sc.Nodes == 0 {
-		sc.Nodes = 5
-	}
-	if sc.Nodes < 1 || sc.Nodes > 9 {
-		return fail(0, "nodes: %d; Redlock here takes 1 to 9 nodes", sc.Nodes)
-	}
-	if sc.Latency == 0 {
-		sc.Latency = 2
-	}
-	if sc.Timeout == 0 {
-		sc.Timeout = 50
-	}
-	if sc.Latency < 0 || sc.Timeout < 0 || sc.Latency > 10000 || sc.Timeout > 10000 {
-		return fail(0, "latency and timeout are milliseconds from 1 to 10000")
+	if err := fam.Check(sc); err != nil {
+		return fail(0, "%s", err)
 	}
 	return nil
 }
@@ -177,26 +176,29 @@ func checkMoves(sc *demo.Scenario) *checkError {
 	return nil
 }
 
-// checkActions: who does each action, and whether the store takes it.
+// checkActions: who does each action. Whether the store takes the verb was
+// read with the action; a verb of the family's table that a node performs
+// is a node's.
 func checkActions(sc *demo.Scenario, as []demo.Action) *checkError {
 	nodes := sc.NodeNames()
 	for _, a := range as {
 		if a.Verb == demo.Tick {
 			continue
 		}
-		if a.Verb.ByNode() {
+		if spec, _ := sc.Family.Verb(sc.Store, a.Verb); spec.Node {
 			if a.Who != "all" && !slices.Contains(nodes, a.Who) {
 				return fail(a.Line, "%q: unknown node %q (nodes: %s)", a.Source, a.Who, orNone(nodes))
 			}
 		} else if !slices.Contains(sc.Clients, a.Who) {
 			return fail(a.Line, "%q: unknown client %q (clients: %s)", a.Source, a.Who, strings.Join(sc.Clients, ", "))
 		}
-		if !sc.Store.Takes(a.Verb) {
-			return fail(a.Line, "%q: %s does not apply to the %s store", a.Source, a.Verb, sc.Store)
-		}
-		for _, n := range a.Nodes {
-			if !slices.Contains(nodes, n) {
-				return fail(a.Line, "%q: unknown node %q (nodes: %s)", a.Source, n, orNone(nodes))
+		// An action that names nodes (a Redlock client's cut) names ones
+		// the store has.
+		if ns, ok := a.Args.(interface{ NodeList() []string }); ok {
+			for _, n := range ns.NodeList() {
+				if !slices.Contains(nodes, n) {
+					return fail(a.Line, "%q: unknown node %q (nodes: %s)", a.Source, n, orNone(nodes))
+				}
 			}
 		}
 	}

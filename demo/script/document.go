@@ -1,7 +1,9 @@
 package script
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/goccy/go-yaml"
@@ -61,7 +63,8 @@ type move struct {
 	Do        []action  `yaml:"do"`
 }
 
-// scenario converts the file's scenario to the engine's, unchecked.
+// scenario converts the file's scenario to the engine's, unchecked: its
+// actions are read once its store's family is known (checkStore).
 func (s *scenario) scenario() *demo.Scenario {
 	sc := &demo.Scenario{
 		ID: s.ID, Title: s.Title.demo(), Summary: s.Summary.demo(), Lesson: s.Lesson.demo(),
@@ -69,10 +72,10 @@ func (s *scenario) scenario() *demo.Scenario {
 		Switch: s.Switch, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
-		Setup: actions(s.Setup), Initial: s.Initial.demo(),
+		Initial: s.Initial.demo(),
 	}
 	for _, m := range s.Moves {
-		dm := demo.Move{Narration: m.Narration.demo(), Do: actions(m.Do)}
+		dm := demo.Move{Narration: m.Narration.demo()}
 		if m.TextOn != nil {
 			t := m.TextOn.demo()
 			dm.TextOn = &t
@@ -86,19 +89,49 @@ func (s *scenario) scenario() *demo.Scenario {
 	return sc
 }
 
-// action is one action as written: a line of text, or a one-entry map
-// {if-on: ACTION} or {if-off: ACTION}.
-type action struct{ demo.Action }
+// actions reads the scenario's actions with its family's verbs: the setup's,
+// then each move's.
+func (s *scenario) actions(reg *demo.Registry, sc *demo.Scenario) *checkError {
+	var err *checkError
+	if sc.Setup, err = parseActions(reg, sc, s.Setup); err != nil {
+		return err
+	}
+	for i, m := range s.Moves {
+		if sc.Moves[i].Do, err = parseActions(reg, sc, m.Do); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-func actions(as []action) []demo.Action {
+func parseActions(reg *demo.Registry, sc *demo.Scenario, as []action) ([]demo.Action, *checkError) {
 	if as == nil {
-		return nil
+		return nil, nil
 	}
 	out := make([]demo.Action, len(as))
 	for i, a := range as {
-		out[i] = a.Action
+		parsed, err := ParseAction(reg, sc.Family, sc.Store, a.text)
+		var fv *foreignVerb
+		if errors.As(err, &fv) && fv.spec.Node && parsed.Who != "all" && !slices.Contains(sc.NodeNames(), parsed.Who) {
+			// A node's verb by someone who is no node of this store: the
+			// name is the mistake, not the verb.
+			return nil, fail(a.line, "%q: unknown node %q (nodes: %s)", parsed.Source, parsed.Who, orNone(sc.NodeNames()))
+		}
+		if err != nil {
+			return nil, fail(a.line, "%s", err)
+		}
+		parsed.Line, parsed.When = a.line, a.when
+		out[i] = parsed
 	}
-	return out
+	return out, nil
+}
+
+// action is one action as written: a line of text, or a one-entry map
+// {if-on: ACTION} or {if-off: ACTION}. Its words are read once the
+// scenario's store is known.
+type action struct {
+	text, when string
+	line       int
 }
 
 // UnmarshalYAML reads an action and keeps its line number.
@@ -122,13 +155,6 @@ func (a *action) UnmarshalYAML(node ast.Node) error {
 			s = v
 		}
 	}
-	parsed, err := ParseAction(s)
-	if err != nil {
-		// The YAML library does not know the line of an error we return, so the
-		// error carries it.
-		return &lineError{line: line, msg: err.Error()}
-	}
-	parsed.Line, parsed.When = line, when
-	a.Action = parsed
+	a.text, a.when, a.line = s, when, line
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/families"
 	"github.com/goccy/go-yaml"
 )
 
@@ -31,7 +32,13 @@ func (e *LoadError) Error() string {
 // by a client that is paused at that point, say), by playing every scenario to
 // its end in both switch positions with demo.Rehearse: a scenario that loads
 // always plays.
-func Load(file string, data []byte) (c *demo.Catalog, err error) {
+func Load(file string, data []byte) (*demo.Catalog, error) {
+	return LoadWith(families.All, file, data)
+}
+
+// LoadWith is Load with the families of reg: a program with a store family
+// of its own lists it there.
+func LoadWith(reg *demo.Registry, file string, data []byte) (c *demo.Catalog, err error) {
 	// The YAML library can panic on some malformed input (goccy/go-yaml
 	// issue 735, fixed upstream after v1.19.2): a bad file must still be
 	// an error that names the file, never a crash.
@@ -53,7 +60,7 @@ func Load(file string, data []byte) (c *demo.Catalog, err error) {
 			return nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %d is empty", i+1)}
 		}
 		sc := s.scenario()
-		if err := check(sc); err != nil {
+		if err := check(reg, s, sc); err != nil {
 			return nil, &LoadError{File: file, Line: err.line, Msg: fmt.Sprintf("scenario %q: %s", sc.ID, err.msg)}
 		}
 		scenarios[i] = sc

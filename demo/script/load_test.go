@@ -5,6 +5,7 @@ import (
 	"fmt"
 	. "github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/demo/script"
 	"reflect"
 	"strings"
@@ -51,9 +52,9 @@ func TestLoadMinimalScenario(t *testing.T) {
 		t.Fatalf("Frames()=%d, want %d", got, want)
 	}
 	want := []Action{
-		{Who: "A", Verb: Acquire, Lease: 10, Line: demotest.LineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
-		{Verb: Tick, Forward: 2, Line: demotest.LineOf(t, src, "tick 2"), Source: "tick 2"},
-		{Who: "A", Verb: Write, Value: "x", Line: demotest.LineOf(t, src, "A write x"), Source: "A write x"},
+		{Who: "A", Verb: lockservice.Acquire, Args: lockservice.LeaseArgs{Lease: 10}, Line: demotest.LineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
+		{Verb: Tick, Args: TickArgs{Forward: 2}, Line: demotest.LineOf(t, src, "tick 2"), Source: "tick 2"},
+		{Who: "A", Verb: Write, Args: WriteArgs{Value: "x"}, Line: demotest.LineOf(t, src, "A write x"), Source: "A write x"},
 	}
 	if got := sc.Moves[0].Do; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Do=\n%+v\nwant\n%+v", got, want)

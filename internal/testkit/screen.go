@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -151,11 +152,12 @@ func WantScreen(t testing.TB, sc *demo.Scenario, on bool, k int, lang string) Sc
 		t.Fatalf("replaying %s fencing %s to frame %d: %v", sc.ID, views.OnOff(on), k, err)
 	}
 	f := r.Frame()
+	l, _ := lockservice.Of(f)
 	s := Screen{
 		Index:        fmt.Sprintf("%d / %d", f.Index, f.Total),
-		Holder:       f.Holder,
-		Token:        strconv.FormatInt(f.Token, 10),
-		Expiry:       "t=" + strconv.Itoa(f.Expiry),
+		Holder:       l.Holder,
+		Token:        strconv.FormatInt(l.Token, 10),
+		Expiry:       "t=" + strconv.Itoa(l.Expiry),
 		Now:          "t=" + strconv.Itoa(f.Now),
 		Value:        `"` + f.Data + `"`,
 		MaxToken:     strconv.FormatInt(f.MaxToken, 10),
@@ -164,13 +166,13 @@ func WantScreen(t testing.TB, sc *demo.Scenario, on bool, k int, lang string) Sc
 		StepDisabled: f.Last(),
 		Lesson:       f.Last(),
 	}
-	if f.Holder == "" {
+	if l.Holder == "" {
 		s.Holder = "(" + views.T(lang, "free") + ")"
 	}
-	if views.NoLease(f) {
+	if l.NoLease() {
 		s.Expiry = views.T(lang, "lease.none")
 	}
-	if f.Token == 0 {
+	if l.Token == 0 {
 		s.Token = "—"
 	}
 	if f.Data == "" {

@@ -26,7 +26,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
@@ -170,18 +172,18 @@ func TestExportFramesShowTheModel(t *testing.T) {
 					// resource, unless the scenario fences through the lock
 					// service; the token check is shown where the scenario is
 					// about fencing, and only there.
-					if sc.Store != demo.DatabaseStore {
+					if sc.Store != sql.DatabaseStore {
 						checks = append(checks, [2]string{"resource-value", want.Value})
 					}
-					if sc.Store != demo.DatabaseStore && (sc.Fencing == "on" || sc.Fencing == "switch") {
+					if sc.Store != sql.DatabaseStore && (sc.Fencing == "on" || sc.Fencing == "switch") {
 						checks = append(checks, [2]string{"max-token", want.MaxToken}, [2]string{"rejected", want.Rejected})
-					} else if _, ok := text(doc, "max-token"); ok && sc.Store != demo.DatabaseStore {
+					} else if _, ok := text(doc, "max-token"); ok && sc.Store != sql.DatabaseStore {
 						t.Errorf("%s: maxToken is shown in a scenario not about fencing", name)
 					}
 					// Only the chapter's lock service has one holder and token;
 					// the Redis family shows a table of nodes, a consensus service its sessions and znodes or keys.
 					// A database whose table checks the lock service's tokens shows both.
-					hasHolder := sc.UsesLockService()
+					hasHolder := sc.Store == lockservice.Kind || sql.UsesLockService(sc)
 					if hasHolder {
 						checks = append(checks, [2]string{"holder", want.Holder}, [2]string{"token", want.Token})
 					} else if _, ok := text(doc, "holder"); ok {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/distlock/fencing-demo/demo"
+	model "github.com/distlock/fencing-demo/demo/consensus"
 	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/internal/realserver"
 )
@@ -52,14 +53,14 @@ func (p *etcdReplay) sleepUntil(at int) {
 
 // key turns the page's key, named after the model's lease id, into the real
 // one, named after the lease the server granted to the same client.
-func (p *etcdReplay) key(sc *demo.Scenario, model string) string {
+func (p *etcdReplay) key(sc *demo.Scenario, shown string) string {
 	r, _ := demo.Replay(sc, true, 1)
-	for _, s := range r.Frame().Coord.Sessions {
-		if strings.HasSuffix(model, "/"+s.ID) {
-			return strings.TrimSuffix(model, s.ID) + fmt.Sprintf("%x", int64(p.clients[s.Client].lease))
+	for _, s := range r.Frame().Store.(model.State).Sessions {
+		if strings.HasSuffix(shown, "/"+s.ID) {
+			return strings.TrimSuffix(shown, s.ID) + fmt.Sprintf("%x", int64(p.clients[s.Client].lease))
 		}
 	}
-	return model
+	return shown
 }
 
 func (p *etcdReplay) grant(name string, ttl int) {
@@ -110,15 +111,15 @@ func (p *etcdReplay) event(sc *demo.Scenario, e demo.Event) {
 			late := max(0, int(time.Since(p.start.Add(time.Duration(h.At)*time.Millisecond/etcdScale)).Milliseconds())*etcdScale)
 			p.pausedAt[h.Client] = h.At + late
 		}
-	case demo.SessionEnded:
+	case model.SessionEnded:
 		r, _ := demo.Replay(sc, true, 1)
-		for _, s := range r.Frame().Coord.Sessions {
+		for _, s := range r.Frame().Store.(model.State).Sessions {
 			if s.Client == h.Client {
 				paused := p.pausedAt[h.Client]
 				p.window = &[2]int{paused - s.Every + s.TTL - 1000, paused + s.TTL + etcdMargin}
 			}
 		}
-	case demo.WatchFired:
+	case model.WatchFired:
 		select {
 		case resp := <-c.watch:
 			p.fired++
@@ -136,11 +137,11 @@ func (p *etcdReplay) event(sc *demo.Scenario, e demo.Event) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s's watch on %s never fired", h.Client, e.Path)
 		}
-	case demo.CoordCall:
+	case model.Call:
 		p.sleepUntil(h.At)
 		key := p.key(sc, e.Path)
 		switch e.Op {
-		case demo.OpTxnLock:
+		case model.OpTxnLock:
 			pfx := parentKey(key)
 			resp, err := p.cli.Txn(ctx).
 				If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
@@ -154,7 +155,7 @@ func (p *etcdReplay) event(sc *demo.Scenario, e demo.Event) {
 				t.Fatalf("%s: revision %d, oldest %s (CreateRevision %d); the page shows revision %d, %s (%d)",
 					wire(e), resp.Header.Revision, owner.Key, owner.CreateRevision, e.Rev, p.key(sc, e.Owner), e.OwnerZxid)
 			}
-		case demo.OpWaitDeletes:
+		case model.OpWaitDeletes:
 			opts := append(clientv3.WithLastCreate(), clientv3.WithMaxCreateRev(e.Zxid))
 			resp, err := p.cli.Get(ctx, e.Path, opts...)
 			if err != nil {
@@ -172,12 +173,12 @@ func (p *etcdReplay) event(sc *demo.Scenario, e demo.Event) {
 			wctx, cancel := context.WithCancel(ctx)
 			t.Cleanup(cancel)
 			c.watch = p.cli.Watch(wctx, string(resp.Kvs[0].Key), clientv3.WithRev(resp.Header.Revision))
-		case demo.OpDelete:
+		case model.OpDelete:
 			resp, err := p.cli.Delete(ctx, key)
 			if err != nil || resp.Deleted != 1 || resp.Header.Revision != e.Rev {
 				t.Fatalf("%s: %v, the page shows revision %d", wire(e), err, e.Rev)
 			}
-		case demo.OpReconnect:
+		case model.OpReconnect:
 			_, err := p.cli.KeepAliveOnce(ctx, c.lease)
 			if lost := errors.Is(err, rpctypes.ErrLeaseNotFound); lost == e.OK {
 				t.Fatalf("%s: %v; the page says the lease lives: %v", wire(e), err, e.OK)
@@ -208,15 +209,15 @@ func TestEtcdScenarios(t *testing.T) {
 			f := r.Frame()
 			p := &etcdReplay{t: t, cli: cli, clients: map[string]*etcdClient{}, pausedAt: map[string]int{}}
 			for _, a := range sc.Setup {
-				if a.Verb == demo.Session {
-					p.grant(a.Who, a.TTL)
+				if a.Verb == model.Session {
+					p.grant(a.Who, a.Args.(model.SessionArgs).TTL)
 				}
 			}
 			p.start = time.Now()
 			for _, e := range f.Events {
 				p.event(sc, e)
 			}
-			if got, want := p.fired, f.Coord.Notified; got != want {
+			if got, want := p.fired, f.Store.(model.State).Notified; got != want {
 				t.Fatalf("watch notifications=%d on the server, the page counts %d", got, want)
 			}
 		})

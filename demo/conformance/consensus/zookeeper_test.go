@@ -20,6 +20,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/distlock/fencing-demo/demo"
+	model "github.com/distlock/fencing-demo/demo/consensus"
 	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/internal/realserver"
 )
@@ -125,10 +126,10 @@ func (quiet) Printf(string, ...any) {}
 func (p *zkReplay) setup(sc *demo.Scenario) {
 	for _, a := range sc.Setup {
 		switch a.Verb {
-		case demo.Session:
-			p.connect(a.Who, a.TTL)
-		case demo.Create:
-			if _, err := p.clients[a.Who].conn.Create(a.Key, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		case model.Session:
+			p.connect(a.Who, a.Args.(model.SessionArgs).TTL)
+		case model.Create:
+			if _, err := p.clients[a.Who].conn.Create(a.Args.(model.PathArgs).Path, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 				p.t.Fatalf("setup %q: %v", a.Source, err)
 			}
 		}
@@ -140,7 +141,7 @@ func (p *zkReplay) event(sc *demo.Scenario, e demo.Event) {
 	h := e.Header()
 	c := p.clients[h.Client]
 	switch e := e.(type) {
-	case demo.CoordCall:
+	case model.Call:
 		p.sleepUntil(h.At)
 		p.call(c, e)
 	case demo.ClientChange:
@@ -153,7 +154,7 @@ func (p *zkReplay) event(sc *demo.Scenario, e demo.Event) {
 			late := max(0, int(time.Since(p.model(h.At)).Milliseconds())*zkScale)
 			p.pausedAt[h.Client] = h.At + late
 		}
-	case demo.WatchFired:
+	case model.WatchFired:
 		// The one notification the model delivers must arrive, with its
 		// type and path, close to the model's moment.
 		select {
@@ -172,7 +173,7 @@ func (p *zkReplay) event(sc *demo.Scenario, e demo.Event) {
 		case <-time.After(time.Duration(h.At+10*zkMargin)*time.Millisecond/zkScale + time.Second):
 			t.Fatalf("%s's watch on %s never fired; the page shows %s at t=%dms", h.Client, e.Path, e.Type, h.At)
 		}
-	case demo.SessionEnded:
+	case model.SessionEnded:
 		// Seen from the waiter's side: its watch fires when the server
 		// deletes the node. The model keeps the session alive from its
 		// start every third of the timeout, the library from its own
@@ -194,21 +195,21 @@ func (p *zkReplay) within(what string, at, lo, hi int) {
 	p.t.Logf("%s: model t=%dms, real server t=%dms (allowed %d..%d)", what, at, got, lo, hi)
 }
 
-func (p *zkReplay) session(sc *demo.Scenario, client string) demo.SessionState {
+func (p *zkReplay) session(sc *demo.Scenario, client string) model.SessionState {
 	r, _ := demo.Replay(sc, true, 1)
-	for _, s := range r.Frame().Coord.Sessions {
+	for _, s := range r.Frame().Store.(model.State).Sessions {
 		if s.Client == client {
 			return s
 		}
 	}
 	p.t.Fatalf("no session for %s", client)
-	return demo.SessionState{}
+	return model.SessionState{}
 }
 
-func (p *zkReplay) call(c *zkClient, e demo.CoordCall) {
+func (p *zkReplay) call(c *zkClient, e model.Call) {
 	t := p.t
 	switch e.Op {
-	case demo.OpCreate:
+	case model.OpCreate:
 		flags := int32(0)
 		if e.Sequential {
 			flags = zk.FlagEphemeral | zk.FlagSequence
@@ -224,7 +225,7 @@ func (p *zkReplay) call(c *zkClient, e demo.CoordCall) {
 		if err != nil || st.Czxid != e.Zxid {
 			t.Fatalf("%s: czxid 0x%x (%v), the page shows 0x%x", path, st.Czxid, err, e.Zxid)
 		}
-	case demo.OpChildren:
+	case model.OpChildren:
 		var kids []string
 		var err error
 		if e.Watch {
@@ -236,17 +237,17 @@ func (p *zkReplay) call(c *zkClient, e demo.CoordCall) {
 		if err != nil || !slices.Equal(kids, e.Children) {
 			t.Fatalf("%s: %v (%v), the page shows %v", wire(e), kids, err, e.Children)
 		}
-	case demo.OpExists:
+	case model.OpExists:
 		ok, st, ch, err := c.conn.ExistsW(e.Path)
 		if err != nil || !ok || st.Czxid != e.Zxid {
 			t.Fatalf("%s: exists=%v czxid=0x%x (%v), the page shows 0x%x", wire(e), ok, st.Czxid, err, e.Zxid)
 		}
 		c.watch = ch
-	case demo.OpDelete:
+	case model.OpDelete:
 		if err := c.conn.Delete(e.Path, -1); err != nil {
 			t.Fatalf("%s: %v", wire(e), err)
 		}
-	case demo.OpReconnect:
+	case model.OpReconnect:
 		// Let the client reach the server again: only now does it hear
 		// that its session is gone.
 		c.gate.closed.Store(false)
@@ -303,7 +304,7 @@ func TestZooKeeperScenarios(t *testing.T) {
 					default:
 					}
 				}
-				if got, want := p.fired, f.Coord.Notified; got != want {
+				if got, want := p.fired, f.Store.(model.State).Notified; got != want {
 					t.Fatalf("watch notifications=%d on the server, the page counts %d", got, want)
 				}
 			})

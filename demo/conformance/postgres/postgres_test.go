@@ -16,6 +16,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	model "github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/realserver"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -50,7 +51,7 @@ func TestPostgresConformance(t *testing.T) {
 	}
 	pg := realserver.StartPostgres(t, "deadlock_timeout="+deadlockTimeout)
 	for _, sc := range demotest.Catalog(t).Scenarios {
-		if sc.Store != demo.DatabaseStore {
+		if sc.Store != model.DatabaseStore {
 			continue
 		}
 		for _, on := range []bool{false, true} {
@@ -101,15 +102,15 @@ func dial(t *testing.T, pg *realserver.Postgres) *conn {
 }
 
 // send runs one statement and returns the answer in the model's terms.
-func (c *conn) send(ctx context.Context, sql string) demo.SQLStatement {
+func (c *conn) send(ctx context.Context, sql string) model.SQLStatement {
 	results, err := c.pg.Exec(ctx, sql).ReadAll()
-	e := demo.SQLStatement{SQL: sql}
+	e := model.SQLStatement{SQL: sql}
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr):
-		e.Err = &demo.SQLError{Code: pgErr.Code, Message: pgErr.Message}
+		e.Err = &model.SQLError{Code: pgErr.Code, Message: pgErr.Message}
 	case err != nil:
-		e.Err = &demo.SQLError{Code: "client", Message: err.Error()}
+		e.Err = &model.SQLError{Code: "client", Message: err.Error()}
 	case len(results) == 1:
 		r := results[0]
 		e.Tag = r.CommandTag.String()
@@ -147,7 +148,7 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 
 	watch := dial(t, pg) // looks at pg_stat_activity and pg_locks
 	alone(t, watch)
-	for _, tb := range first.Database.Tables {
+	for _, tb := range first.Store.(model.State).Tables {
 		ddl := make([]string, len(tb.Cols))
 		for i, c := range tb.Cols {
 			typ := "bigint"
@@ -165,11 +166,11 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 		mustExec(t, watch, fmt.Sprintf("CREATE TABLE %s (%s)", tb.Name, strings.Join(ddl, ", ")))
 	}
 	for _, a := range sc.Setup {
-		mustExec(t, watch, a.SQL)
+		mustExec(t, watch, a.Args.(model.Args).SQL)
 	}
 
 	conns := map[string]*conn{}
-	pending := map[string]chan demo.SQLStatement{}
+	pending := map[string]chan model.SQLStatement{}
 	var victim string       // the session the real server aborted in a deadlock
 	var deadlocked []string // the sessions of that cycle
 	frame := 1
@@ -179,9 +180,9 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 			frame = n
 		}
 		switch e := ev.(type) {
-		case demo.DeadlockCheck:
+		case model.DeadlockCheck:
 			victim, deadlocked = deadlock(t, e, pending)
-		case demo.SQLStatement:
+		case model.SQLStatement:
 			c := conns[e.Session]
 			if c == nil {
 				c = dial(t, pg)
@@ -190,7 +191,7 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 			label := fmt.Sprintf("t=%dms %s on %s: %s", e.At, e.Client, e.Session, e.SQL)
 			switch {
 			case e.Waiting:
-				ch := make(chan demo.SQLStatement, 1)
+				ch := make(chan model.SQLStatement, 1)
 				pending[e.Session] = ch
 				go func(sql string) { ch <- c.send(ctx, sql) }(e.SQL)
 				waitsOnLock(t, watch, c, conns[e.Holder], e, label)
@@ -265,7 +266,7 @@ func advisoryLocks(t *testing.T, watch *conn, conns map[string]*conn, f demo.Fra
 		return session + " (never connected)"
 	}
 	var want []string
-	for _, a := range f.Database.Advisory {
+	for _, a := range f.Store.(model.State).Advisory {
 		if a.Holder != "" {
 			want = append(want, fmt.Sprintf("%d granted to %s", a.Key, pid(a.Holder)))
 		}
@@ -294,10 +295,10 @@ func advisoryLocks(t *testing.T, watch *conn, conns map[string]*conn, f demo.Fra
 // server's backend is still waiting for a lock after twice deadlock_timeout
 // by the server's own clock, so the deadlock detector has run and found no
 // cycle. Then the replay cancels it.
-func stillWaiting(t *testing.T, watch, c *conn, ch chan demo.SQLStatement, session string, f demo.Frame) {
+func stillWaiting(t *testing.T, watch, c *conn, ch chan model.SQLStatement, session string, f demo.Frame) {
 	t.Helper()
 	waiting := false
-	for _, s := range f.Database.Sessions {
+	for _, s := range f.Store.(model.State).Sessions {
 		waiting = waiting || s.Name == session && s.Waiting != ""
 	}
 	if !waiting || ch == nil {
@@ -338,7 +339,7 @@ func stillWaiting(t *testing.T, watch, c *conn, ch chan demo.SQLStatement, sessi
 // sameRows compares each table with the rows the last frame shows.
 func sameRows(t *testing.T, watch *conn, f demo.Frame) {
 	t.Helper()
-	for _, tb := range f.Database.Tables {
+	for _, tb := range f.Store.(model.State).Tables {
 		got := watch.send(context.Background(), fmt.Sprintf("SELECT %s FROM %s ORDER BY id", strings.Join(tb.Cols, ", "), tb.Name))
 		if got.Err != nil {
 			t.Fatalf("%s: %s", tb.Name, got.Reply())
@@ -355,7 +356,7 @@ func sameRows(t *testing.T, watch *conn, f demo.Frame) {
 
 // deadlock waits for the answers of every waiting statement of the cycle and
 // checks PostgreSQL's promise: one is aborted with 40P01, the rest go on.
-func deadlock(t *testing.T, e demo.DeadlockCheck, pending map[string]chan demo.SQLStatement) (string, []string) {
+func deadlock(t *testing.T, e model.DeadlockCheck, pending map[string]chan model.SQLStatement) (string, []string) {
 	t.Helper()
 	var victims []string
 	for _, s := range e.Cycle {
@@ -377,7 +378,7 @@ func deadlock(t *testing.T, e demo.DeadlockCheck, pending map[string]chan demo.S
 	return victims[0], e.Cycle
 }
 
-func receive(t *testing.T, pending map[string]chan demo.SQLStatement, session, label string) demo.SQLStatement {
+func receive(t *testing.T, pending map[string]chan model.SQLStatement, session, label string) model.SQLStatement {
 	t.Helper()
 	ch := pending[session]
 	if ch == nil {
@@ -390,14 +391,14 @@ func receive(t *testing.T, pending map[string]chan demo.SQLStatement, session, l
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s: still waiting on the real server after 10 s", label)
 	}
-	return demo.SQLStatement{}
+	return model.SQLStatement{}
 }
 
 // waitsOnLock asks the server, until it says so or 5 s pass, whether c's
 // backend is waiting for a lock, for which kind, and whether holder's
 // backend is among those pg_blocking_pids says block it: the arrow of the
 // page's wait-for graph.
-func waitsOnLock(t *testing.T, watch, c, holder *conn, e demo.SQLStatement, label string) {
+func waitsOnLock(t *testing.T, watch, c, holder *conn, e model.SQLStatement, label string) {
 	t.Helper()
 	want := []string{"transactionid", "tuple"} // a row lock: the holder's transaction, or the tuple's queue
 	if strings.HasPrefix(e.Lock, "advisory") {
@@ -432,7 +433,7 @@ func waitsOnLock(t *testing.T, watch, c, holder *conn, e demo.SQLStatement, labe
 	}
 }
 
-func same(t *testing.T, label string, got, want demo.SQLStatement) {
+func same(t *testing.T, label string, got, want model.SQLStatement) {
 	t.Helper()
 	if g, w := got.Reply(), want.Reply(); g != w {
 		t.Errorf("%s\n   real: %s\n  model: %s", label, g, w)

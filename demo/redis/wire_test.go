@@ -1,9 +1,11 @@
-package demo_test
+package redis_test
 
 import (
 	"fmt"
-	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/lockservice"
+	. "github.com/distlock/fencing-demo/demo/redis"
 	"reflect"
 	"regexp"
 	"strings"
@@ -32,9 +34,9 @@ func short(scenario, client string, attempt int) string {
 
 // eventOf returns the one event of the given kind by client (to node, if node
 // is not "") among the events of the move that led to frame.
-func eventOf(tb testing.TB, f Frame, kind Kind, client, node string) Event {
+func eventOf(tb testing.TB, f demo.Frame, kind demo.Kind, client, node string) demo.Event {
 	tb.Helper()
-	var found []Event
+	var found []demo.Event
 	for _, e := range f.Latest() {
 		if h := e.Header(); e.Kind() == kind && h.Client == client && (node == "" || h.Node == node) {
 			found = append(found, e)
@@ -54,7 +56,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 		id           string
 		on           bool
 		frame        int
-		kind         Kind
+		kind         demo.Kind
 		client, node string
 		call, reply  string
 	}{
@@ -161,27 +163,27 @@ func TestWireOfScenarioEvents(t *testing.T) {
 			reply: "",
 		},
 		{
-			name: "Acquire", id: "gc-pause", on: true, frame: 2, kind: Acquired, client: "A",
+			name: "Acquire", id: "gc-pause", on: true, frame: 2, kind: lockservice.Acquired, client: "A",
 			call:  `Acquire("A", 10)`,
 			reply: "(1, true)",
 		},
 		{
-			name: "Write accepted", id: "gc-pause", on: true, frame: 2, kind: Accepted, client: "A",
+			name: "Write accepted", id: "gc-pause", on: true, frame: 2, kind: demo.Accepted, client: "A",
 			call:  `Write(1, "A")`,
 			reply: "true",
 		},
 		{
-			name: "Write rejected by fencing", id: "gc-pause", on: true, frame: 7, kind: Rejected, client: "A",
+			name: "Write rejected by fencing", id: "gc-pause", on: true, frame: 7, kind: demo.Rejected, client: "A",
 			call:  `Write(1, "A")`,
 			reply: "false",
 		},
 		{
-			name: "late Write accepted without fencing", id: "gc-pause", on: false, frame: 7, kind: Accepted, client: "A",
+			name: "late Write accepted without fencing", id: "gc-pause", on: false, frame: 7, kind: demo.Accepted, client: "A",
 			call:  `Write(1, "A")`,
 			reply: "true",
 		},
 		{
-			name: "Redlock write carries token 0", id: "redlock-gc-pause", on: true, frame: 7, kind: Accepted, client: "A",
+			name: "Redlock write carries token 0", id: "redlock-gc-pause", on: true, frame: 7, kind: demo.Accepted, client: "A",
 			call:  `Write(0, "A")`,
 			reply: "true",
 		},
@@ -191,7 +193,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 			if !ok {
 				t.Fatalf("scenarios.yaml has no %q scenario", tt.id)
 			}
-			r, err := Replay(sc, tt.on, tt.frame)
+			r, err := demo.Replay(sc, tt.on, tt.frame)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +212,7 @@ func TestWireOfSmallScenarios(t *testing.T) {
 		name         string
 		store        string
 		do           []string
-		kind         Kind
+		kind         demo.Kind
 		client       string
 		call, reply  string
 		fromScenario bool // call and reply hold %s for the client's value
@@ -261,23 +263,23 @@ func TestWireOfSmallScenarios(t *testing.T) {
 		},
 		{
 			name: "Acquire refused", store: "lockservice", do: []string{"A acquire 10", "B acquire 10"},
-			kind: AcquireDenied, client: "B", call: `Acquire("B", 10)`, reply: "(0, false)",
+			kind: lockservice.AcquireDenied, client: "B", call: `Acquire("B", 10)`, reply: "(0, false)",
 		},
 		{
 			name: "Renew", store: "lockservice", do: []string{"A acquire 10", "tick 5", "A renew 10"},
-			kind: Renewed, client: "A", call: `Renew("A", 10)`, reply: "true",
+			kind: lockservice.Renewed, client: "A", call: `Renew("A", 10)`, reply: "true",
 		},
 		{
 			name: "Renew refused", store: "lockservice", do: []string{"A acquire 10", "tick 10", "A renew 10"},
-			kind: RenewDenied, client: "A", call: `Renew("A", 10)`, reply: "false",
+			kind: lockservice.RenewDenied, client: "A", call: `Renew("A", 10)`, reply: "false",
 		},
 		{
 			name: "Release", store: "lockservice", do: []string{"A acquire 10", "A release"},
-			kind: Released, client: "A", call: `Release("A")`, reply: "",
+			kind: lockservice.Released, client: "A", call: `Release("A")`, reply: "",
 		},
 		{
 			name: "Release by another client", store: "lockservice", do: []string{"A acquire 10", "B release"},
-			kind: ReleaseIgnored, client: "B", call: `Release("B")`, reply: "",
+			kind: lockservice.ReleaseIgnored, client: "B", call: `Release("B")`, reply: "",
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,15 +298,15 @@ func TestWireOfSmallScenarios(t *testing.T) {
 
 // What no client sent has nothing on the wire.
 func TestWireOfStoreEvents(t *testing.T) {
-	h := Head{Client: "A", Node: "redis1"}
+	h := demo.Head{Client: "A", Node: "redis1"}
 	v := LockValue("s", "A", 1)
-	for _, e := range []Event{
-		LeaseExpiry{Head: h, Token: 1}, KeyExpiry{Head: h, Key: "lock:row-42", Value: v},
+	for _, e := range []demo.Event{
+		lockservice.LeaseExpiry{Head: h, Token: 1}, KeyExpiry{Head: h, Key: "lock:row-42", Value: v},
 		RedlockResult{Head: h, Key: "lock:row-42", Value: v, Quorum: Quorum{Locked: 3, Need: 3, Validity: 1}},
 		RedlockResult{Head: h, Key: "lock:row-42", Value: v},
-		SkippedWrite{Head: h, Value: "A"},
-		ClientChange{Head: h, What: Paused}, ClientChange{Head: h, What: Resumed}, ClientChange{Head: h, What: Crashed},
-		ClientChange{Head: h, What: CutOff}, ClientChange{Head: h, What: Healed},
+		demo.SkippedWrite{Head: h, Value: "A"},
+		demo.ClientChange{Head: h, What: demo.Paused}, demo.ClientChange{Head: h, What: demo.Resumed}, demo.ClientChange{Head: h, What: demo.Crashed},
+		demo.ClientChange{Head: h, What: CutOff}, demo.ClientChange{Head: h, What: Healed},
 		NodeChange{Head: h, What: NodeDown}, NodeChange{Head: h, What: NodeUp}, NodeChange{Head: h, What: Promoted},
 		Replication{Head: h, Shipped: 1}, ClockJumped{Head: h, By: 500}, ClockSlewing{Head: h, By: 500, Rate: 500},
 		WatchdogSkipped{Head: h}, RetryDelay{Head: h, Delay: 7, Max: 200}, BlockedWait{Head: h, Replicas: 1},
@@ -322,7 +324,7 @@ func TestShort(t *testing.T) {
 		{"abcdef123", "abcdef12…"},
 		{LockValue("s", "A", 1), LockValue("s", "A", 1)[:8] + "…"},
 	} {
-		if got := Short(tt.in); got != tt.want {
+		if got := demo.Short(tt.in); got != tt.want {
 			t.Errorf("Short(%q)=%q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -335,7 +337,7 @@ func TestArgsOfScenarioCommands(t *testing.T) {
 		id    string
 		on    bool
 		frame int
-		kind  Kind
+		kind  demo.Kind
 		node  string
 		args  func(v string) []string
 		reply string
@@ -361,7 +363,7 @@ func TestArgsOfScenarioCommands(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s-%d-%v", tt.id, tt.frame, tt.kind), func(t *testing.T) {
 			sc := demotest.Scenario(t, tt.id)
-			r, err := Replay(sc, tt.on, tt.frame)
+			r, err := demo.Replay(sc, tt.on, tt.frame)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -395,7 +397,7 @@ func TestArgsOfRedissonCommands(t *testing.T) {
 	latch := "redisson_unlock_latch:{lock:row-42}:" + RequestID("watchdog", "A", 1)
 	for _, tt := range []struct {
 		frame  int
-		kind   Kind
+		kind   demo.Kind
 		script string
 		args   []string
 		reply  string
@@ -407,7 +409,7 @@ func TestArgsOfRedissonCommands(t *testing.T) {
 		{8, LatchDelCmd, "", []string{"DEL", latch}, "(integer) 1"},
 	} {
 		t.Run(tt.kind.String(), func(t *testing.T) {
-			r, err := Replay(demotest.Scenario(t, "watchdog"), true, tt.frame)
+			r, err := demo.Replay(demotest.Scenario(t, "watchdog"), true, tt.frame)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -458,7 +460,7 @@ func TestRefusedAndTimedOut(t *testing.T) {
 		{"redlock-quorum", false, 4, "redis5", true, 0},
 		{"redlock-clock-jump", true, 2, "redis4", false, 50},
 	} {
-		r, err := Replay(demotest.Scenario(t, tt.id), tt.on, tt.frame)
+		r, err := demo.Replay(demotest.Scenario(t, tt.id), tt.on, tt.frame)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,11 @@
-package demo
+package redis
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
 )
 
 // The scripts a careful Redis client sends, as the Redis documentation gives
@@ -74,21 +75,9 @@ func RedissonLatch(key, request string) string {
 // answers what Reply says, as redis-cli prints it: "OK", "(nil)",
 // "(integer) 1". Wire shortens the value for the screen; Args never does.
 type Command interface {
-	Event
+	demo.Event
 	Args() []string
 	Reply() string
-}
-
-// Short cuts a lock's random value to something a person can compare at a
-// glance on screen. A Redisson field keeps its thread id: "3f2a91c0…:1".
-func Short(value string) string {
-	if len(value) <= 8 {
-		return value
-	}
-	if i := strings.LastIndexByte(value, ':'); i > 8 {
-		return value[:8] + "…" + value[i:]
-	}
-	return value[:8] + "…"
 }
 
 // shortLatch cuts the request id at the end of a latch's name.
@@ -107,7 +96,7 @@ func redissonWire(args []string, rendering, field string) string {
 	for i, w := range words[2:] {
 		switch {
 		case w == field:
-			words[i+2] = Short(w)
+			words[i+2] = demo.Short(w)
 		case strings.HasPrefix(w, "redisson_unlock_latch:"):
 			words[i+2] = shortLatch(w)
 		}
@@ -124,7 +113,7 @@ func wire(args []string, value string) string {
 		case i == 1 && args[0] == "EVAL":
 			words[i] = "'" + a + "'"
 		case a == value && i > 1:
-			words[i] = Short(a)
+			words[i] = demo.Short(a)
 		default:
 			words[i] = a
 		}
@@ -143,7 +132,7 @@ func integer(ok bool) string {
 // part of a Redlock acquisition (Redlock). Expiry is when the key runs out
 // if it was set (-1: never).
 type SetCommand struct {
-	Head
+	demo.Head
 	Key, Value string
 	NX         bool
 	PX         int // 0: no PX
@@ -152,7 +141,7 @@ type SetCommand struct {
 	Expiry     int
 }
 
-func (e SetCommand) Kind() Kind { return pick(e.Redlock, NodeTry, SetCmd) }
+func (e SetCommand) Kind() demo.Kind { return demo.Pick(e.Redlock, NodeTry, SetCmd) }
 
 func (e SetCommand) Args() []string {
 	args := []string{"SET", e.Key, e.Value}
@@ -177,25 +166,25 @@ func (e SetCommand) Wire() (string, string) { return wire(e.Args(), e.Value), e.
 // SetNXCommand is the old SETNX key value, which cannot carry a TTL: the key
 // never expires unless an EXPIRE follows.
 type SetNXCommand struct {
-	Head
+	demo.Head
 	Key, Value string
 	OK         bool
 }
 
-func (SetNXCommand) Kind() Kind               { return SetCmd }
+func (SetNXCommand) Kind() demo.Kind          { return SetCmd }
 func (e SetNXCommand) Args() []string         { return []string{"SETNX", e.Key, e.Value} }
 func (e SetNXCommand) Reply() string          { return integer(e.OK) }
 func (e SetNXCommand) Wire() (string, string) { return wire(e.Args(), e.Value), e.Reply() }
 
 // ExpireCommand is EXPIRE key seconds.
 type ExpireCommand struct {
-	Head
+	demo.Head
 	Key     string
 	Seconds int
 	OK      bool
 }
 
-func (ExpireCommand) Kind() Kind { return ExpireCmd }
+func (ExpireCommand) Kind() demo.Kind { return ExpireCmd }
 func (e ExpireCommand) Args() []string {
 	return []string{"EXPIRE", e.Key, strconv.Itoa(e.Seconds)}
 }
@@ -204,24 +193,24 @@ func (e ExpireCommand) Wire() (string, string) { return wire(e.Args(), ""), e.Re
 
 // DelCommand is a plain DEL key, whoever's lock it is.
 type DelCommand struct {
-	Head
+	demo.Head
 	Key string
 	OK  bool
 }
 
-func (DelCommand) Kind() Kind               { return DelCmd }
+func (DelCommand) Kind() demo.Kind          { return DelCmd }
 func (e DelCommand) Args() []string         { return []string{"DEL", e.Key} }
 func (e DelCommand) Reply() string          { return integer(e.OK) }
 func (e DelCommand) Wire() (string, string) { return wire(e.Args(), ""), e.Reply() }
 
 // UnlockScript is the compare-and-delete script: EVAL script 1 key value.
 type UnlockScript struct {
-	Head
+	demo.Head
 	Key, Value string
 	OK         bool
 }
 
-func (UnlockScript) Kind() Kind { return UnlockCmd }
+func (UnlockScript) Kind() demo.Kind { return UnlockCmd }
 func (e UnlockScript) Args() []string {
 	return []string{"EVAL", UnlockScriptText, "1", e.Key, e.Value}
 }
@@ -231,14 +220,14 @@ func (e UnlockScript) Wire() (string, string) { return wire(e.Args(), e.Value), 
 // RenewScript is the watchdog's compare-and-renew script: EVAL script 1 key
 // value ms. Expiry is the new end of the key when it was renewed.
 type RenewScript struct {
-	Head
+	demo.Head
 	Key, Value string
 	PX         int
 	OK         bool
 	Expiry     int
 }
 
-func (RenewScript) Kind() Kind { return ExtendCmd }
+func (RenewScript) Kind() demo.Kind { return ExtendCmd }
 func (e RenewScript) Args() []string {
 	return []string{"EVAL", RenewScriptText, "1", e.Key, e.Value, strconv.Itoa(e.PX)}
 }
@@ -248,13 +237,13 @@ func (e RenewScript) Wire() (string, string) { return wire(e.Args(), e.Value), e
 // WaitCommand is WAIT numreplicas timeout; Acked is how many replicas
 // acknowledged the client's writes.
 type WaitCommand struct {
-	Head
+	demo.Head
 	Replicas int
 	Timeout  int // ms; 0 blocks until enough replicas acknowledge
 	Acked    int
 }
 
-func (WaitCommand) Kind() Kind { return WaitCmd }
+func (WaitCommand) Kind() demo.Kind { return WaitCmd }
 func (e WaitCommand) Args() []string {
 	return []string{"WAIT", strconv.Itoa(e.Replicas), strconv.Itoa(e.Timeout)}
 }
@@ -265,7 +254,7 @@ func (e WaitCommand) Wire() (string, string) { return wire(e.Args(), ""), e.Repl
 // tryLock(): EVAL script 1 key lease field. It answers nil when the client
 // got (or re-entered) the lock, and otherwise the ms the holder has Left.
 type RedissonLock struct {
-	Head
+	demo.Head
 	Key, Field string
 	Lease      int
 	Try        bool
@@ -274,7 +263,7 @@ type RedissonLock struct {
 	Expiry     int // when the key runs out, if the client got it
 }
 
-func (RedissonLock) Kind() Kind { return RLockCmd }
+func (RedissonLock) Kind() demo.Kind { return RLockCmd }
 func (e RedissonLock) Args() []string {
 	return []string{"EVAL", RedissonLockScript, "1", e.Key, strconv.Itoa(e.Lease), e.Field}
 }
@@ -291,14 +280,14 @@ func (e RedissonLock) Wire() (string, string) {
 // RedissonRenew is the watchdog's renewal script: EVAL script 1 key lease
 // field, answered 1 when the field was there and the TTL is set back.
 type RedissonRenew struct {
-	Head
+	demo.Head
 	Key, Field string
 	Lease      int
 	OK         bool
 	Expiry     int
 }
 
-func (RedissonRenew) Kind() Kind { return RRenewCmd }
+func (RedissonRenew) Kind() demo.Kind { return RRenewCmd }
 func (e RedissonRenew) Args() []string {
 	return []string{"EVAL", RedissonRenewScript, "1", e.Key, strconv.Itoa(e.Lease), e.Field}
 }
@@ -313,14 +302,14 @@ func (e RedissonRenew) Wire() (string, string) {
 // lock was deleted and its release published, 0 when a re-entered lock is
 // still held.
 type RedissonUnlock struct {
-	Head
+	demo.Head
 	Key, Field, Latch string
 	Lease             int
 	Found             bool
 	Released          bool
 }
 
-func (RedissonUnlock) Kind() Kind { return RUnlockCmd }
+func (RedissonUnlock) Kind() demo.Kind { return RUnlockCmd }
 func (e RedissonUnlock) Args() []string {
 	return []string{"EVAL", RedissonUnlockScript, "3", e.Key, RedissonChannel(e.Key), e.Latch,
 		"0", strconv.Itoa(e.Lease), e.Field, "publish", strconv.Itoa(RedissonLatchTTL)}
@@ -338,12 +327,12 @@ func (e RedissonUnlock) Wire() (string, string) {
 // LatchDel is the DEL of an unlock call's latch, which Redisson sends once
 // the unlock script has answered, whatever it answered.
 type LatchDel struct {
-	Head
+	demo.Head
 	Latch string
 	OK    bool
 }
 
-func (LatchDel) Kind() Kind               { return LatchDelCmd }
+func (LatchDel) Kind() demo.Kind          { return LatchDelCmd }
 func (e LatchDel) Args() []string         { return []string{"DEL", e.Latch} }
 func (e LatchDel) Reply() string          { return integer(e.OK) }
 func (e LatchDel) Wire() (string, string) { return "DEL " + shortLatch(e.Latch), e.Reply() }
@@ -354,12 +343,12 @@ func (e LatchDel) Wire() (string, string) { return "DEL " + shortLatch(e.Latch),
 // means nothing here. The wire shows no reply: what went wrong is words, and
 // a page says them in its own language (see Refused).
 type NoAnswer struct {
-	Head
+	demo.Head
 	Sent   Command
 	Waited int // ms; 0 when the connection was refused
 }
 
-func (NoAnswer) Kind() Kind { return Unreachable }
+func (NoAnswer) Kind() demo.Kind { return Unreachable }
 
 // Refused reports whether the node refused the connection, rather than the
 // client giving up after Waited ms.
@@ -370,18 +359,47 @@ func (e NoAnswer) Wire() (string, string) {
 	return call, ""
 }
 
-// The lock service speaks the chapter's Go API.
+// What the transcripts add to a command's line, and how the commands draw.
 
-func (e AcquireCall) Wire() (string, string) {
-	return fmt.Sprintf("Acquire(%q, %d)", e.Client, e.Lease), fmt.Sprintf("(%d, %t)", e.Token, e.OK)
+// Note says what the client did not get: the node refused, or no answer
+// came in time.
+func (e NoAnswer) Note(*demo.Scenario) string {
+	if e.Refused() {
+		return " => connection refused"
+	}
+	return " => no answer in " + strconv.Itoa(e.Waited) + " ms"
 }
 
-func (e RenewCall) Wire() (string, string) {
-	return fmt.Sprintf("Renew(%q, %d)", e.Client, e.Lease), strconv.FormatBool(e.OK)
+func (e RedissonUnlock) Note(*demo.Scenario) string {
+	if !e.Found {
+		return ": IllegalMonitorStateException"
+	}
+	return ""
 }
 
-func (e ReleaseCall) Wire() (string, string) { return fmt.Sprintf("Release(%q)", e.Client), "" }
+// Draw: a SET without NX replaces whoever's key it was.
+func (e SetCommand) Draw(d *demo.Drawing) {
+	if e.OK {
+		d.Stop(e.Node, "", e.At)
+		d.Start(e.Node, e.Client, e.At, 0, e.Expiry)
+	}
+}
 
-func (e WriteResult) Wire() (string, string) {
-	return fmt.Sprintf("Write(%d, %q)", e.Token, e.Value), strconv.FormatBool(e.OK)
+func (e SetNXCommand) Draw(d *demo.Drawing) {
+	if e.OK {
+		d.Stop(e.Node, "", e.At)
+		d.Start(e.Node, e.Client, e.At, 0, -1)
+	}
+}
+
+func (e DelCommand) Draw(d *demo.Drawing) {
+	if e.OK {
+		d.Stop(e.Node, "", e.At)
+	}
+}
+
+func (e UnlockScript) Draw(d *demo.Drawing) {
+	if e.OK {
+		d.Stop(e.Node, "", e.At)
+	}
 }

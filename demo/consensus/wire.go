@@ -1,34 +1,36 @@
-package demo
+package consensus
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
 )
 
-// CoordOp is one request a client of a consensus service sends.
-type CoordOp uint8
+// Op is one request a client of a consensus service sends.
+type Op uint8
 
 // The requests. Each store spells them as its own client does.
 const (
-	OpSession     CoordOp = iota + 1 // ZooKeeper connect, etcd Grant, Consul session/create
-	OpCreate                         // ZooKeeper create (persistent, or -e -s)
-	OpChildren                       // ZooKeeper getChildren (ls, ls -w)
-	OpExists                         // ZooKeeper exists with a watch (stat -w)
-	OpDelete                         // ZooKeeper delete, etcd Delete
-	OpTxnLock                        // etcd concurrency.Mutex's Txn
-	OpWaitDeletes                    // etcd Get of the newest older key, and a Watch on it
-	OpAcquire                        // Consul PUT ?acquire=
-	OpRelease                        // Consul PUT ?release=
-	OpReconnect                      // the client hears from the service after a silence
+	OpSession     Op = iota + 1 // ZooKeeper connect, etcd Grant, Consul session/create
+	OpCreate                    // ZooKeeper create (persistent, or -e -s)
+	OpChildren                  // ZooKeeper getChildren (ls, ls -w)
+	OpExists                    // ZooKeeper exists with a watch (stat -w)
+	OpDelete                    // ZooKeeper delete, etcd Delete
+	OpTxnLock                   // etcd concurrency.Mutex's Txn
+	OpWaitDeletes               // etcd Get of the newest older key, and a Watch on it
+	OpAcquire                   // Consul PUT ?acquire=
+	OpRelease                   // Consul PUT ?release=
+	OpReconnect                 // the client hears from the service after a silence
 )
 
-// CoordCall is a request a client sent to a consensus service and the
+// Call is a request a client sent to a consensus service and the
 // service's answer. Each field means one thing; each op sets the fields its
-// comment in CoordOp names.
-type CoordCall struct {
-	Head
-	Store      StoreKind
-	Op         CoordOp
+// comment in Op names.
+type Call struct {
+	demo.Head
+	Store      demo.StoreKind
+	Op         Op
 	Path       string   // the node, key or prefix named
 	Session    string   // the session or lease id
 	Asked, TTL int      // session: the timeout asked for and the one agreed, ms
@@ -46,7 +48,7 @@ type CoordCall struct {
 	OK         bool
 }
 
-func (e CoordCall) Kind() Kind {
+func (e Call) Kind() demo.Kind {
 	switch e.Op {
 	case OpSession:
 		return SessionOpened
@@ -57,13 +59,13 @@ func (e CoordCall) Kind() Kind {
 	case OpDelete, OpRelease:
 		return NodeDeleted
 	case OpAcquire:
-		return pick(e.OK, KVAcquired, KVRefused)
+		return demo.Pick(e.OK, KVAcquired, KVRefused)
 	}
-	return pick(e.OK, SessionAlive, SessionLost)
+	return demo.Pick(e.OK, SessionAlive, SessionLost)
 }
 
 // Wire spells the call as the client library or command line names it.
-func (e CoordCall) Wire() (string, string) {
+func (e Call) Wire() (string, string) {
 	switch e.Store {
 	case ZooKeeperStore:
 		return e.zkWire()
@@ -75,7 +77,7 @@ func (e CoordCall) Wire() (string, string) {
 
 // ZooKeeper: the zkCli commands (create -e -s, ls -w, stat -w, delete) and
 // what zkCli prints.
-func (e CoordCall) zkWire() (string, string) {
+func (e Call) zkWire() (string, string) {
 	switch e.Op {
 	case OpSession:
 		return fmt.Sprintf("new ZooKeeper(connectString, %d, watcher)", e.Asked),
@@ -110,7 +112,7 @@ func (e CoordCall) zkWire() (string, string) {
 }
 
 // etcd: the clientv3 calls that concurrency.NewSession and Mutex make.
-func (e CoordCall) etcdWire() (string, string) {
+func (e Call) etcdWire() (string, string) {
 	switch e.Op {
 	case OpSession:
 		return fmt.Sprintf("Grant(ctx, %d)", e.Asked/1000), fmt.Sprintf("ID %s, TTL %d", e.Session, e.TTL/1000)
@@ -138,47 +140,47 @@ func (e CoordCall) etcdWire() (string, string) {
 }
 
 // Consul: the HTTP API.
-func (e CoordCall) consulWire() (string, string) {
+func (e Call) consulWire() (string, string) {
 	switch e.Op {
 	case OpSession:
 		return fmt.Sprintf(`PUT /v1/session/create {"TTL": "%ds", "LockDelay": "%ds", "Behavior": "release"}`, e.TTL/1000, e.Delay/1000),
 			fmt.Sprintf(`{"ID": "%s"}`, e.Session)
 	case OpAcquire:
-		return fmt.Sprintf("PUT /v1/kv/%s?acquire=%s", e.Path, Short(e.Session)), fmt.Sprint(e.OK)
+		return fmt.Sprintf("PUT /v1/kv/%s?acquire=%s", e.Path, demo.Short(e.Session)), fmt.Sprint(e.OK)
 	case OpRelease:
-		return fmt.Sprintf("PUT /v1/kv/%s?release=%s", e.Path, Short(e.Session)), fmt.Sprint(e.OK)
+		return fmt.Sprintf("PUT /v1/kv/%s?release=%s", e.Path, demo.Short(e.Session)), fmt.Sprint(e.OK)
 	}
 	if e.OK {
-		return "PUT /v1/session/renew/" + Short(e.Session), "200"
+		return "PUT /v1/session/renew/" + demo.Short(e.Session), "200"
 	}
-	return "PUT /v1/session/renew/" + Short(e.Session), "404 Session id not found"
+	return "PUT /v1/session/renew/" + demo.Short(e.Session), "404 Session id not found"
 }
 
 // LockHeld is a client's lock recipe concluding that it holds the lock: its
 // node or key is the oldest, or Consul said true. Token is what it can fence
 // with: the czxid, the create revision, or Consul's LockIndex.
 type LockHeld struct {
-	Head
-	Store   StoreKind
+	demo.Head
+	Store   demo.StoreKind
 	Path    string
 	Session string
 	Token   int64
 }
 
-func (LockHeld) Kind() Kind             { return LockGranted }
+func (LockHeld) Kind() demo.Kind        { return LockGranted }
 func (LockHeld) Wire() (string, string) { return "", "" }
 
 // WatchFired is a one-shot watch delivering its one notification: ZooKeeper's
 // WatchedEvent, or an etcd WatchResponse. Rev is the counter at the change.
 type WatchFired struct {
-	Head
-	Store StoreKind
+	demo.Head
+	Store demo.StoreKind
 	Path  string
 	Type  string // NodeDeleted, NodeChildrenChanged, or etcd's DELETE
 	Rev   int64
 }
 
-func (WatchFired) Kind() Kind             { return WatchFire }
+func (WatchFired) Kind() demo.Kind        { return WatchFire }
 func (WatchFired) Wire() (string, string) { return "", "" }
 
 // Notice is the notification as the client library prints it.
@@ -193,8 +195,8 @@ func (e WatchFired) Notice() string {
 // ZooKeeper deletes its ephemeral nodes, etcd revokes the lease and deletes
 // its keys, Consul releases its locks (and starts the lock-delay).
 type SessionEnded struct {
-	Head
-	Store      StoreKind
+	demo.Head
+	Store      demo.StoreKind
 	Session    string
 	Deleted    []string
 	Released   []string
@@ -202,5 +204,5 @@ type SessionEnded struct {
 	Rev        int64
 }
 
-func (SessionEnded) Kind() Kind             { return SessionEnd }
+func (SessionEnded) Kind() demo.Kind        { return SessionEnd }
 func (SessionEnded) Wire() (string, string) { return "", "" }

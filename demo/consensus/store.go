@@ -1,4 +1,4 @@
-package demo
+package consensus
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
 )
 
 // The consensus services: ZooKeeper, etcd and Consul. Each keeps its data on
@@ -49,7 +51,7 @@ type session struct {
 }
 
 // life is how long the service waits after the last keep-alive.
-func (s *session) life(kind StoreKind) int {
+func (s *session) life(kind demo.StoreKind) int {
 	if kind == ConsulStore {
 		return 2 * s.ttl
 	}
@@ -75,7 +77,7 @@ type watch struct {
 
 // consensusStore plays ZooKeeper, etcd or Consul, by its kind.
 type consensusStore struct {
-	kind     StoreKind
+	kind     demo.StoreKind
 	scenario string
 	zxid     int64 // the counter that only grows
 	sessions []*session
@@ -86,7 +88,7 @@ type consensusStore struct {
 	reads    int // getChildren (or prefix Get) reads
 }
 
-func newConsensusStore(sc *Scenario) *consensusStore {
+func newConsensusStore(sc *demo.Scenario) *consensusStore {
 	s := &consensusStore{kind: sc.Store, scenario: sc.ID, entries: map[string]*znode{}, cversion: map[string]int{}}
 	if s.kind == EtcdStore {
 		s.zxid = 1 // a fresh etcd's revision
@@ -120,77 +122,78 @@ func (s *consensusStore) sessionID(client string) string {
 	return fmt.Sprintf("%x", v)
 }
 
-func (s *consensusStore) call(r *Run, c *Client, op CoordOp) CoordCall {
-	return CoordCall{Head: r.head(c.Name, ""), Store: s.kind, Op: op}
+func (s *consensusStore) call(r *demo.Run, c *demo.Client, op Op) Call {
+	return Call{Head: r.Head(c.Name, ""), Store: s.kind, Op: op}
 }
 
-func (s *consensusStore) do(r *Run, a Action) error {
-	c := r.client(a.Who)
+func (s *consensusStore) Do(r *demo.Run, a demo.Action) error {
+	c := r.Client(a.Who)
 	ss := s.sessionOf(c.Name)
 	alive := ss != nil && ss.ended < 0
 	switch {
 	case a.Verb == Session:
 		return s.open(r, c, a)
 	case a.Verb == Create && s.kind == ZooKeeperStore:
-		s.createNode(r, c, a.Key, nil)
+		s.createNode(r, c, a.Args.(PathArgs).Path, nil)
 	case ss == nil:
-		return &ActionError{a, c.Name + " has no session: open one first"}
+		return &demo.ActionError{Action: a, Msg: c.Name + " has no session: open one first"}
 	case a.Verb == Lock:
 		if !alive {
-			return &ActionError{a, c.Name + "'s session has ended: it must reconnect first"}
+			return &demo.ActionError{Action: a, Msg: c.Name + "'s session has ended: it must reconnect first"}
 		}
 		if ss.mine != "" {
-			return &ActionError{a, c.Name + " is already in the queue for the lock"}
+			return &demo.ActionError{Action: a, Msg: c.Name + " is already in the queue for the lock"}
 		}
-		s.lock(r, c, ss, a)
+		s.lock(r, c, ss, a.Args.(LockArgs))
 	case a.Verb == Unlock:
 		s.unlock(r, c, ss, a)
 	case a.Verb == Reconnect:
 		s.reconnect(r, c, ss)
 	default:
-		return &ActionError{a, fmt.Sprintf("the %s store does not %s", s.kind, a.Verb)}
+		return &demo.ActionError{Action: a, Msg: fmt.Sprintf("the %s store does not %s", s.kind, a.Verb)}
 	}
 	return nil
 }
 
 // open starts c's session, with the timeout the service agrees to.
-func (s *consensusStore) open(r *Run, c *Client, a Action) error {
-	ss := &session{client: c.Name, id: s.sessionID(c.Name), ttl: a.TTL, start: r.now, ended: -1}
+func (s *consensusStore) open(r *demo.Run, c *demo.Client, a demo.Action) error {
+	sa := a.Args.(SessionArgs)
+	ss := &session{client: c.Name, id: s.sessionID(c.Name), ttl: sa.TTL, start: r.Now(), ended: -1}
 	e := s.call(r, c, OpSession)
 	switch s.kind {
 	case ZooKeeperStore:
-		ss.ttl = min(max(a.TTL, 2*zkTickTime), 20*zkTickTime)
+		ss.ttl = min(max(sa.TTL, 2*zkTickTime), 20*zkTickTime)
 		ss.per = 3 // the client pings when idle for a third of the timeout
 		ss.known = "CONNECTED"
 		s.zxid++ // createSession is a transaction of its own
 	case EtcdStore:
-		if a.TTL%1000 != 0 {
-			return &ActionError{a, "etcd lease TTLs are whole seconds"}
+		if sa.TTL%1000 != 0 {
+			return &demo.ActionError{Action: a, Msg: "etcd lease TTLs are whole seconds"}
 		}
-		ss.ttl = max(a.TTL, etcdMinTTL)
+		ss.ttl = max(sa.TTL, etcdMinTTL)
 		ss.per = 3 // clientv3's KeepAlive sends every TTL/3
 		ss.known = "keep-alive"
 	case ConsulStore:
-		if a.TTL%1000 != 0 || a.Delay%1000 != 0 {
-			return &ActionError{a, "Consul takes the TTL and the lock-delay in whole seconds here"}
+		if sa.TTL%1000 != 0 || sa.Delay%1000 != 0 {
+			return &demo.ActionError{Action: a, Msg: "Consul takes the TTL and the lock-delay in whole seconds here"}
 		}
-		ss.ttl = max(a.TTL, consulMinTTL)
+		ss.ttl = max(sa.TTL, consulMinTTL)
 		ss.per = 2
-		ss.lockDelay = a.Delay
+		ss.lockDelay = sa.Delay
 		ss.known = "valid"
 		s.zxid++
 	}
 	ss.every = ss.ttl / ss.per
-	ss.beat, ss.deadline = r.now, r.now+ss.life(s.kind)
+	ss.beat, ss.deadline = r.Now(), r.Now()+ss.life(s.kind)
 	s.sessions = append(s.sessions, ss)
-	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, a.TTL, ss.ttl, ss.lockDelay, s.zxid, true
-	r.log(e)
+	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, sa.TTL, ss.ttl, ss.lockDelay, s.zxid, true
+	r.Log(e)
 	return nil
 }
 
 // createNode creates a persistent znode, or an ephemeral sequential one for
 // ss, and says so on the wire.
-func (s *consensusStore) createNode(r *Run, c *Client, path string, ss *session) *znode {
+func (s *consensusStore) createNode(r *demo.Run, c *demo.Client, path string, ss *session) *znode {
 	e := s.call(r, c, OpCreate)
 	e.Path = path
 	parent := parentOf(path)
@@ -200,7 +203,7 @@ func (s *consensusStore) createNode(r *Run, c *Client, path string, ss *session)
 	}
 	if _, dup := s.entries[path]; dup {
 		e.Created = ""
-		r.log(e)
+		r.Log(e)
 		return nil
 	}
 	s.zxid++
@@ -208,31 +211,31 @@ func (s *consensusStore) createNode(r *Run, c *Client, path string, ss *session)
 	s.entries[path] = n
 	s.cversion[parent]++
 	e.Created, e.Zxid, e.OK = path, n.zxid, true
-	r.log(e)
+	r.Log(e)
 	s.fire(r, []string{parent}, nil)
 	return n
 }
 
 // lock is the recipe each service's library runs for Lock().
-func (s *consensusStore) lock(r *Run, c *Client, ss *session, a Action) {
+func (s *consensusStore) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	switch s.kind {
 	case ZooKeeperStore:
 		ss.herd = a.Herd
-		n := s.createNode(r, c, strings.TrimSuffix(a.Key, "/")+"/lock-", ss)
+		n := s.createNode(r, c, strings.TrimSuffix(a.Path, "/")+"/lock-", ss)
 		ss.mine = n.path
 		s.zkCheck(r, c, ss)
 	case EtcdStore:
 		// concurrency.Mutex: one Txn that creates our key under the session's
 		// lease unless it exists, and reads the prefix's oldest key.
 		e := s.call(r, c, OpTxnLock)
-		key := a.Key + ss.id
+		key := a.Path + ss.id
 		e.Path, e.Session = key, ss.id
 		s.zxid++
 		s.entries[key] = &znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true}
 		ss.mine = key
-		owner := s.under(a.Key)[0]
+		owner := s.under(a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
-		r.log(e)
+		r.Log(e)
 		if owner.path == key {
 			// The Txn's own read shows our key is the oldest: Lock returns.
 			s.grant(r, c, ss, owner.zxid)
@@ -241,17 +244,17 @@ func (s *consensusStore) lock(r *Run, c *Client, ss *session, a Action) {
 		s.etcdCheck(r, c, ss)
 	case ConsulStore:
 		e := s.call(r, c, OpAcquire)
-		e.Path, e.Session = a.Key, ss.id
-		k := s.entries[a.Key]
+		e.Path, e.Session = a.Path, ss.id
+		k := s.entries[a.Path]
 		switch {
 		case k != nil && k.owner != nil && k.owner.ended < 0:
 			e.Owner = k.owner.client
-		case k != nil && r.now < k.delayUntil:
+		case k != nil && r.Now() < k.delayUntil:
 			e.DelayUntil = k.delayUntil
 		default:
 			if k == nil {
-				k = &znode{path: a.Key}
-				s.entries[a.Key] = k
+				k = &znode{path: a.Path}
+				s.entries[a.Path] = k
 			}
 			s.zxid++
 			if k.zxid == 0 {
@@ -262,9 +265,9 @@ func (s *consensusStore) lock(r *Run, c *Client, ss *session, a Action) {
 			e.OK, e.Zxid = true, k.lockIndex
 		}
 		e.Rev = s.zxid
-		r.log(e)
+		r.Log(e)
 		if e.OK {
-			ss.mine = a.Key
+			ss.mine = a.Path
 			s.grant(r, c, ss, k.lockIndex)
 		}
 	}
@@ -285,7 +288,7 @@ func (s *consensusStore) under(prefix string) []*znode {
 
 // zkCheck is the ZooKeeper recipe's loop body: read the children; the lowest
 // sequence number holds the lock; anyone else waits on a watch.
-func (s *consensusStore) zkCheck(r *Run, c *Client, ss *session) {
+func (s *consensusStore) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	parent := parentOf(ss.mine)
 	kids := s.under(parent + "/")
 	names := make([]string, len(kids))
@@ -304,7 +307,7 @@ func (s *consensusStore) zkCheck(r *Run, c *Client, ss *session) {
 		s.watches = append(s.watches, watch{client: c.Name, path: parent, children: true})
 		ss.waitOn = parent
 	}
-	r.log(e)
+	r.Log(e)
 	if at == 0 {
 		// A child watch left by ls -w stays armed on the server even now
 		// that this client holds the lock: it will fire once more, for nothing.
@@ -320,13 +323,13 @@ func (s *consensusStore) zkCheck(r *Run, c *Client, ss *session) {
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
 	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	r.log(x)
+	r.Log(x)
 }
 
 // etcdCheck is concurrency.Mutex after its Txn: the key with the lowest
 // create revision holds the lock; anyone else watches for the deletion of
 // the newest key older than its own.
-func (s *consensusStore) etcdCheck(r *Run, c *Client, ss *session) {
+func (s *consensusStore) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	mine := s.entries[ss.mine]
 	pfx := parentOf(ss.mine) + "/"
 	var prev *znode
@@ -339,7 +342,7 @@ func (s *consensusStore) etcdCheck(r *Run, c *Client, ss *session) {
 	e.Path, e.Zxid, e.Rev, e.OK = pfx, mine.zxid-1, s.zxid, true
 	s.reads++
 	if prev == nil {
-		r.log(e)
+		r.Log(e)
 		ss.waitOn = ""
 		s.grant(r, c, ss, mine.zxid)
 		return
@@ -347,21 +350,21 @@ func (s *consensusStore) etcdCheck(r *Run, c *Client, ss *session) {
 	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
 	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	r.log(e)
+	r.Log(e)
 }
 
 // grant is the recipe's conclusion: c holds the lock, with token, for as
 // long as its session lasts.
-func (s *consensusStore) grant(r *Run, c *Client, ss *session, token int64) {
+func (s *consensusStore) grant(r *demo.Run, c *demo.Client, ss *session, token int64) {
 	c.Token = token
-	r.hold(c, ss.deadline)
-	r.log(LockHeld{Head: r.head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
+	r.Hold(c, ss.deadline)
+	r.Log(LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
 }
 
 // fire delivers the one-shot watches on what changed: a child watch on each
 // parent in parents, a node watch on each path in gone. Each watcher that
 // runs reacts at once, as a lock recipe does.
-func (s *consensusStore) fire(r *Run, parents, gone []string) {
+func (s *consensusStore) fire(r *demo.Run, parents, gone []string) {
 	var fired []watch
 	s.watches = slices.DeleteFunc(s.watches, func(w watch) bool {
 		hit := w.children && slices.Contains(parents, w.path) || !w.children && slices.Contains(gone, w.path)
@@ -379,10 +382,10 @@ func (s *consensusStore) fire(r *Run, parents, gone []string) {
 		case s.kind == EtcdStore:
 			typ = "DELETE"
 		}
-		r.log(WatchFired{Head: r.head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
+		r.Log(WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
 	}
 	for _, w := range fired {
-		c, ss := r.client(w.client), s.sessionOf(w.client)
+		c, ss := r.Client(w.client), s.sessionOf(w.client)
 		if c == nil || c.Paused || c.Crashed || ss == nil || ss.ended >= 0 || ss.mine == "" || c.Holds {
 			continue // a stopped client reads its notification later; a holder or a client that left ignores it
 		}
@@ -404,20 +407,20 @@ func (s *consensusStore) remove(paths []string) {
 	}
 }
 
-func (s *consensusStore) unlock(r *Run, c *Client, ss *session, a Action) {
+func (s *consensusStore) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action) {
 	e := s.call(r, c, OpDelete)
 	e.Path, e.Session = ss.mine, ss.id
 	if s.kind == ConsulStore {
-		e.Op, e.Path = OpRelease, a.Key
-		k := s.entries[a.Key]
+		e.Op, e.Path = OpRelease, a.Args.(PathArgs).Path
+		k := s.entries[a.Args.(PathArgs).Path]
 		if k != nil && k.owner == ss && ss.ended < 0 {
 			k.owner = nil
 			s.zxid++
 			e.OK = true
 		}
 		e.Rev = s.zxid
-		r.log(e)
-		r.letGo(c)
+		r.Log(e)
+		r.LetGo(c)
 		ss.mine = ""
 		return
 	}
@@ -428,8 +431,8 @@ func (s *consensusStore) unlock(r *Run, c *Client, ss *session, a Action) {
 		e.OK = true
 	}
 	e.Rev = s.zxid
-	r.log(e)
-	r.letGo(c)
+	r.Log(e)
+	r.LetGo(c)
 	mine := ss.mine
 	ss.mine, ss.waitOn = "", ""
 	if e.OK {
@@ -439,7 +442,7 @@ func (s *consensusStore) unlock(r *Run, c *Client, ss *session, a Action) {
 
 // reconnect is the client hearing from the service again after a silence:
 // only now does its library learn whether its session outlived the silence.
-func (s *consensusStore) reconnect(r *Run, c *Client, ss *session) {
+func (s *consensusStore) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 	e := s.call(r, c, OpReconnect)
 	e.Session, e.OK = ss.id, ss.ended < 0
 	if ss.ended >= 0 {
@@ -451,53 +454,50 @@ func (s *consensusStore) reconnect(r *Run, c *Client, ss *session) {
 		case ConsulStore:
 			ss.known = "invalidated"
 		}
-		r.letGo(c)
+		r.LetGo(c)
 		ss.mine, ss.waitOn = "", ""
 	}
 	e.Known = ss.known
-	r.log(e)
+	r.Log(e)
 }
 
 // elapse plays the keep-alives of every running client and ends each session
 // whose client fell silent for longer than the service waits.
-func (s *consensusStore) elapse(r *Run, since int) {
+func (s *consensusStore) Elapse(r *demo.Run, since int) {
 	var due []*session
 	for _, ss := range s.sessions {
 		if ss.ended >= 0 {
 			continue
 		}
-		c := r.client(ss.client)
+		c := r.Client(ss.client)
 		if !c.Paused && !c.Crashed {
 			// The k-th keep-alive goes at k*ttl/per, so every per-th one
 			// falls on a whole timeout.
-			k := (r.now - ss.start) * ss.per / ss.ttl
+			k := (r.Now() - ss.start) * ss.per / ss.ttl
 			if last := ss.start + k*ss.ttl/ss.per; last > ss.beat {
 				ss.beat, ss.deadline = last, last+ss.life(s.kind)
 				if c.Holds && ss.mine != "" {
-					r.extendHold(c, ss.deadline)
+					r.ExtendHold(c, ss.deadline)
 				}
 			}
 			continue
 		}
-		if ss.deadline <= r.now {
+		if ss.deadline <= r.Now() {
 			due = append(due, ss)
 		}
 	}
 	sort.SliceStable(due, func(i, j int) bool { return due[i].deadline < due[j].deadline })
-	now := r.now
 	for _, ss := range due {
 		// What follows happened at the deadline, not when anyone looked.
-		r.now = ss.deadline
-		s.end(r, ss)
+		r.AsOf(ss.deadline, func() { s.end(r, ss) })
 	}
-	r.now = now
 }
 
 // end is the service ending ss: the ephemeral nodes or leased keys go in one
 // transaction, the watches on them fire, and Consul keeps the lock reserved
 // for the lock-delay.
-func (s *consensusStore) end(r *Run, ss *session) {
-	ss.ended = r.now
+func (s *consensusStore) end(r *demo.Run, ss *session) {
+	ss.ended = r.Now()
 	var gone []string
 	for p, n := range s.entries {
 		if n.owner == ss {
@@ -508,14 +508,14 @@ func (s *consensusStore) end(r *Run, ss *session) {
 	if s.kind != EtcdStore || len(gone) > 0 {
 		s.zxid++ // etcd's revision moves only when a key goes
 	}
-	e := SessionEnded{Head: r.head(ss.client, ""), Store: s.kind, Session: ss.id, Rev: s.zxid}
-	c := r.client(ss.client)
+	e := SessionEnded{Head: r.Head(ss.client, ""), Store: s.kind, Session: ss.id, Rev: s.zxid}
+	c := r.Client(ss.client)
 	if s.kind == ConsulStore {
 		for _, p := range gone {
 			k := s.entries[p]
 			k.owner = nil
 			if ss.lockDelay > 0 {
-				k.delayUntil = r.now + ss.lockDelay
+				k.delayUntil = r.Now() + ss.lockDelay
 				e.DelayUntil = k.delayUntil
 			}
 		}
@@ -523,14 +523,14 @@ func (s *consensusStore) end(r *Run, ss *session) {
 		if c.Holds && ss.lockDelay > 0 {
 			// Nobody else can take the lock before the delay is over: for
 			// that long it is still, in effect, the old holder's.
-			r.extendHold(c, e.DelayUntil)
+			r.ExtendHold(c, e.DelayUntil)
 		}
-		r.log(e)
+		r.Log(e)
 		return
 	}
 	e.Deleted = gone
 	s.remove(gone)
-	r.log(e)
+	r.Log(e)
 	parents := make([]string, 0, len(gone))
 	for _, p := range gone {
 		parents = append(parents, parentOf(p))
@@ -539,10 +539,10 @@ func (s *consensusStore) end(r *Run, ss *session) {
 }
 
 // forever is always "": every session ends once its client falls silent.
-func (s *consensusStore) forever(*Run) string { return "" }
+func (s *consensusStore) Forever(*demo.Run) string { return "" }
 
-func (s *consensusStore) show(r *Run, f *Frame) {
-	st := &CoordState{Kind: s.kind, Zxid: s.zxid, Notified: s.notified, Reads: s.reads}
+func (s *consensusStore) State(r *demo.Run) any {
+	st := State{Kind: s.kind, Zxid: s.zxid, Notified: s.notified, Reads: s.reads}
 	if s.kind == ZooKeeperStore {
 		st.TickTime = zkTickTime
 	}
@@ -563,7 +563,7 @@ func (s *consensusStore) show(r *Run, f *Frame) {
 		if n.owner != nil {
 			es.Owner, es.Session = n.owner.client, n.owner.id
 		}
-		if n.delayUntil > r.now {
+		if n.delayUntil > r.Now() {
 			es.DelayUntil = n.delayUntil
 		}
 		st.Entries = append(st.Entries, es)
@@ -571,7 +571,7 @@ func (s *consensusStore) show(r *Run, f *Frame) {
 	for _, w := range s.watches {
 		st.Watches = append(st.Watches, WatchState{Client: w.client, Path: w.path, Children: w.children})
 	}
-	f.Coord = st
+	return st
 }
 
 func parentOf(path string) string {
@@ -582,9 +582,9 @@ func parentOf(path string) string {
 	return "/"
 }
 
-// CoordState is a consensus service as a frame shows it.
-type CoordState struct {
-	Kind     StoreKind
+// State is a consensus service as a frame shows it.
+type State struct {
+	Kind     demo.StoreKind
 	Zxid     int64 // the last zxid, revision or raft index
 	TickTime int   // ZooKeeper's tickTime, ms
 	Sessions []SessionState

@@ -1,24 +1,25 @@
-package demo_test
+package consensus_test
 
 import (
 	"slices"
 	"strconv"
 	"testing"
 
-	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo"
+	. "github.com/distlock/fencing-demo/demo/consensus"
 	"github.com/distlock/fencing-demo/demo/demotest"
 )
 
 // play runs a small consensus scenario (clients A and B) to its end.
-func play(t *testing.T, store string, do ...string) Frame {
+func play(t *testing.T, store string, do ...string) demo.Frame {
 	t.Helper()
 	return demotest.Play(t, demotest.File(demotest.OnStore(t, store, demotest.YAML("s", do...))), true)
 }
 
-func calls(f Frame, op CoordOp) []CoordCall {
-	var out []CoordCall
+func calls(f demo.Frame, op Op) []Call {
+	var out []Call
 	for _, e := range f.Events {
-		if c, ok := e.(CoordCall); ok && c.Op == op {
+		if c, ok := e.(Call); ok && c.Op == op {
 			out = append(out, c)
 		}
 	}
@@ -73,8 +74,8 @@ func TestWatchFiresOnce(t *testing.T) {
 	if want := []string{"A", "B", "B"}; !slices.Equal(who, want) {
 		t.Fatalf("notifications went to %v, want %v", who, want)
 	}
-	if f.Coord.Notified != 3 || len(f.Coord.Watches) != 0 {
-		t.Fatalf("notified=%d watches=%v, want 3 and none armed", f.Coord.Notified, f.Coord.Watches)
+	if f.Store.(State).Notified != 3 || len(f.Store.(State).Watches) != 0 {
+		t.Fatalf("notified=%d watches=%v, want 3 and none armed", f.Store.(State).Notified, f.Store.(State).Watches)
 	}
 }
 

@@ -1,13 +1,14 @@
-package demo_test
+package sql_test
 
 import (
 	"strconv"
 	"strings"
 	"testing"
 
-	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/script"
+	. "github.com/distlock/fencing-demo/demo/sql"
 )
 
 // database returns a one-move test scenario on the database store with the
@@ -22,7 +23,7 @@ func database(tb testing.TB, clients string, do ...string) string {
 }
 
 // statements returns the SQLStatement events of f, as "client: sql => reply".
-func statements(f Frame) []string {
+func statements(f demo.Frame) []string {
 	var out []string
 	for _, e := range f.Events {
 		if s, ok := e.(SQLStatement); ok {
@@ -32,7 +33,7 @@ func statements(f Frame) []string {
 	return out
 }
 
-func wantStatements(t *testing.T, f Frame, want ...string) {
+func wantStatements(t *testing.T, f demo.Frame, want ...string) {
 	t.Helper()
 	got := statements(f)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -64,7 +65,7 @@ func TestAdvisoryLockCountsReentries(t *testing.T) {
 		"A: SELECT pg_advisory_unlock(42) => WARNING: you don't own a lock of type ExclusiveLock; SELECT 1 (pg_advisory_unlock=f)",
 		"B: SELECT pg_try_advisory_lock(42) => SELECT 1 (pg_try_advisory_lock=t)",
 	)
-	if got := f.Database.Advisory[0]; got.Holder != "B" || got.Session != 1 {
+	if got := f.Store.(State).Advisory[0]; got.Holder != "B" || got.Session != 1 {
 		t.Fatalf("advisory 42=%+v, want held by B once", got)
 	}
 }
@@ -89,11 +90,11 @@ func TestRowLockQueue(t *testing.T) {
 	if want := "B: SELECT balance FROM accounts WHERE id = 1 FOR UPDATE => SELECT 1 (balance=90)"; last != want {
 		t.Fatalf("last statement %q, want %q", last, want)
 	}
-	row := f.Database.Tables[0].Rows[0]
+	row := f.Store.(State).Tables[0].Rows[0]
 	if row.LockedBy != "B" || strings.Join(row.Waiters, ",") != "C" {
 		t.Fatalf("row 1 locked by %q with waiters %v, want B with [C]", row.LockedBy, row.Waiters)
 	}
-	if got := f.Database.Edges; len(got) != 1 || got[0].From != "C" || got[0].To != "B" {
+	if got := f.Store.(State).Edges; len(got) != 1 || got[0].From != "C" || got[0].To != "B" {
 		t.Fatalf("wait-for graph=%+v, want C -> B only", got)
 	}
 }
@@ -122,8 +123,8 @@ func TestDeadlockDetectedAfterTimeout(t *testing.T) {
 			}
 		}
 		if !tt.aborted {
-			if len(checks) != 0 || len(f.Database.Edges) != 2 {
-				t.Fatalf("after %d ms: checks %+v, edges %+v; want no check yet and both waiting", tt.wait, checks, f.Database.Edges)
+			if len(checks) != 0 || len(f.Store.(State).Edges) != 2 {
+				t.Fatalf("after %d ms: checks %+v, edges %+v; want no check yet and both waiting", tt.wait, checks, f.Store.(State).Edges)
 			}
 			continue
 		}
@@ -137,10 +138,10 @@ func TestDeadlockDetectedAfterTimeout(t *testing.T) {
 		if want := "B: UPDATE accounts SET balance = 2 WHERE id = 1 => UPDATE 1"; got[len(got)-1] != want {
 			t.Fatalf("B's statement: %q, want %q", got[len(got)-1], want)
 		}
-		if f.Database.Sessions[0].State != "idle in transaction (aborted)" {
-			t.Fatalf("A's state %q, want aborted", f.Database.Sessions[0].State)
+		if f.Store.(State).Sessions[0].State != "idle in transaction (aborted)" {
+			t.Fatalf("A's state %q, want aborted", f.Store.(State).Sessions[0].State)
 		}
-		if len(f.Violations) != 1 || f.Violations[0].Kind != DeadlockAbort {
+		if len(f.Violations) != 1 || f.Violations[0].Kind != demo.DeadlockAbort {
 			t.Fatalf("violations %+v, want one deadlock", f.Violations)
 		}
 	}

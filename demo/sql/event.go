@@ -1,48 +1,20 @@
-package demo
+package sql
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
 )
 
-// The database store's event kinds and verdicts. Their numbers start far
-// from the other kinds', so the two lists can grow apart without clashing.
+// The database's event kinds.
 const (
-	SQLDone      Kind = 100 + iota // SQLStatement answered
-	SQLWaiting                     // SQLStatement waiting for a lock
-	SQLFailed                      // SQLStatement answered with an ERROR
-	DeadlockSeen                   // DeadlockCheck that found a cycle
+	SQLDone      demo.Kind = "sql"            // SQLStatement answered
+	SQLWaiting   demo.Kind = "sql-waiting"    // SQLStatement waiting for a lock
+	SQLFailed    demo.Kind = "sql-error"      // SQLStatement answered with an ERROR
+	DeadlockSeen demo.Kind = "deadlock-check" // DeadlockCheck that found a cycle
 )
-
-var sqlKindNames = map[Kind]string{
-	SQLDone: "sql", SQLWaiting: "sql-waiting", SQLFailed: "sql-error", DeadlockSeen: "deadlock-check",
-}
-
-const (
-	// LostUpdate: a client committed a write based on a read that another
-	// transaction's commit had already made stale, and that commit is gone.
-	LostUpdate ViolationKind = 100 + iota
-	// DeadlockAbort: transactions waited for each other in a cycle and
-	// PostgreSQL aborted one of them after deadlock_timeout.
-	DeadlockAbort
-	// QueuedBehind: a worker waited for a row lock and, once it was free,
-	// took a different row: the wait bought nothing, the workers ran one
-	// after another.
-	QueuedBehind
-	// WaitsOnItself: a client waits for a lock that it holds itself on
-	// another connection; no deadlock detector can see the cycle.
-	WaitsOnItself
-)
-
-// A deadlock the server broke and a queue of workers cost time or a retry,
-// not data; a lost update and a client waiting on itself are broken.
-var sqlViolationClasses = map[ViolationKind]Class{
-	LostUpdate: Broken, DeadlockAbort: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
-}
-
-var sqlViolationNames = map[ViolationKind]string{
-	LostUpdate: "lost-update", DeadlockAbort: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
-}
 
 // SQLError is an ERROR as PostgreSQL reports it: the SQLSTATE and the
 // message.
@@ -76,7 +48,7 @@ const (
 // blocks (Waiting, no answer yet), and again when it is answered, with Sent
 // the moment it went out.
 type SQLStatement struct {
-	Head
+	demo.Head
 	Session string     // the server connection it ran on
 	SQL     string     // as sent, with the client's values filled in
 	Tag     string     // the command tag: "UPDATE 1", "SELECT 1", "BEGIN"
@@ -90,7 +62,7 @@ type SQLStatement struct {
 	Lock    string // waiting: the lock, as pg_locks would name it
 }
 
-func (e SQLStatement) Kind() Kind {
+func (e SQLStatement) Kind() demo.Kind {
 	switch {
 	case e.Waiting:
 		return SQLWaiting
@@ -142,12 +114,12 @@ func (e SQLStatement) Waited() int { return e.At - e.Sent }
 // has waited deadlock_timeout: Cycle lists the connections that wait for
 // each other, starting with the one that ran the check, which is aborted.
 type DeadlockCheck struct {
-	Head
+	demo.Head
 	Session string
 	Cycle   []string
 }
 
-func (DeadlockCheck) Kind() Kind             { return DeadlockSeen }
+func (DeadlockCheck) Kind() demo.Kind        { return DeadlockSeen }
 func (DeadlockCheck) Wire() (string, string) { return "", "" }
 
 // Row formats the first row of an answer as "col=value, ...".
@@ -174,4 +146,16 @@ func (e SQLStatement) Affected() int {
 		return -1
 	}
 	return n
+}
+
+// Note says how long a statement that had waited waited.
+func (e SQLStatement) Note(*demo.Scenario) string {
+	if !e.Waiting && e.Waited() > 0 {
+		return fmt.Sprintf(" (after waiting %dms)", e.Waited())
+	}
+	return ""
+}
+
+func (e DeadlockCheck) Story(*demo.Scenario) string {
+	return fmt.Sprintf("deadlock check after deadlock_timeout finds the cycle %s", strings.Join(append(e.Cycle, e.Cycle[0]), " -> "))
 }

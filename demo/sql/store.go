@@ -1,10 +1,13 @@
-package demo
+package sql
 
 import (
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/lockservice"
 )
 
 // DeadlockTimeout is PostgreSQL's default deadlock_timeout: how long a backend
@@ -30,17 +33,19 @@ type database struct {
 	pooled   bool // clients go through the pooler
 	released int  // counts returns to the pool, for its LIFO order
 	vars     map[string]map[string]string
-	blocked  map[string]*backend // a client whose statement is waiting, and where
-	queued   map[string][]Action // what it sends once the statement returns
+	blocked  map[string]*backend      // a client whose statement is waiting, and where
+	queued   map[string][]demo.Action // what it sends once the statement returns
 	reads    map[string]map[*row]int
 	beliefs  map[string]int // advisory locks each client believes it holds
 	woken    []*backend     // waiters of locks just freed, to run again
-	holds    []Span         // who actually held locks when, for the diagram
-	waits    []Span         // who waited for a lock when
+	holds    []demo.Span    // who actually held locks when, for the diagram
+	waits    []demo.Span    // who waited for a lock when
+
+	resource string // the table the lock protects: its writes are judged
 
 	// lease is the chapter's lock service beside the database, for a lesson
 	// whose table checks the tokens it issues: the Resource written in SQL.
-	lease *lockStore
+	lease *lockservice.Store
 }
 
 type table struct {
@@ -123,12 +128,12 @@ func (w *wait) lock() string {
 	return w.adv.name()
 }
 
-func newDatabase(sc *Scenario) *database {
+func newDatabase(sc *demo.Scenario) *database {
 	d := &database{
 		pool: sc.Pool, pooled: sc.Pool > 0,
 		vars: map[string]map[string]string{}, blocked: map[string]*backend{},
-		queued: map[string][]Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
-		lease: &lockStore{svc: New()},
+		queued: map[string][]demo.Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
+		lease: lockservice.New(), resource: sc.Resource,
 	}
 	if !d.pooled {
 		for _, c := range sc.Clients {
@@ -199,7 +204,7 @@ func (d *database) conn(c string, n int) *backend {
 
 // unbind returns a pooled connection to the pool once its client's
 // transaction is over: whatever the connection still holds stays with it.
-func (d *database) unbind(r *Run, s *backend) {
+func (d *database) unbind(r *demo.Run, s *backend) {
 	if d.pooled && !s.inTx && s.wait == nil && s.client != "" {
 		s.client = ""
 		d.released++
@@ -207,9 +212,9 @@ func (d *database) unbind(r *Run, s *backend) {
 	}
 }
 
-func (d *database) do(r *Run, a Action) error {
+func (d *database) Do(r *demo.Run, a demo.Action) error {
 	if a.Verb != SQL {
-		return d.lease.do(r, a) // acquire, renew, release: the lock service's
+		return d.lease.Do(r, a) // acquire, renew, release: the lock service's
 	}
 	c := a.Who
 	if s := d.blocked[c]; s != nil {
@@ -218,13 +223,13 @@ func (d *database) do(r *Run, a Action) error {
 		d.queued[c] = append(d.queued[c], a)
 		return nil
 	}
-	return d.send(r, a, r.now)
+	return d.send(r, a, r.Now())
 }
 
 // send plays one statement of client a.Who at time at.
-func (d *database) send(r *Run, a Action, at int) error {
+func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 	c := a.Who
-	if cl := r.client(c); cl != nil && cl.Token > 0 {
+	if cl := r.Client(c); cl != nil && cl.Token > 0 {
 		// The token the lock service gave the client, which its program
 		// sends along with a write to a fenced table.
 		if d.vars[c] == nil {
@@ -232,20 +237,21 @@ func (d *database) send(r *Run, a Action, at int) error {
 		}
 		d.vars[c]["token"] = strconv.FormatInt(cl.Token, 10)
 	}
-	sql, err := substitute(a.SQL, d.vars[c])
+	args := a.Args.(Args)
+	sql, err := substitute(args.SQL, d.vars[c])
 	if err != nil {
-		return &ActionError{a, err.Error()}
+		return &demo.ActionError{Action: a, Msg: err.Error()}
 	}
 	st, err := parseSQL(sql)
 	if err != nil {
-		return &ActionError{a, err.Error()}
+		return &demo.ActionError{Action: a, Msg: err.Error()}
 	}
-	if d.pooled && a.Conn > 1 {
-		return &ActionError{a, "behind a pooler the pooler picks the connection: conn N is for clients with connections of their own"}
+	if d.pooled && args.Conn > 1 {
+		return &demo.ActionError{Action: a, Msg: "behind a pooler the pooler picks the connection: conn N is for clients with connections of their own"}
 	}
-	s := d.conn(c, a.Conn)
+	s := d.conn(c, args.Conn)
 	if s == nil {
-		return &ActionError{a, fmt.Sprintf("every one of the pool's %d server connections is in use", d.pool)}
+		return &demo.ActionError{Action: a, Msg: fmt.Sprintf("every one of the pool's %d server connections is in use", d.pool)}
 	}
 	w := &wait{st: st, sql: sql, client: c, sent: at, from: at}
 	d.run(r, s, w, at)
@@ -254,11 +260,11 @@ func (d *database) send(r *Run, a Action, at int) error {
 
 // run executes a statement, or resumes one that waited, on s at time at, and
 // logs what the client saw.
-func (d *database) run(r *Run, s *backend, w *wait, at int) {
-	e := SQLStatement{Head: r.headAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent}
+func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
+	e := SQLStatement{Head: r.HeadAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent}
 	if s.aborted && w.st.kind != stCommit && w.st.kind != stRollback {
 		e.Err = errAborted
-		r.log(e)
+		r.Log(e)
 		return
 	}
 	if !w.started {
@@ -288,14 +294,14 @@ func (d *database) run(r *Run, s *backend, w *wait, at int) {
 			return // woken, but the lock went to someone queued before it
 		}
 		w.logged = true
-		d.waits = append(d.waits, Span{Lane: w.client, Owner: w.client, From: at, Open: true, Until: -1})
+		d.waits = append(d.waits, demo.Span{Lane: w.client, Owner: w.client, From: at, Open: true, Until: -1})
 		e.Waiting, e.Lock = true, blocked.lock()
 		if h := blocked.holder(); h != nil {
 			e.Holder = h.name
 		}
-		r.log(e)
+		r.Log(e)
 		if h := blocked.holder(); h != nil && h.client == w.client {
-			r.violate(Violation{Kind: WaitsOnItself, At: at, Client: w.client, Value: blocked.lock()})
+			r.Violate(demo.Violation{Kind: demo.WaitsOnItself, At: at, Client: w.client, Value: blocked.lock()})
 		}
 		return
 	}
@@ -314,7 +320,7 @@ func (d *database) run(r *Run, s *backend, w *wait, at int) {
 	} else if implicit {
 		d.end(r, s, true, at)
 	}
-	r.log(e)
+	r.Log(e)
 	d.check(r, w, &e, at)
 	d.answered(r, s, w.client, at)
 }
@@ -331,7 +337,7 @@ func (d *database) node(s *backend) string {
 
 // exec runs one statement. It returns the lock it must wait for, or nil when
 // it has filled in e's answer.
-func (d *database) exec(r *Run, s *backend, w *wait, e *SQLStatement, at int) *wait {
+func (d *database) exec(r *demo.Run, s *backend, w *wait, e *SQLStatement, at int) *wait {
 	st := w.st
 	switch st.kind {
 	case stBegin:
@@ -435,7 +441,7 @@ func candidates(t *table, s *backend, st statement) []*row {
 	return out
 }
 
-func (d *database) selectRows(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
+func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wait {
 	st := w.st
 	t := d.table(st.table)
 	if t == nil {
@@ -504,7 +510,7 @@ func (d *database) lockRow(s *backend, w *row) {
 	s.rows = append(s.rows, w)
 }
 
-func (d *database) update(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
+func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wait {
 	st := w.st
 	t := d.table(st.table)
 	if t == nil {
@@ -546,7 +552,7 @@ func (d *database) update(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
 		n++
 	}
 	e.Tag = "UPDATE " + strconv.Itoa(n)
-	if t.name == r.sc.Resource && keyed != nil {
+	if t.name == d.resource && keyed != nil {
 		for _, a := range st.sets {
 			if a.col == "value" {
 				after = a.val
@@ -564,8 +570,8 @@ func (d *database) update(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
 // WHERE on max_token turned away contained the overlap. A write is judged
 // when its UPDATE is answered: the lessons send it as a transaction of its
 // own, so that is when it commits.
-func (d *database) judge(r *Run, client string, w *row, landed bool, before, after string) {
-	c := r.client(client)
+func (d *database) judge(r *demo.Run, client string, w *row, landed bool, before, after string) {
+	c := r.Client(client)
 	if c == nil || c.Token == 0 {
 		return // not a client of the lock service: the database's own verdicts apply
 	}
@@ -573,7 +579,7 @@ func (d *database) judge(r *Run, client string, w *row, landed bool, before, aft
 	if !landed {
 		before = w.values["value"]
 	}
-	r.judgeWrite(c, WriteResult{Token: c.Token, Value: after, Before: before, Max: max, OK: landed}, w.writer)
+	r.JudgeWrite(c, demo.WriteResult{Token: c.Token, Value: after, Before: before, Max: max, OK: landed}, w.writer)
 }
 
 func (d *database) advisoryLock(key int64) *advisoryLock {
@@ -587,7 +593,7 @@ func (d *database) advisoryLock(key int64) *advisoryLock {
 	return a
 }
 
-func (d *database) advisoryCall(r *Run, s *backend, w *wait, e *SQLStatement) *wait {
+func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wait {
 	st := w.st
 	a := d.advisoryLock(st.key)
 	e.Cols, e.Tag = []string{st.fn}, "SELECT 1"
@@ -603,8 +609,8 @@ func (d *database) advisoryCall(r *Run, s *backend, w *wait, e *SQLStatement) *w
 		// The client now believes it holds the lock: the first take starts
 		// its hold, a re-entry only counts.
 		if d.beliefs[w.client]++; d.beliefs[w.client] == 1 {
-			if c := r.client(w.client); c != nil {
-				r.hold(c, -1)
+			if c := r.Client(w.client); c != nil {
+				r.Hold(c, -1)
 			}
 		}
 	}
@@ -635,8 +641,8 @@ func (d *database) advisoryCall(r *Run, s *backend, w *wait, e *SQLStatement) *w
 		// Either way the client believes it let go of one hold.
 		if d.beliefs[w.client] > 0 {
 			if d.beliefs[w.client]--; d.beliefs[w.client] == 0 {
-				if c := r.client(w.client); c != nil {
-					r.letGo(c)
+				if c := r.Client(w.client); c != nil {
+					r.LetGo(c)
 				}
 			}
 		}
@@ -646,7 +652,7 @@ func (d *database) advisoryCall(r *Run, s *backend, w *wait, e *SQLStatement) *w
 
 // settle frees an advisory lock whose holds are all released and lets its
 // waiters try again.
-func (d *database) settle(r *Run, a *advisoryLock, at int) {
+func (d *database) settle(r *demo.Run, a *advisoryLock, at int) {
 	if a.session > 0 || a.xact > 0 || a.owner == nil {
 		return
 	}
@@ -658,7 +664,7 @@ func (d *database) settle(r *Run, a *advisoryLock, at int) {
 // end finishes s's transaction: commit makes its changes the rows' new
 // versions; either way its row locks and transaction-level advisory locks
 // go, and the statements waiting for them try again.
-func (d *database) end(r *Run, s *backend, commit bool, at int) {
+func (d *database) end(r *demo.Run, s *backend, commit bool, at int) {
 	if commit && !s.aborted {
 		for _, w := range s.rows {
 			if w.pending == nil {
@@ -672,9 +678,9 @@ func (d *database) end(r *Run, s *backend, commit bool, at int) {
 	// A transaction-level advisory lock ends with the transaction, and so
 	// does the client's belief in it.
 	if s.client != "" {
-		if c := r.client(s.client); c != nil && c.Holds && d.beliefs[s.client] > 0 && !d.holdsSession(s) {
+		if c := r.Client(s.client); c != nil && c.Holds && d.beliefs[s.client] > 0 && !d.holdsSession(s) {
 			d.beliefs[s.client] = 0
-			r.letGo(c)
+			r.LetGo(c)
 		}
 	}
 }
@@ -691,9 +697,9 @@ func (d *database) holdsSession(s *backend) bool {
 // commitRow makes the pending version of w current, and looks for a lost
 // update: the writer's client read w at a version that another client's
 // commit has replaced since, so its write is based on a value that is gone.
-func (d *database) commitRow(r *Run, s *backend, w *row, at int) {
+func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 	client := s.client
-	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && !r.staleNow(client, at) {
+	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && !r.StaleNow(client, at) {
 		var before, after []string
 		for _, c := range w.t.cols {
 			if w.values[c] != w.pending[c] {
@@ -701,7 +707,7 @@ func (d *database) commitRow(r *Run, s *backend, w *row, at int) {
 				after = append(after, c+"="+w.pending[c])
 			}
 		}
-		r.violate(Violation{Kind: LostUpdate, At: at, Client: client, Other: w.writer,
+		r.Violate(demo.Violation{Kind: demo.LostUpdate, At: at, Client: client, Other: w.writer,
 			Value: strings.Join(after, ", "), Before: strings.Join(before, ", ")})
 	}
 	w.values, w.pending = w.pending, nil
@@ -710,19 +716,8 @@ func (d *database) commitRow(r *Run, s *backend, w *row, at int) {
 	d.read(client, w)
 }
 
-// staleNow reports whether client's write at at was already judged a stale
-// write: one write, one verdict, the chapter's.
-func (r *Run) staleNow(client string, at int) bool {
-	for _, v := range r.violations {
-		if v.Kind == StaleWrite && v.Client == client && v.At == at {
-			return true
-		}
-	}
-	return false
-}
-
 // release drops s's row locks and transaction-level advisory locks.
-func (d *database) release(r *Run, s *backend, at int) {
+func (d *database) release(r *demo.Run, s *backend, at int) {
 	for _, w := range s.rows {
 		w.locker, w.pending = nil, nil
 		d.woken = append(d.woken, w.waiters...)
@@ -745,7 +740,7 @@ func (d *database) release(r *Run, s *backend, at int) {
 // served, run its statement again: the first takes the lock, the others find
 // it held again and go on waiting. It runs after the answer that freed the
 // lock has been logged, so the story reads in order.
-func (d *database) wake(r *Run, at int) {
+func (d *database) wake(r *demo.Run, at int) {
 	for len(d.woken) > 0 {
 		s := d.woken[0]
 		d.woken = d.woken[1:]
@@ -761,7 +756,7 @@ func (d *database) wake(r *Run, at int) {
 
 // check looks at a statement that waited and then got its answer: a worker
 // that waited for one row and took another waited for nothing.
-func (d *database) check(r *Run, w *wait, e *SQLStatement, at int) {
+func (d *database) check(r *demo.Run, w *wait, e *SQLStatement, at int) {
 	if w.first == nil || e.Err != nil || w.st.kind != stSelect {
 		return
 	}
@@ -769,15 +764,15 @@ func (d *database) check(r *Run, w *wait, e *SQLStatement, at int) {
 		return
 	}
 	if len(w.got) > 0 {
-		r.violate(Violation{Kind: QueuedBehind, At: at, Client: w.client, Other: w.firstBy,
+		r.Violate(demo.Violation{Kind: demo.QueuedBehind, At: at, Client: w.client, Other: w.firstBy,
 			Value: w.first.name(), Before: strconv.Itoa(at - w.sent)})
 	}
 }
 
 // elapse plays, in the order they fall due, the timers of the waiting
 // backends: the deadlock check after deadlock_timeout, and lock_timeout.
-func (d *database) elapse(r *Run, since int) {
-	d.lease.elapse(r, since)
+func (d *database) Elapse(r *demo.Run, since int) {
+	d.lease.Elapse(r, since)
 	for {
 		var next *backend
 		due, isCheck := 0, false
@@ -793,7 +788,7 @@ func (d *database) elapse(r *Run, since int) {
 				next, due, isCheck = s, w.from+s.timeout, false
 			}
 		}
-		if next == nil || due > r.now {
+		if next == nil || due > r.Now() {
 			return
 		}
 		if isCheck {
@@ -808,17 +803,17 @@ func (d *database) elapse(r *Run, since int) {
 // follow who waits for whom from itself, and if the path comes back, abort
 // its own statement. Which transaction of a cycle is aborted thus depends on
 // whose timer runs out first; PostgreSQL promises only that one is.
-func (d *database) deadlockCheck(r *Run, s *backend, at int) {
+func (d *database) deadlockCheck(r *demo.Run, s *backend, at int) {
 	s.wait.checked = true
 	cycle := []string{s.name}
 	for h := s.wait.holder(); h != nil; {
 		if h == s {
-			r.log(DeadlockCheck{Head: r.headAt(at, s.client, d.node(s)), Session: s.name, Cycle: cycle})
+			r.Log(DeadlockCheck{Head: r.HeadAt(at, s.client, d.node(s)), Session: s.name, Cycle: cycle})
 			var other string
 			if o := s.wait.holder(); o != nil {
 				other = o.client
 			}
-			r.violate(Violation{Kind: DeadlockAbort, At: at, Client: s.client, Other: other})
+			r.Violate(demo.Violation{Kind: demo.DeadlockAbort, At: at, Client: s.client, Other: other})
 			d.fail(r, s, errDeadlock, at)
 			return
 		}
@@ -831,14 +826,14 @@ func (d *database) deadlockCheck(r *Run, s *backend, at int) {
 }
 
 // fail ends s's waiting statement with err.
-func (d *database) fail(r *Run, s *backend, err *SQLError, at int) {
+func (d *database) fail(r *demo.Run, s *backend, err *SQLError, at int) {
 	w := s.wait
 	d.unqueue(s)
-	e := SQLStatement{Head: r.headAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent, Err: err}
+	e := SQLStatement{Head: r.HeadAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent, Err: err}
 	s.wait = nil
 	delete(d.blocked, w.client)
 	d.stopWaiting(w.client, at)
-	r.log(e)
+	r.Log(e)
 	if w.implicit {
 		d.end(r, s, false, at) // it was a transaction of its own, now over
 	} else {
@@ -901,17 +896,17 @@ func (d *database) trace(at int) {
 			open = open || h.Open && h.Lane == lane
 		}
 		if !open {
-			d.holds = append(d.holds, Span{Lane: lane, Owner: lane, From: at, Open: true, Until: -1})
+			d.holds = append(d.holds, demo.Span{Lane: lane, Owner: lane, From: at, Open: true, Until: -1})
 		}
 	}
-	slices.SortStableFunc(d.holds, func(a, b Span) int { return a.From - b.From })
+	slices.SortStableFunc(d.holds, func(a, b demo.Span) int { return a.From - b.From })
 }
 
 // forever is "": a crash ends the session and with it every lock.
-func (d *database) forever(*Run) string { return "" }
+func (d *database) Forever(*demo.Run) string { return "" }
 
-func (d *database) show(r *Run, f *Frame) {
-	db := &DatabaseState{}
+func (d *database) State(r *demo.Run) any {
+	db := State{Lock: d.lease.Now()}
 	for _, s := range d.sessions {
 		ss := BackendState{Name: s.name, Pid: s.pid, Client: s.client, State: "idle"}
 		switch {
@@ -920,7 +915,7 @@ func (d *database) show(r *Run, f *Frame) {
 			ss.Query, ss.Since = s.wait.sql, s.wait.sent
 			ss.Waiting = s.wait.lock()
 			for _, a := range d.queued[s.wait.client] {
-				ss.Next = append(ss.Next, a.SQL)
+				ss.Next = append(ss.Next, a.Args.(Args).SQL)
 			}
 			if h := s.wait.holder(); h != nil {
 				db.Edges = append(db.Edges, WaitEdge{From: s.name, To: h.name, Lock: s.wait.lock(), Since: s.wait.from})
@@ -971,19 +966,20 @@ func (d *database) show(r *Run, f *Frame) {
 		db.Advisory = append(db.Advisory, as)
 	}
 	db.Holds, db.Waits = slices.Clone(d.holds), slices.Clone(d.waits)
-	f.Database = db
-	d.lease.show(r, f)
+	return db
 }
 
-// DatabaseState is the database as a frame shows it: the connections, what
-// each holds and waits for, the rows, and the wait-for graph.
-type DatabaseState struct {
+// State is the database as a frame shows it: the connections, what each
+// holds and waits for, the rows, and the wait-for graph; and the lock
+// service beside it, for a lesson whose table checks its tokens.
+type State struct {
+	Lock     lockservice.State
 	Sessions []BackendState
 	Tables   []TableState
 	Advisory []AdvisoryState
-	Edges    []WaitEdge // who waits for whom: the picture of a deadlock
-	Holds    []Span     // on each client's lane, when its connection held locks
-	Waits    []Span     // on each client's lane, when it waited for a lock
+	Edges    []WaitEdge  // who waits for whom: the picture of a deadlock
+	Holds    []demo.Span // on each client's lane, when its connection held locks
+	Waits    []demo.Span // on each client's lane, when it waited for a lock
 }
 
 // BackendState is one connection, as pg_stat_activity and pg_locks show it.
@@ -1034,15 +1030,15 @@ type WaitEdge struct {
 // answered follows a statement's answer on s: the connection goes back to the
 // pool if the pooler takes it, waiters of locks just freed run again, and the
 // client's program carries on with what it sent meanwhile.
-func (d *database) answered(r *Run, s *backend, client string, at int) {
+func (d *database) answered(r *demo.Run, s *backend, client string, at int) {
 	d.unbind(r, s)
 	d.trace(at)
 	d.wake(r, at)
 	for len(d.queued[client]) > 0 && d.blocked[client] == nil {
 		next := d.queued[client][0]
 		d.queued[client] = d.queued[client][1:]
-		if err := d.send(r, next, at); err != nil && r.err == nil {
-			r.err = err
+		if err := d.send(r, next, at); err != nil {
+			r.Fail(err)
 		}
 	}
 }

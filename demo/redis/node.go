@@ -1,4 +1,4 @@
-package demo
+package redis
 
 import (
 	"crypto/sha256"

@@ -1,0 +1,164 @@
+// Package lockservice is the family of the chapter's own lock service: one
+// LockService (package demo) lending one lock with a lease and a fencing
+// token, asked with the chapter's Go API. Package sql lends it too, beside a
+// database whose table checks its tokens.
+package lockservice
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// Kind is the store: value of a scenario played on the lock service.
+const Kind demo.StoreKind = "lockservice"
+
+// The lock service's verbs.
+const (
+	Acquire demo.Verb = "acquire"
+	Renew   demo.Verb = "renew"
+	Release demo.Verb = "release"
+)
+
+// Verbs is the lock service's verb table.
+var Verbs = []demo.VerbSpec{
+	{Verb: Acquire, Form: "LEASE", Help: "Acquire(client, lease): the lock and a new token, if it is free", Parse: parseLease},
+	{Verb: Renew, Form: "LEASE", Help: "Renew(client, lease): a heartbeat that extends the holder's lease", Parse: parseLease},
+	{Verb: Release, Help: "Release(client): the holder gives the lock up early"},
+}
+
+// Family is the lock service's entry in the registry.
+var Family = &demo.Family{
+	Name:  "lockservice",
+	Kinds: []demo.StoreKind{Kind},
+	Unit:  "tick",
+	Verbs: Verbs,
+	New:   func(*demo.Scenario) demo.Store { return New() },
+	Lanes: func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: "", Word: "lockservice"}} },
+	Transcript: func(b *strings.Builder, f *demo.Frame) bool {
+		f.Store.(State).transcript(b, f.Scenario)
+		return false
+	},
+}
+
+// LeaseArgs is the lease asked for, in ticks (below 1 counts as 1).
+type LeaseArgs struct{ Lease int }
+
+// maxLease bounds a lease as the script bounds every number.
+const maxLease = 1_000_000_000
+
+func parseLease(words []string) (any, error) {
+	if len(words) != 1 {
+		return nil, fmt.Errorf("want LEASE")
+	}
+	n, err := strconv.Atoi(words[0]) // below 1 is allowed: the lock service counts it as 1
+	if err != nil || n > maxLease || n < -maxLease {
+		return nil, fmt.Errorf("the lease %q is not a whole number of at most %d", words[0], maxLease)
+	}
+	return LeaseArgs{n}, nil
+}
+
+// Store plays the chapter's LockService. Its clock is the run's: every
+// tick moves both, so a lease runs out when the run's time reaches it.
+type Store struct {
+	Svc *demo.LockService
+}
+
+// New makes a store with an empty lock service.
+func New() *Store { return &Store{Svc: demo.NewLockService()} }
+
+// State is the lock service as a frame shows it.
+type State struct {
+	Holder string // "" when free
+	Token  int64  // the holder's token; 0 when free
+	Expiry int    // when the current (or last) lease runs out
+}
+
+// NoLease says that no lease has been granted yet: there is no expiry to
+// show, only that nothing is held.
+func (s State) NoLease() bool { return s.Holder == "" && s.Expiry == 0 }
+
+// Of returns the lock service's state in f, if f has one.
+func Of(f demo.Frame) (State, bool) {
+	switch s := f.Store.(type) {
+	case State:
+		return s, true
+	case interface{ LockService() (State, bool) }:
+		return s.LockService()
+	}
+	return State{}, false
+}
+
+func (s *Store) Do(r *demo.Run, a demo.Action) error {
+	c := r.Client(a.Who)
+	h := r.Head(c.Name, "")
+	switch a.Verb {
+	case Acquire:
+		lease := a.Args.(LeaseArgs).Lease
+		token, ok := s.Svc.Acquire(c.Name, lease)
+		if !ok {
+			r.Log(AcquireCall{Head: h, Lease: lease})
+			return nil
+		}
+		c.Token = token
+		r.Hold(c, s.Svc.Expiry())
+		r.Log(AcquireCall{Head: h, Lease: lease, Token: token, Expiry: s.Svc.Expiry(), OK: true})
+	case Renew:
+		lease := a.Args.(LeaseArgs).Lease
+		if !s.Svc.Renew(c.Name, lease) {
+			// The client learns that it lost the lock: this is the only way
+			// a running client finds out.
+			r.LetGo(c)
+			r.Log(RenewCall{Head: h, Lease: lease, Token: c.Token})
+			return nil
+		}
+		r.ExtendHold(c, s.Svc.Expiry())
+		r.Log(RenewCall{Head: h, Lease: lease, Token: c.Token, Expiry: s.Svc.Expiry(), OK: true})
+	case Release:
+		holder, _ := s.Svc.Holder()
+		s.Svc.Release(c.Name)
+		r.LetGo(c)
+		r.Log(ReleaseCall{Head: h, Token: c.Token, Held: holder == c.Name})
+	default:
+		return &demo.ActionError{Action: a, Msg: "the lock service does not " + string(a.Verb)}
+	}
+	return nil
+}
+
+func (s *Store) Elapse(r *demo.Run, since int) {
+	holder, token := s.Svc.Holder()
+	s.Svc.Tick(r.Now() - since)
+	if holder == "" {
+		return
+	}
+	if now, _ := s.Svc.Holder(); now == "" {
+		r.Log(LeaseExpiry{Head: r.HeadAt(s.Svc.Expiry(), holder, ""), Token: token})
+	}
+}
+
+// Forever is always "": a lease lasts at least one tick.
+func (s *Store) Forever(*demo.Run) string { return "" }
+
+func (s *Store) State(*demo.Run) any { return s.Now() }
+
+// Now is the lock service's state now.
+func (s *Store) Now() State {
+	st := State{Expiry: s.Svc.Expiry()}
+	st.Holder, st.Token = s.Svc.Holder()
+	return st
+}
+
+// transcript writes the lock's line; "free" when never lent, as a lease
+// lasts at least one tick.
+func (st State) transcript(b *strings.Builder, sc *demo.Scenario) {
+	switch {
+	case st.Holder != "":
+		fmt.Fprintf(b, "  lock: %s holds token %d, lease until %s\n", st.Holder, st.Token, demo.Clock(sc, st.Expiry))
+	case st.Expiry == 0:
+		b.WriteString("  lock: free\n")
+	default:
+		fmt.Fprintf(b, "  lock: free (last lease until %s)\n", demo.Clock(sc, st.Expiry))
+	}
+}

@@ -1,0 +1,554 @@
+package redis
+
+import (
+	"encoding/binary"
+	"slices"
+	"strconv"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// redisNodes plays the Redis family: one node, a primary with an asynchronous
+// replica, or Redlock's independent nodes. Every client talks to the primary
+// (the only node, or whichever of the pair is primary now), except a Redlock
+// client, which asks every node in turn.
+type redisNodes struct {
+	sc      *demo.Scenario
+	nodes   []*Node
+	latency int // Redlock: ms a reachable node takes to answer
+	timeout int // Redlock: ms a client waits for a node before giving up
+	clients map[string]*client
+}
+
+// client is what a Redis client keeps beyond its belief: the attempts that
+// drew its random values, Redisson's lease and watchdog, a Redlock client's
+// cut-off nodes.
+type client struct {
+	tries    int      // lock attempts so far: each draws a fresh random value
+	lease    int      // Redisson: the lease it locked with, which unlock sends again
+	watchdog bool     // Redisson: its watchdog renews the lock
+	unlocks  int      // Redisson: unlock calls so far, each with its own latch
+	cut      []string // Redlock: the nodes the network drops its packets to
+}
+
+func (s *redisNodes) of(c *demo.Client) *client {
+	k, ok := s.clients[c.Name]
+	if !ok {
+		k = &client{}
+		s.clients[c.Name] = k
+	}
+	return k
+}
+
+func newRedisNodes(sc *demo.Scenario) *redisNodes {
+	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: map[string]*client{}}
+	for _, name := range sc.NodeNames() {
+		n := &Node{Name: name, Up: true}
+		switch name {
+		case "primary":
+			n.Role = "primary"
+		case "replica":
+			n.Role = "replica"
+		}
+		s.nodes = append(s.nodes, n)
+	}
+	return s
+}
+
+func (s *redisNodes) node(name string) *Node {
+	for _, n := range s.nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// primary is the node a Redis client talks to: the only node, or whichever
+// of the pair is primary now.
+func (s *redisNodes) primary() *Node {
+	for _, n := range s.nodes {
+		if n.Role == "primary" || n.Role == "" {
+			return n
+		}
+	}
+	return nil
+}
+
+func (s *redisNodes) replicaOf(primary *Node) *Node {
+	for _, n := range s.nodes {
+		if n != primary && n.Role == "replica" {
+			return n
+		}
+	}
+	return nil
+}
+
+func (s *redisNodes) Do(r *demo.Run, a demo.Action) error {
+	switch a.Verb {
+	case Down, Up, Jump, Slew, Promote, Replicate:
+		return s.nodeAction(r, a)
+	}
+	c := r.Client(a.Who)
+	switch a.Verb {
+	case RedlockLock:
+		s.redlock(r, c, a.Args.(RedlockArgs))
+		return nil
+	case RedlockUnlock:
+		s.unlockAll(r, c, a.Args.(KeyArgs).Key)
+		r.LetGo(c)
+		return nil
+	case Cut:
+		s.of(c).cut = append([]string(nil), a.Args.(NodesArgs).Nodes...)
+		r.Log(Partition{Head: r.Head(c.Name, ""), What: CutOff, Nodes: s.of(c).cut})
+		return nil
+	case Heal:
+		s.of(c).cut = nil
+		r.Log(Partition{Head: r.Head(c.Name, ""), What: Healed})
+		return nil
+	case RLock, RTryLock, RRenew, RUnlock:
+		return s.redisson(r, c, a)
+	}
+	return s.command(r, c, a)
+}
+
+// command plays one command of a client against the primary (or only) node.
+func (s *redisNodes) command(r *demo.Run, c *demo.Client, a demo.Action) error {
+	n := s.primary()
+	h := r.Head(c.Name, n.Name)
+	value := c.Value
+	if a.Verb == Set || a.Verb == SetNX {
+		s.of(c).tries++ // every attempt draws a fresh random value
+		value = lockValue(s.sc.ID, c.Name, s.of(c).tries)
+	}
+	var (
+		key          string
+		nx           bool
+		px, seconds  int
+		replicas, to int
+	)
+	switch x := a.Args.(type) {
+	case SetArgs:
+		key, nx, px = x.Key, x.NX, x.PX
+	case KeyArgs:
+		key = x.Key
+	case ExpireArgs:
+		key, seconds = x.Key, x.Seconds
+	case TTLArgs:
+		key, px = x.Key, x.PX
+	case WaitArgs:
+		replicas, to = x.Replicas, x.Timeout
+	}
+	var cmd Command
+	switch a.Verb {
+	case Set:
+		cmd = SetCommand{Head: h, Key: key, Value: value, NX: nx, PX: px}
+	case SetNX:
+		cmd = SetNXCommand{Head: h, Key: key, Value: value}
+	case Expire:
+		cmd = ExpireCommand{Head: h, Key: key, Seconds: seconds}
+	case Del:
+		cmd = DelCommand{Head: h, Key: key}
+	case Unlock:
+		cmd = UnlockScript{Head: h, Key: key, Value: value}
+	case Extend:
+		cmd = RenewScript{Head: h, Key: key, Value: value, PX: px}
+	case Wait:
+		cmd = WaitCommand{Head: h, Replicas: replicas, Timeout: to}
+	default:
+		return &demo.ActionError{Action: a, Msg: "a Redis node does not " + string(a.Verb)}
+	}
+	if !n.Up {
+		r.Log(NoAnswer{Head: h, Sent: cmd})
+		return nil
+	}
+	switch e := cmd.(type) {
+	case SetCommand:
+		ttl := px // 0: no expiry
+		e.OK = n.Set(key, value, nx, ttl, r.Now())
+		if e.OK {
+			e.Expiry = s.taken(r, c, value, ttl)
+		}
+		cmd = e
+	case SetNXCommand:
+		e.OK = n.Set(key, value, true, 0, r.Now())
+		if e.OK {
+			s.taken(r, c, value, 0)
+		}
+		cmd = e
+	case ExpireCommand:
+		e.OK = n.Expire(key, seconds*1000, r.Now())
+		if e.OK && c.Holds {
+			r.ExtendHold(c, r.Now()+seconds*1000)
+		}
+		cmd = e
+	case DelCommand:
+		e.OK = n.Del(key, r.Now())
+		r.LetGo(c)
+		cmd = e
+	case UnlockScript:
+		e.OK = n.DelIfEq(key, value, r.Now())
+		r.LetGo(c)
+		cmd = e
+	case RenewScript:
+		e.OK = n.ExpireIfEq(key, value, px, r.Now())
+		if e.OK {
+			e.Expiry = r.Now() + px
+			r.ExtendHold(c, e.Expiry)
+		} else {
+			r.LetGo(c) // the watchdog finds the lock gone and tells the client
+		}
+		cmd = e
+	case WaitCommand:
+		// WAIT blocks until numreplicas replicas acknowledged what this
+		// client wrote, or the timeout passes, and answers how many had by
+		// then. A replica that is up acknowledges at once here. With
+		// timeout 0 and too few replicas, the client is blocked for ever,
+		// or until a replica comes back.
+		if rep := s.replicaOf(n); rep != nil && rep.Up {
+			n.ship(rep)
+			e.Acked = 1
+		}
+		if e.Acked < e.Replicas {
+			if e.Timeout == 0 {
+				c.Blocked = true
+				r.Log(BlockedWait{Head: h, Replicas: e.Replicas})
+				return nil
+			}
+			r.Advance(e.Timeout)
+			e.Head = r.Head(c.Name, n.Name)
+		}
+		cmd = e
+	}
+	r.Log(cmd)
+	return nil
+}
+
+// taken records that c's SET went through with value: c now believes it
+// holds the lock until the TTL runs out (-1: never), which it returns.
+func (s *redisNodes) taken(r *demo.Run, c *demo.Client, value string, ttl int) int {
+	c.Value = value
+	until := -1
+	if ttl > 0 {
+		until = r.Now() + ttl
+	}
+	r.Hold(c, until)
+	return until
+}
+
+// MaxRetryDelay is the most a Redlock client waits, at random, before a new
+// attempt: redlock-rb's 200 ms.
+const MaxRetryDelay = 200
+
+// redlock plays the Redlock algorithm for one client: note T1, ask every node
+// in turn with a short timeout, then count. The clock moves while it asks,
+// which is exactly what the validity arithmetic accounts for. Without the
+// lock it unlocks every node, waits a random delay and, while it has retries
+// left, tries again.
+func (s *redisNodes) redlock(r *demo.Run, c *demo.Client, a RedlockArgs) {
+	for try := 0; ; try++ {
+		if s.redlockOnce(r, c, a) || try >= a.Retries {
+			return
+		}
+		delay := retryDelay(s.sc.ID, c.Name, s.of(c).tries)
+		r.Log(RetryDelay{Head: r.Head(c.Name, ""), Delay: delay, Max: MaxRetryDelay})
+		r.Advance(delay)
+	}
+}
+
+// retryDelay is the "random" delay after a client's failed attempt, from 0 to
+// MaxRetryDelay ms: drawn from the scenario, the client and the attempt, so
+// every run waits the same.
+func retryDelay(scenario, client string, attempt int) int {
+	sum := sha(scenario + "/" + client + "/" + strconv.Itoa(attempt) + "/retry")
+	return int(binary.BigEndian.Uint32(sum[:4]) % (MaxRetryDelay + 1))
+}
+
+// redlockOnce is one attempt; it reports whether the client got the lock.
+func (s *redisNodes) redlockOnce(r *demo.Run, c *demo.Client, a RedlockArgs) bool {
+	s.of(c).tries++
+	c.Value = lockValue(s.sc.ID, c.Name, s.of(c).tries)
+	t1 := r.Now()
+	locked := 0
+	for _, n := range s.nodes {
+		sent := SetCommand{Key: a.Key, Value: c.Value, NX: true, PX: a.PX, Redlock: true}
+		if !s.reach(r, c, n, func(h demo.Head) Command { sent.Head = h; return sent }) {
+			continue
+		}
+		sent.Head = r.Head(c.Name, n.Name)
+		sent.OK = n.Set(a.Key, c.Value, true, a.PX, r.Now())
+		if sent.OK {
+			locked++
+			sent.Expiry = r.Now() + a.PX
+		}
+		r.Log(sent)
+	}
+	q := Quorum{Locked: locked, Need: len(s.nodes)/2 + 1, TTL: a.PX, Elapsed: r.Now() - t1, Drift: a.PX/100 + 2}
+	q.Validity = q.TTL - q.Elapsed - q.Drift
+	h := r.Head(c.Name, "")
+	if q.Held() {
+		until := t1 + q.TTL - q.Drift
+		r.Hold(c, until)
+		r.Log(RedlockResult{Head: h, Key: a.Key, Value: c.Value, Quorum: q, Expiry: until})
+		return true
+	}
+	r.Log(RedlockResult{Head: h, Key: a.Key, Value: c.Value, Quorum: q})
+	r.LetGo(c) // it knows it failed, whatever it held before
+	// Undo what was set, on every node: also those that did not say OK,
+	// since a reply can be lost after the key was set.
+	s.unlockAll(r, c, a.Key)
+	return false
+}
+
+// unlockAll sends the compare-and-delete script to every node in turn, each
+// costing a round trip or a timeout, as the acquisition did.
+func (s *redisNodes) unlockAll(r *demo.Run, c *demo.Client, key string) {
+	for _, n := range s.nodes {
+		sent := UnlockScript{Key: key, Value: c.Value}
+		if !s.reach(r, c, n, func(h demo.Head) Command { sent.Head = h; return sent }) {
+			continue
+		}
+		sent.Head = r.Head(c.Name, n.Name)
+		sent.OK = n.DelIfEq(key, c.Value, r.Now())
+		r.Log(sent)
+	}
+}
+
+// reach sends one command of c's to node n and moves the clock on by what
+// that costs. A node that is up answers after a round trip, and reach
+// returns true for the caller to log the answer. A node that is down refuses
+// the connection, which also takes a round trip. A node c is cut off from
+// drops the packets, and c gives up after the timeout. Both are logged here,
+// as NoAnswer with the command that went out.
+func (s *redisNodes) reach(r *demo.Run, c *demo.Client, n *Node, sent func(demo.Head) Command) bool {
+	cut := slices.Contains(s.of(c).cut, n.Name)
+	wait := s.latency
+	if cut {
+		wait = s.timeout
+	}
+	r.Advance(wait)
+	if n.Up && !cut {
+		return true
+	}
+	h := r.Head(c.Name, n.Name)
+	e := NoAnswer{Head: h, Sent: sent(h)}
+	if cut {
+		e.Waited = s.timeout
+	}
+	r.Log(e)
+	return false
+}
+
+// redisson plays a Redisson client's lock calls against the one node.
+func (s *redisNodes) redisson(r *demo.Run, c *demo.Client, a demo.Action) error {
+	n := s.primary()
+	h := r.Head(c.Name, n.Name)
+	field := redissonField(s.sc.ID, c.Name)
+	var key string
+	var px int
+	switch x := a.Args.(type) {
+	case TTLArgs:
+		key, px = x.Key, x.PX
+	case KeyArgs:
+		key = x.Key
+	}
+	if a.Verb == RRenew {
+		switch {
+		case c.Paused:
+			r.Log(WatchdogSkipped{Head: h})
+			return nil
+		case !s.of(c).watchdog:
+			return &demo.ActionError{Action: a, Msg: c.Name + "'s watchdog is not running: it holds no lock, or a renewal found the lock gone"}
+		}
+	}
+	if a.Verb == RLock && c.Holds && c.Value != field {
+		return &demo.ActionError{Action: a, Msg: c.Name + " holds another kind of lock"}
+	}
+	var cmd Command
+	switch a.Verb {
+	case RLock, RTryLock:
+		e := RedissonLock{Head: h, Key: key, Field: field, Lease: px, Try: a.Verb == RTryLock}
+		if n.Up {
+			e.Left, e.OK = n.RLock(key, field, px, r.Now())
+			if !e.OK && a.Verb == RLock {
+				// lock() would subscribe to the channel and wait: not modelled.
+				return &demo.ActionError{Action: a, Msg: "lock() would wait for the holder to let go; the model plays tryLock() (rtrylock) for that"}
+			}
+		}
+		if e.OK {
+			e.Expiry = r.Now() + px
+			if c.Holds {
+				r.ExtendHold(c, e.Expiry) // re-entered: the same holding, renewed
+			} else {
+				s.taken(r, c, field, px)
+			}
+			s.of(c).lease = px
+			s.of(c).watchdog = true
+		}
+		cmd = e
+	case RRenew:
+		e := RedissonRenew{Head: h, Key: key, Field: field, Lease: px}
+		if n.Up {
+			e.OK = n.RRenew(key, field, px, r.Now())
+		}
+		if e.OK {
+			e.Expiry = r.Now() + px
+			r.ExtendHold(c, e.Expiry)
+		} else {
+			// Redisson cancels the renewal and only logs it: the client is
+			// not told, and believes it holds the lock until it unlocks.
+			s.of(c).watchdog = false
+		}
+		cmd = e
+	case RUnlock:
+		s.of(c).unlocks++
+		e := RedissonUnlock{Head: h, Key: key, Field: field, Lease: s.of(c).lease,
+			Latch: RedissonLatch(key, requestID(s.sc.ID, c.Name, s.of(c).unlocks))}
+		if !n.Up {
+			r.Log(NoAnswer{Head: h, Sent: e})
+			return nil
+		}
+		var reply int
+		reply, e.Found = n.RUnlock(key, field, e.Latch, s.of(c).lease, RedissonLatchTTL, r.Now())
+		e.Released = e.Found && reply == 1
+		if !e.Found || e.Released {
+			// A nil answer throws IllegalMonitorStateException: the client
+			// learns, too late, that the lock was not its own any more.
+			r.LetGo(c)
+			s.of(c).watchdog = false
+		}
+		r.Log(e)
+		r.Log(LatchDel{Head: h, Latch: e.Latch, OK: n.Del(e.Latch, r.Now())})
+		return nil
+	}
+	if !n.Up {
+		r.Log(NoAnswer{Head: h, Sent: cmd})
+		return nil
+	}
+	r.Log(cmd)
+	return nil
+}
+
+func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
+	targets := s.nodes
+	if a.Who != "all" {
+		n := s.node(a.Who)
+		if n == nil {
+			return &demo.ActionError{Action: a, Msg: "unknown node " + a.Who}
+		}
+		targets = []*Node{n}
+	}
+	for _, n := range targets {
+		h := r.Head("", n.Name)
+		switch a.Verb {
+		case Down:
+			// A node that goes down without persistence comes back empty.
+			n.Up, n.keys, n.backlog = false, nil, nil
+			r.Log(NodeChange{Head: h, What: NodeDown})
+		case Up:
+			n.Up = true
+			r.Log(NodeChange{Head: h, What: NodeUp})
+			s.unblock(r, n)
+		case Jump:
+			by := a.Args.(ClockArgs).By
+			n.Offset += by
+			r.Log(ClockJumped{Head: h, By: by})
+			s.Elapse(r, r.Now())
+		case Slew:
+			ca := a.Args.(ClockArgs)
+			n.Slew(ca.By, ca.Rate)
+			r.Log(ClockSlewing{Head: h, By: ca.By, Rate: ca.Rate})
+		case Promote:
+			if n.Role != "replica" {
+				return &demo.ActionError{Action: a, Msg: n.Name + " is not a replica"}
+			}
+			for _, m := range s.nodes {
+				if m.Role == "primary" {
+					m.Role = "former-primary"
+				}
+			}
+			n.Role = "primary"
+			r.Log(NodeChange{Head: h, What: Promoted})
+		case Replicate:
+			rep := s.replicaOf(n)
+			if n.Role != "primary" || !n.Up || rep == nil || !rep.Up {
+				return &demo.ActionError{Action: a, Msg: n.Name + " cannot replicate: it must be an up primary with an up replica"}
+			}
+			r.Log(Replication{Head: h, Shipped: n.ship(rep)})
+		default:
+			return &demo.ActionError{Action: a, Msg: "a Redis node does not " + string(a.Verb)}
+		}
+	}
+	return nil
+}
+
+// elapse records the keys that ran out between since and now, at the time
+// each ran out, and drops them.
+func (s *redisNodes) Elapse(r *demo.Run, since int) {
+	evs := r.Events()
+	start := len(evs)
+	for _, n := range s.nodes {
+		n.slew(r.Now() - since)
+		for i := 0; i < len(n.keys); {
+			e := n.keys[i]
+			if !n.expired(e, r.Now()) {
+				i++
+				continue
+			}
+			// When did it run out? On its own clock, or at a jump.
+			at := min(max(e.wallAt+e.ttl-n.Offset, since), r.Now())
+			r.Log(KeyExpiry{Head: r.HeadAt(at, s.owner(r, e.value), n.Name), Key: e.key, Value: e.value})
+			n.keys = append(n.keys[:i], n.keys[i+1:]...)
+		}
+	}
+	expired := r.Events()[start:]
+	slices.SortStableFunc(expired, func(a, b demo.Event) int { return a.Header().At - b.Header().At })
+}
+
+// unblock ends the WAIT of every client blocked on n's primary, now that n,
+// its replica, is back: the primary ships, and WAIT answers.
+func (s *redisNodes) unblock(r *demo.Run, n *Node) {
+	p := s.primary()
+	if n.Role != "replica" || p == nil || !p.Up {
+		return
+	}
+	clients := r.Clients()
+	for i := range clients {
+		c := &clients[i]
+		if !c.Blocked {
+			continue
+		}
+		p.ship(n)
+		c.Blocked = false
+		wait := blockedWaitOf(r.Events(), c.Name)
+		r.Log(WaitCommand{Head: r.Head(c.Name, p.Name), Replicas: wait.Replicas, Timeout: 0, Acked: 1})
+	}
+}
+
+// blockedWaitOf returns the last BlockedWait of client among events.
+func blockedWaitOf(events []demo.Event, client string) BlockedWait {
+	for i := len(events) - 1; i >= 0; i-- {
+		if b, ok := events[i].(BlockedWait); ok && b.Client == client {
+			return b
+		}
+	}
+	return BlockedWait{}
+}
+
+// forever finds a lock key that never expires and belongs to a dead client.
+func (s *redisNodes) Forever(r *demo.Run) string {
+	for _, n := range s.nodes {
+		if !n.Up {
+			continue
+		}
+		for _, e := range n.keys {
+			if e.ttl != 0 {
+				continue
+			}
+			if c := r.Client(s.owner(r, e.value)); c != nil && c.Crashed {
+				return c.Name
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,48 @@
+package views
+
+import (
+	"github.com/a-h/templ"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// Panel is how the page draws one store family: its panels, and the
+// sentences of its events. A family's panel is one line of the registry
+// below, and its component and sentences live in a file of their own
+// (lockservice.templ, redis.templ, consensus.templ, database.templ).
+type Panel struct {
+	// Store draws the store's state. Unless Whole, the resource's and the
+	// clients' panels follow it.
+	Store func(d Demo) templ.Component
+	// Whole: Store draws the whole row (a database's tables are the
+	// resource, and its connections the clients).
+	Whole bool
+	// Wide: the store's panel takes the wide grid (a table of nodes).
+	Wide bool
+	// Describe says one of the family's events in a sentence of lang; false
+	// for an event it does not know.
+	Describe func(lang string, f demo.Frame, e demo.Event) (string, bool)
+	// Reply says, in lang, what happened to a command that got no answer;
+	// false where the wire's own reply stands. Nil for none.
+	Reply func(lang string, e demo.Event) (string, bool)
+	// Checked names the line that says which real server the scenario's
+	// commands were checked against; nil where nothing checks them (the
+	// chapter's own lock service, Consul, which Debian does not package).
+	Checked func(sc *demo.Scenario) string
+}
+
+// panels is the registry: one line per family, by demo.Family.Name.
+var familyPanels = map[string]Panel{
+	"lockservice": {Store: lockPanel, Describe: describeLock},
+	"redis":       {Store: nodesPanel, Wide: true, Describe: describeRedis, Reply: redisReply, Checked: redisChecked},
+	"consensus":   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked},
+	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked},
+}
+
+// RegisterPanel adds the panel of a family of one's own, for a program that
+// loads scenarios of that family (script.LoadWith). Call it before serving.
+func RegisterPanel(family string, p Panel) { familyPanels[family] = p }
+
+// panelOf is the panel of the frame's family; a family with none shows the
+// resource and the clients only.
+func panelOf(d Demo) Panel { return familyPanels[d.Sc().Family.Name] }
