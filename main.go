@@ -37,18 +37,22 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/views/guidedata"
 	"github.com/distlock/fencing-demo/web"
 	"github.com/distlock/fencing-demo/web/export"
 )
 
-// scenarios.yaml and guide.yaml come built in as Go values (builtin_gen.go,
-// made by cmd/builtin-gen), read and checked when they were generated, so a
-// start parses no YAML: that was most of a cold start.
-//
-//go:generate go run ./cmd/builtin-gen
-
-//go:embed static
-var staticFiles embed.FS
+// scenarios.yaml and guide.yaml are built into the binary as they are and
+// read and checked at every start, so an edit is served by the next `go run .`
+// and a mistake stops the server with the file and the line.
+var (
+	//go:embed scenarios.yaml
+	scenariosYAML []byte
+	//go:embed guide.yaml
+	guideYAML []byte
+	//go:embed static
+	staticFiles embed.FS
+)
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stderr); err != nil {
@@ -144,12 +148,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	catalog, err := loadCatalog(*scenarios)
+	catalog, guide, err := loadBuiltin(*scenarios)
 	if err != nil {
 		return err
 	}
 	static, _ := fs.Sub(staticFiles, "static")
-	srv, err := web.New(cfg, catalog, builtinGuide, static, log)
+	srv, err := web.New(cfg, catalog, guide, static, log)
 	if err != nil {
 		return err
 	}
@@ -182,12 +186,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return srv.Shutdown(shutdown, hs)
 }
 
+// loadBuiltin reads the scenarios (see loadCatalog) and the built-in
+// guide.yaml at the same time: parsing YAML is most of a start.
+func loadBuiltin(path string) (*demo.Catalog, *guidedata.Guide, error) {
+	var guide *guidedata.Guide
+	var guideErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		guide, guideErr = guidedata.Load("guide.yaml", guideYAML)
+	}()
+	catalog, err := loadCatalog(path)
+	<-done
+	return catalog, guide, errors.Join(err, guideErr)
+}
+
 // loadCatalog reads the scenarios from path, or takes the built-in
 // scenarios.yaml when path is "": the server and the export read them the
 // same way.
 func loadCatalog(path string) (*demo.Catalog, error) {
 	if path == "" {
-		return demo.NewCatalog(builtinScenarios)
+		return script.Load("scenarios.yaml", scenariosYAML)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
