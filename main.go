@@ -42,18 +42,17 @@ import (
 	"github.com/distlock/fencing-demo/web/export"
 )
 
-// scenarios.yaml and guide.yaml are built into the binary as they stand, and
-// read and checked at every start: an edit is served by the next `go run .`,
-// and a broken one stops the start with its file and line.
+// scenarios.yaml and guide.yaml are built into the binary as they are and
+// read and checked at every start, so an edit is served by the next `go run .`
+// and a mistake stops the server with the file and the line.
 var (
 	//go:embed scenarios.yaml
-	scenariosFile []byte
+	scenariosYAML []byte
 	//go:embed guide.yaml
-	guideFile []byte
+	guideYAML []byte
+	//go:embed static
+	staticFiles embed.FS
 )
-
-//go:embed static
-var staticFiles embed.FS
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stderr); err != nil {
@@ -149,15 +148,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	catalog, err := loadCatalog(*scenarios)
+	catalog, guide, err := loadBuiltin(*scenarios)
 	if err != nil {
 		return err
 	}
 	static, _ := fs.Sub(staticFiles, "static")
-	guide, err := guidedata.Load("guide.yaml", guideFile)
-	if err != nil {
-		return err
-	}
 	srv, err := web.New(cfg, catalog, guide, static, log)
 	if err != nil {
 		return err
@@ -191,12 +186,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return srv.Shutdown(shutdown, hs)
 }
 
+// loadBuiltin reads the scenarios (see loadCatalog) and the built-in
+// guide.yaml at the same time: parsing YAML is most of a start.
+func loadBuiltin(path string) (*demo.Catalog, *guidedata.Guide, error) {
+	var guide *guidedata.Guide
+	var guideErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		guide, guideErr = guidedata.Load("guide.yaml", guideYAML)
+	}()
+	catalog, err := loadCatalog(path)
+	<-done
+	return catalog, guide, errors.Join(err, guideErr)
+}
+
 // loadCatalog reads the scenarios from path, or takes the built-in
 // scenarios.yaml when path is "": the server and the export read them the
 // same way.
 func loadCatalog(path string) (*demo.Catalog, error) {
 	if path == "" {
-		return script.Load("scenarios.yaml", scenariosFile)
+		return script.Load("scenarios.yaml", scenariosYAML)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -142,10 +142,6 @@ func (p Place) URL() string {
 	return u
 }
 
-// RunURL is the place's address with the visitor's run riding along: where a
-// click without JavaScript is redirected, as no page state keeps the run.
-func (p Place) RunURL(run string) string { return p.URL() + "&" + RunParam + "=" + run }
-
 // PageURL is the place's address as a page of the site, whatever its view:
 // the link to share.
 func (p Place) PageURL() string { p.View, p.Present = PageView, false; return p.URL() }
@@ -183,15 +179,6 @@ func (p Place) Hidden(run string) []Field {
 		fs = append(fs, Field{PresentParam, "1"})
 	}
 	return fs
-}
-
-// fieldGap is the space the page has always had after a hidden field (all
-// but presenter mode's), kept so that the HTML stays byte for byte the same.
-func fieldGap(f Field) string {
-	if f.Name == PresentParam {
-		return ""
-	}
-	return " "
 }
 
 // Form is Hidden as form values, for a program that clicks (the load

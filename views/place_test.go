@@ -47,7 +47,6 @@ func TestPlaceURL(t *testing.T) {
 	p := views.Place{Sc: sc, On: true, Step: 3, Lang: "ja"}
 	for _, tc := range []struct{ got, want string }{
 		{p.URL(), "/scenarios/gc-pause?fencing=on&step=3&lang=ja"},
-		{p.RunURL("abc"), "/scenarios/gc-pause?fencing=on&step=3&lang=ja&run=abc"},
 		{views.Place{Sc: sc, On: false, Step: 2, Lang: "en", View: views.EmbedView, Present: true}.URL(), "/embed/gc-pause?fencing=off&step=2&lang=en&present=1"},
 		{views.Place{Sc: sc, Step: 2, Lang: "en", View: views.EmbedView, Present: true}.PageURL(), "/scenarios/gc-pause?fencing=off&step=2&lang=en"},
 		{views.Place{Sc: sc, Step: 2, Lang: "en", View: views.EmbedView}.Action("step"), "/embed/gc-pause/step"},

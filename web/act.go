@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -97,10 +96,7 @@ func (s *Server) answerClick(c echo.Context, there views.Place, m moved) error {
 		return c.Redirect(http.StatusSeeOther, there.URL())
 	}
 	c.Response().Header().Set("HX-Push-Url", there.URL())
-	key := answerKey{here: there, run: true, follow: m.follow != ""}
-	return s.answers.serve(c, key, m.run, m.follow, views.DemoSwap, func(f demo.Frame, run, follow string) views.Demo {
-		return s.demoView(f, there, run, follow)
-	})
+	return s.writeFrame(c, answerKey{here: there}, visitorIDs(m.run))
 }
 
 // The cookie that keeps a visitor's run key between pages: a lecture's length

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/follow"
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // A cached answer is byte for byte what drawing the frame afresh gives, for
@@ -39,18 +39,18 @@ func TestAnswersMatchRendering(t *testing.T) {
 				for _, c := range []struct {
 					page, run, follow bool
 				}{{true, false, false}, {true, true, false}, {true, true, true}, {false, true, true}, {false, true, false}} {
-					key := answerKey{here: here, page: c.page, run: c.run, follow: c.follow}
+					key := answerKey{here: here, page: c.page}
 					for i := range runs {
-						run, link := "", ""
+						var ids respond.IDs
 						if c.run {
-							run = runs[i]
+							ids.Run = runs[i]
 						}
 						if c.follow {
-							link = views.FollowURL(fids[i])
+							ids.Follow = fids[i]
 						}
-						want := drawn(t, s, key, run, link)
+						want := drawn(t, s, key, ids)
 						for _, gz := range []bool{false, true} {
-							if got := served(t, s, key, run, link, gz); !bytes.Equal(got, want) {
+							if got := served(t, s, key, ids, gz); !bytes.Equal(got, want) {
 								t.Fatalf("%s %+v gzip %v: the cached answer differs from the drawn one:\n%s\nwant\n%s", here.URL(), c, gz, got, want)
 							}
 						}
@@ -61,11 +61,15 @@ func TestAnswersMatchRendering(t *testing.T) {
 	}
 }
 
-// drawn renders key's answer directly, as the handlers did before the cache.
-func drawn(t *testing.T, s *Server, key answerKey, run, link string) []byte {
+// drawn renders key's answer directly, without the cache.
+func drawn(t *testing.T, s *Server, key answerKey, ids respond.IDs) []byte {
 	t.Helper()
 	f := testkit.Frame(t, key.here.Sc, key.here.On, key.here.Step)
-	d := s.demoView(f, key.here, run, link)
+	link := ""
+	if ids.Follow != "" {
+		link = views.FollowURL(ids.Follow)
+	}
+	d := s.demoView(f, key.here, ids.Run, link)
 	comp := views.DemoSwap(d)
 	if key.page {
 		comp = views.DemoPage(d)
@@ -79,7 +83,7 @@ func drawn(t *testing.T, s *Server, key answerKey, run, link string) []byte {
 
 // served is key's answer through the cache, gunzipped when it came
 // compressed.
-func served(t *testing.T, s *Server, key answerKey, run, link string, gz bool) []byte {
+func served(t *testing.T, s *Server, key answerKey, ids respond.IDs, gz bool) []byte {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	if gz {
@@ -87,13 +91,7 @@ func served(t *testing.T, s *Server, key answerKey, run, link string, gz bool) [
 	}
 	w := httptest.NewRecorder()
 	c := s.echo.NewContext(r, w)
-	draw := views.DemoSwap
-	if key.page {
-		draw = views.DemoPage
-	}
-	if err := s.answers.serve(c, key, run, link, draw, func(f demo.Frame, run, follow string) views.Demo {
-		return s.demoView(f, key.here, run, follow)
-	}); err != nil {
+	if err := s.writeFrame(c, key, ids); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.Header().Get("Content-Encoding") == "gzip"; got != gz {
@@ -155,12 +153,15 @@ func TestAnswersKeepNoVisitorsKey(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range s.answers.cache.Keys() {
-		a, _ := s.answers.cache.Peek(k)
+	kept := s.answers.Kept()
+	if len(kept) == 0 {
+		t.Fatal("the answer cache keeps nothing after four pages")
+	}
+	for _, a := range kept {
 		for _, key := range keys {
 			for _, id := range []string{key, follow.LectureID(key)} {
-				if bytes.Contains(a.plain, []byte(id)) || bytes.Contains(bytes.Join(a.gz, nil), []byte(id)) {
-					t.Fatalf("the cached answer for %s holds a visitor's id %q", k.here.URL(), id)
+				if bytes.Contains(a, []byte(id)) {
+					t.Fatalf("a cached answer holds a visitor's id %q", id)
 				}
 			}
 		}

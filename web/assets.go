@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // Assets serves the files under static/ at names that carry a hash of their
@@ -99,7 +101,7 @@ func (a *Assets) serve(c echo.Context) error {
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderCacheControl, "public, max-age=31536000, immutable")
-	if acceptsGzip(c.Request()) {
+	if respond.AcceptsGzip(c.Request()) {
 		if gz := f.gzipped(); gz != nil {
 			// Compressed once; the compress middleware passes an encoded
 			// answer through as it is.
@@ -114,7 +116,7 @@ func (a *Assets) serve(c echo.Context) error {
 // small to gain. gzip's default level: its best saves 15 bytes of htmx's
 // 17 KB and costs start-up twice the time.
 func gzipOnce(body []byte) []byte {
-	if len(body) < compressMin {
+	if len(body) < respond.MinCompress {
 		return nil
 	}
 	var buf bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // problem is bad input, told to the visitor in their language: the status,
@@ -128,15 +129,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 	// Not the request's context: the error may be that it was cancelled (a
 	// body cut off at the read timeout, a client that half-closed), and the
 	// answer must still carry its status and its page.
-	buf := getBuffer()
-	defer putBuffer(buf)
-	if err := comp.Render(context.WithoutCancel(c.Request().Context()), buf); err != nil {
-		s.log.Error("drawing the error page", "err", err)
+	werr := respond.RenderIn(context.WithoutCancel(c.Request().Context()), c, p.status, comp)
+	var drawErr *respond.DrawError
+	switch {
+	case errors.As(werr, &drawErr):
+		s.log.Error("drawing the error page", "err", werr)
 		_ = c.String(p.status, page.Heading+"\n")
-		return
-	}
-	if err := c.HTMLBlob(p.status, buf.Bytes()); err != nil {
-		s.log.Debug("writing the error page", "err", err) // the client has gone
+	case werr != nil:
+		s.log.Debug("writing the error page", "err", werr) // the client has gone
 	}
 }
 

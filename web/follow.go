@@ -29,6 +29,7 @@ import (
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/follow"
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // followPage shows the lecturer's current frame, read-only, in the visitor's
@@ -59,7 +60,7 @@ func (s *Server) followPage(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	return render(c, http.StatusOK, views.FollowPage(v))
+	return respond.Render(c, http.StatusOK, views.FollowPage(v))
 }
 
 // followGone is the answer for something that cannot be a follow id.

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // The guide's two pages: the decision tree (is a distributed lock needed,
@@ -35,7 +36,7 @@ func (s *Server) guideWalk(c echo.Context, id string) error {
 	}
 	page := s.guidePage(lang, "guide.tree.title", func(lang string) string { return views.GuideWalkURL(lang, id) })
 	page.Walk = path
-	return render(c, http.StatusOK, views.GuideWalkPage(page))
+	return respond.Render(c, http.StatusOK, views.GuideWalkPage(page))
 }
 
 func (s *Server) guideQuiz(c echo.Context) error {
@@ -50,7 +51,7 @@ func (s *Server) showGuide(c echo.Context, at func(lang string) string, title st
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, page(s.guidePage(lang, title, at)))
+	return respond.Render(c, http.StatusOK, page(s.guidePage(lang, title, at)))
 }
 
 // guidePage is the view model of a guide page in lang, at(lang) its address.

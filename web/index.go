@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // home is the front page: the first scenario's first frame.
@@ -28,7 +29,7 @@ func (s *Server) index(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.IndexPage(views.Index{
+	return respond.Render(c, http.StatusOK, views.IndexPage(views.Index{
 		Page: views.Page{
 			Lang:      lang,
 			Title:     views.T(lang, "scenarios") + " · " + views.T(lang, "site"),

@@ -3,10 +3,13 @@ package web
 import (
 	"net/http"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/follow"
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // page shows a frame of a scenario at its address:
@@ -48,14 +51,55 @@ func (s *Server) showFrame(c echo.Context, here views.Place, run string) error {
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, cc)
 	c.Response().Header().Add(echo.HeaderVary, "Cookie")
-	// The cached answer holds marks where the key and the lecture's follow
-	// id go, never a visitor's own: each visitor's are written into the gaps
-	// as it is sent (answers.go).
-	follow := lectureLink(run)
-	key := answerKey{here: here, page: true, run: run != "", follow: follow != ""}
-	return s.answers.serve(c, key, run, follow, views.DemoPage, func(f demo.Frame, run, follow string) views.Demo {
-		return s.demoView(f, here, run, follow)
+	return s.writeFrame(c, answerKey{here: here, page: true}, visitorIDs(run))
+}
+
+// answerKey names a frame's answer: its place, and whole page or a click's
+// fragment. The visitor's run and follow ids are not in it: the answer is
+// kept with gaps for them (internal/respond).
+type answerKey struct {
+	here views.Place
+	page bool
+}
+
+// maxAnswers bounds the answers kept: at most about 20 MB.
+const maxAnswers = 1024
+
+// visitorIDs are the ids on a visitor's answer: their run key ("" for none)
+// and its lecture's follow id.
+func visitorIDs(run string) respond.IDs {
+	if run == "" {
+		return respond.IDs{}
+	}
+	return respond.IDs{Run: run, Follow: follow.LectureID(run)}
+}
+
+// writeFrame writes the answer at key for the visitor's ids.
+func (s *Server) writeFrame(c echo.Context, key answerKey, ids respond.IDs) error {
+	return s.answers.Write(c, key, ids, func(ids respond.IDs) (templ.Component, error) {
+		f, err := frameAt(key.here)
+		if err != nil {
+			return nil, err
+		}
+		link := ""
+		if ids.Follow != "" {
+			link = views.FollowURL(ids.Follow)
+		}
+		d := s.demoView(f, key.here, ids.Run, link)
+		if key.page {
+			return views.DemoPage(d), nil
+		}
+		return views.DemoSwap(d), nil
 	})
+}
+
+// frameAt plays the frame at a place.
+func frameAt(p views.Place) (demo.Frame, error) {
+	r, err := demo.Replay(p.Sc, p.On, p.Step)
+	if err != nil {
+		return demo.Frame{}, err
+	}
+	return r.Frame(), nil
 }
 
 // demoView is the view model of frame f at here, for the visitor's run and

@@ -1,6 +1,7 @@
 // Package web is the demo's HTTP side: the Echo wiring, one small file per
 // page or action, and what they share (the run cache, the rate limit, the
-// error pages, compression, the static files). A click's path:
+// error pages, the static files); how an answer is made fast is
+// internal/respond. A click's path:
 //
 //	act.go (read the click: views.ReadPlace) -> ratelimit.go -> runs.go
 //	(move the run: demo) -> follow (tell the followers) -> views (render)
@@ -29,6 +30,7 @@ import (
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/views/guidedata"
 	"github.com/distlock/fencing-demo/web/follow"
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // Server wires the lesson (demo) to HTTP and the screen (views).
@@ -37,8 +39,8 @@ type Server struct {
 	catalog *demo.Catalog
 	guide   *guidedata.Guide
 	runs    *runs
-	answers *answers    // answers.go: pages and fragments, drawn once per place
-	limiter *runLimiter // nil: no limit
+	answers *respond.Answers[answerKey] // pages and fragments, drawn once per place
+	limiter *runLimiter                 // nil: no limit
 	conns   *connLimiter
 	follow  *follow.Broker
 	assets  *Assets
@@ -69,7 +71,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		limiter: newRunLimiter(cfg.RunRate, cfg.RunBurst),
 		conns:   newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerAddr),
 		assets:  a,
-		answers: newAnswers(),
+		answers: respond.NewAnswers[answerKey](maxAnswers),
 		log:     log,
 		echo:    echo.New(),
 	}
@@ -128,7 +130,7 @@ func (s *Server) routes() error {
 		s.checkRequest,
 		// Not the follow stream: each event must leave as it is written,
 		// never wait in a compressor's buffer.
-		compress(func(c echo.Context) bool { return c.Path() == followEventsPath }), // compress.go
+		respond.Compress(func(c echo.Context) bool { return c.Path() == followEventsPath }),
 	)
 	// HEAD answers wherever GET does: uptime monitors and link checkers use it.
 	get := []string{http.MethodGet, http.MethodHead}
@@ -303,3 +305,9 @@ var runInURI = regexp.MustCompile(`([?&]` + views.RunParam + `=)[^&]*`)
 // redactRun keeps a run key out of the log: whoever reads the log must not be
 // able to drive a visitor's run.
 func redactRun(uri string) string { return runInURI.ReplaceAllString(uri, "${1}…") }
+
+// isHTMX reports whether htmx sent the request, so a fragment will do.
+func isHTMX(c echo.Context) bool {
+	return c.Request().Header.Get("HX-Request") == "true" &&
+		c.Request().Header.Get("HX-History-Restore-Request") != "true"
+}

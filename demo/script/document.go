@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
 )
 
 // The file's shape. These types mirror demo's, with the names scenarios.yaml
@@ -135,25 +135,24 @@ type action struct {
 }
 
 // UnmarshalYAML reads an action and keeps its line number.
-func (a *action) UnmarshalYAML(node ast.Node) error {
-	line := node.GetToken().Position.Line
+func (a *action) UnmarshalYAML(node *yaml.Node) error {
+	line := node.Line
 	var s, when string
-	if err := yaml.NodeToValue(node, &s); err != nil {
-		var m map[string]string
-		if err := yaml.NodeToValue(node, &m); err != nil || len(m) != 1 {
-			return &lineError{line: line, msg: "an action is one line of text, or {if-on: ACTION} or {if-off: ACTION}"}
+	switch {
+	case node.Kind == yaml.ScalarNode:
+		s = node.Value
+	case node.Kind == yaml.MappingNode && len(node.Content) == 2 && node.Content[1].Kind == yaml.ScalarNode:
+		switch k := node.Content[0].Value; k {
+		case "if-on":
+			when = "on"
+		case "if-off":
+			when = "off"
+		default:
+			return &lineError{line: line, msg: fmt.Sprintf("%q: a conditional action is if-on or if-off", k)}
 		}
-		for k, v := range m {
-			switch k {
-			case "if-on":
-				when = "on"
-			case "if-off":
-				when = "off"
-			default:
-				return &lineError{line: line, msg: fmt.Sprintf("%q: a conditional action is if-on or if-off", k)}
-			}
-			s = v
-		}
+		s = node.Content[1].Value
+	default:
+		return &lineError{line: line, msg: "an action is one line of text, or {if-on: ACTION} or {if-off: ACTION}"}
 	}
 	a.text, a.when, a.line = s, when, line
 	return nil

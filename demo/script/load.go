@@ -5,12 +5,20 @@
 package script
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/families"
-	"github.com/goccy/go-yaml"
 )
 
 // LoadError says where scenarios.yaml is wrong.
@@ -32,29 +40,73 @@ func (e *LoadError) Error() string {
 // by a client that is paused at that point, say), by playing every scenario to
 // its end in both switch positions with demo.Rehearse: a scenario that loads
 // always plays.
+//
+// Parsing the YAML is most of a server's start, so a file in the plain shape
+// is read in pieces at the same time (see split); any mistake is then looked
+// for again in the whole file, so the error is the one a plain read gives.
 func Load(file string, data []byte) (*demo.Catalog, error) {
 	return LoadWith(families.All, file, data)
 }
 
 // LoadWith is Load with the families of reg: a program with a store family
 // of its own lists it there.
-func LoadWith(reg *demo.Registry, file string, data []byte) (c *demo.Catalog, err error) {
-	// The YAML library can panic on some malformed input (goccy/go-yaml
-	// issue 735, fixed upstream after v1.19.2): a bad file must still be
-	// an error that names the file, never a crash.
+func LoadWith(reg *demo.Registry, file string, data []byte) (*demo.Catalog, error) {
+	if pieces := split(data, runtime.GOMAXPROCS(0)); pieces != nil {
+		if scenarios, err := readPieces(reg, file, pieces); err == nil {
+			return catalog(file, scenarios)
+		}
+	}
+	scenarios, err := read(reg, file, data)
+	if err != nil {
+		return nil, err
+	}
+	return catalog(file, scenarios)
+}
+
+func catalog(file string, scenarios []*demo.Scenario) (*demo.Catalog, error) {
+	c, err := demo.NewCatalog(scenarios)
+	if err != nil {
+		return nil, &LoadError{File: file, Msg: err.Error()}
+	}
+	return c, nil
+}
+
+// readPieces reads each piece on a goroutine of its own and puts their
+// scenarios back in the file's order.
+func readPieces(reg *demo.Registry, file string, pieces [][]byte) ([]*demo.Scenario, error) {
+	read1 := make([][]*demo.Scenario, len(pieces))
+	errs := make([]error, len(pieces))
+	var wg sync.WaitGroup
+	for i, p := range pieces {
+		wg.Go(func() { read1[i], errs[i] = read(reg, file, p) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.Concat(read1...), nil
+}
+
+// read decodes and checks the scenarios of data, without the catalog's
+// check across scenarios (that no two share an id).
+func read(reg *demo.Registry, file string, data []byte) (scenarios []*demo.Scenario, err error) {
+	// A YAML library can panic on some malformed input: a bad file must
+	// still be an error that names the file, never a crash.
 	defer func() {
 		if p := recover(); p != nil {
-			c, err = nil, &LoadError{File: file, Msg: fmt.Sprintf("the YAML could not be read (%v)", p)}
+			scenarios, err = nil, &LoadError{File: file, Msg: fmt.Sprintf("the YAML could not be read (%v)", p)}
 		}
 	}()
 	var doc document
-	if err := yaml.UnmarshalWithOptions(data, &doc, yaml.Strict()); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true) // a misspelt key is an error, not a silent gap
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return nil, yamlError(file, err)
 	}
 	if len(doc.Scenarios) == 0 {
 		return nil, &LoadError{File: file, Msg: "no scenarios: the file needs a list under \"scenarios:\""}
 	}
-	scenarios := make([]*demo.Scenario, len(doc.Scenarios))
+	scenarios = make([]*demo.Scenario, len(doc.Scenarios))
 	for i, s := range doc.Scenarios {
 		if s == nil {
 			return nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %d is empty", i+1)}
@@ -65,11 +117,7 @@ func LoadWith(reg *demo.Registry, file string, data []byte) (c *demo.Catalog, er
 		}
 		scenarios[i] = sc
 	}
-	c, err = demo.NewCatalog(scenarios)
-	if err != nil {
-		return nil, &LoadError{File: file, Msg: err.Error()}
-	}
-	return c, nil
+	return scenarios, nil
 }
 
 // lineError is a mistake found while decoding, with the line it is on.
@@ -80,19 +128,33 @@ type lineError struct {
 
 func (e *lineError) Error() string { return e.msg }
 
-// yamlError turns the YAML library's error into a LoadError with the line.
+// yamlLine is how yaml.v3 places a mistake in its messages; it has no typed
+// position, so the line is read back from the text, here and only here.
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// unknownField is yaml.v3's message for a key the file's shape lacks.
+var unknownField = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+
+// yamlError turns the YAML library's error into a LoadError with the line:
+// our own *lineError, the first of a *yaml.TypeError's mistakes, or a syntax
+// error.
 func yamlError(file string, err error) error {
 	var le *lineError
 	if errors.As(err, &le) {
 		return &LoadError{File: file, Line: le.line, Msg: le.msg}
 	}
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		line := 0
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			line = tk.Position.Line
-		}
-		return &LoadError{File: file, Line: line, Msg: ye.GetMessage()}
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
 	}
-	return &LoadError{File: file, Msg: err.Error()}
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	if m := unknownField.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("unknown key %q", m[1])
+	}
+	return &LoadError{File: file, Line: line, Msg: msg}
 }

@@ -1,16 +1,18 @@
 // Package guidedata reads the guide's words from guide.yaml: the decision
 // tree (is a distributed lock needed, and which one), Kleppmann's conclusion
 // and the chapter's closing quiz, in both languages. The pages in views only
-// lay these out. The file is read and checked once, by `go generate`
-// (cmd/builtin-gen), into the Go values the server starts from: a mistake
-// stops the generator with the file and the place, never a page.
+// lay these out. The file is built into the server and read and checked at
+// start: a mistake stops the server with the file and the place, never a page.
 package guidedata
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
-	"github.com/goccy/go-yaml"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -162,8 +164,14 @@ type (
 // Load reads and checks guide.yaml; name is the file's name for errors.
 func Load(name string, data []byte) (*Guide, error) {
 	var f file
-	if err := yaml.UnmarshalWithOptions(data, &f, yaml.Strict()); err != nil {
-		return nil, fmt.Errorf("%s: %s", name, yaml.FormatError(err, false, true))
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true) // a misspelt key is an error, not a silent gap
+	if err := dec.Decode(&f); err != nil && err != io.EOF {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			err = errors.New(strings.Join(te.Errors, "; "))
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	c := &checker{ids: map[string]bool{}}
 	g := &Guide{

@@ -1,4 +1,4 @@
-package web
+package respond
 
 import (
 	"bufio"
@@ -9,13 +9,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 )
 
-// compress gzips an answer for a client that accepts it, once the handler has
+// Compress gzips an answer for a client that accepts it, once the handler has
 // finished with it. Every handler here builds its whole answer before writing
 // it (render, Blob), so waiting costs nothing, and it saves much under load:
 // a gzip compressor carries about 800 KB of state, and Echo's Gzip middleware
@@ -30,7 +29,7 @@ import (
 // An answer already encoded (the static files, compressed once at start-up)
 // passes as it is, and so does one that flushes (a stream), from its first
 // flush on. skip leaves a route out altogether.
-func compress(skip middleware.Skipper) echo.MiddlewareFunc {
+func Compress(skip middleware.Skipper) echo.MiddlewareFunc {
 	n := 2 * runtime.GOMAXPROCS(0)
 	pool := &gzipPool{free: make(chan *gzip.Writer, n), slots: make(chan struct{}, n)}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -40,7 +39,7 @@ func compress(skip middleware.Skipper) echo.MiddlewareFunc {
 			}
 			res := c.Response()
 			res.Header().Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
-			if !acceptsGzip(c.Request()) {
+			if !AcceptsGzip(c.Request()) {
 				return next(c)
 			}
 			w := &gzipAnswer{ResponseWriter: res.Writer, buf: getBuffer()}
@@ -60,10 +59,11 @@ func compress(skip middleware.Skipper) echo.MiddlewareFunc {
 // step's answer, for about a tenth more bytes (3.5 KB instead of 3.2 KB).
 const (
 	compressLevel = gzip.BestSpeed
-	compressMin   = 512 // below this gzip's header and the CPU cost more than they save
+	MinCompress   = 512 // below this gzip's header and the CPU cost more than they save
 )
 
-func acceptsGzip(r *http.Request) bool {
+// AcceptsGzip reports whether the request's Accept-Encoding takes gzip.
+func AcceptsGzip(r *http.Request) bool {
 	gz, any := -1.0, -1.0
 	for _, enc := range strings.Split(r.Header.Get(echo.HeaderAcceptEncoding), ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(enc), ";")
@@ -152,7 +152,7 @@ func (w *gzipAnswer) finish(pool *gzipPool) error {
 	}
 	h := w.ResponseWriter.Header()
 	body := w.buf.Bytes()
-	if len(body) >= compressMin && h.Get(echo.HeaderContentEncoding) == "" && bodyAllowed(w.code) {
+	if len(body) >= MinCompress && h.Get(echo.HeaderContentEncoding) == "" && bodyAllowed(w.code) {
 		if h.Get(echo.HeaderContentType) == "" {
 			h.Set(echo.HeaderContentType, http.DetectContentType(body))
 		}
@@ -206,22 +206,4 @@ func (p *gzipPool) put(gz *gzip.Writer) {
 	default: // cannot happen: no more are lent than the list holds
 	}
 	<-p.slots
-}
-
-// Buffers for answers, shared with render. One larger than maxPooled (a
-// rare, very large page) is left to the collector rather than kept.
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-const maxPooled = 256 << 10
-
-func getBuffer() *bytes.Buffer {
-	b := buffers.Get().(*bytes.Buffer)
-	b.Reset()
-	return b
-}
-
-func putBuffer(b *bytes.Buffer) {
-	if b.Cap() <= maxPooled {
-		buffers.Put(b)
-	}
 }

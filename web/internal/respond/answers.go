@@ -1,4 +1,4 @@
-package web
+package respond
 
 import (
 	"bytes"
@@ -12,19 +12,16 @@ import (
 	"github.com/a-h/templ"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
-
-	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/views"
 )
 
-// answers keeps a frame's page and a click's fragment drawn and compressed.
+// Answers keeps a frame's page and a click's fragment drawn and compressed.
 // Everything on them is a pure function of the place (the scenario, the
-// switch, the step, the language, the view) apart from the visitor's run id
-// and follow id. So each answer is drawn once per place with a mark where
-// each id goes, and compressed once, with each id left out as a gap of
-// stored bytes: a visitor's answer is the cached pieces with their own ids
-// written into the gaps, byte for byte what drawing it afresh would give,
-// without rendering or compressing anything.
+// switch, the step, the language, the view), which the caller's key K
+// names, apart from the visitor's run id and follow id. So each answer is
+// drawn once per key with a mark where each id goes, and compressed once,
+// with each id left out as a gap of stored bytes: a visitor's answer is the
+// cached pieces with their own ids written into the gaps, byte for byte what
+// drawing it afresh would give, without rendering or compressing anything.
 //
 // The gaps: the gzip stream is a run of deflate pieces, one per stretch of
 // the page between ids, each ended with a sync flush so that it ends on a
@@ -33,34 +30,44 @@ import (
 // the answer is nearly as small as one compressed whole; the ids' places in
 // that dictionary are blanked with zero bytes, which the page never holds,
 // so no piece ever refers back into an id, which differs between visitors.
-type answers struct {
-	cache *lru.Cache[answerKey, *answer]
+type Answers[K comparable] struct {
+	cache *lru.Cache[answerKey[K], *answer]
 }
 
-// maxAnswers bounds the answers kept: a step's fragment is about 15 KB with
-// its compressed copy, a page about 20 KB, so at most about 20 MB, and a
-// lecture of one scenario needs a few dozen.
-const maxAnswers = 1024
-
-func newAnswers() *answers {
-	c, _ := lru.New[answerKey, *answer](maxAnswers) // fails only for a size below 1
-	return &answers{cache: c}
+// NewAnswers keeps at most size answers, the least recently used going
+// first. A step's fragment is about 15 KB with its compressed copy, a page
+// about 20 KB, and a lecture of one scenario needs a few dozen.
+func NewAnswers[K comparable](size int) *Answers[K] {
+	c, err := lru.New[answerKey[K], *answer](size)
+	if err != nil {
+		panic(err) // a size below 1: a mistake in the program
+	}
+	return &Answers[K]{cache: c}
 }
 
-// answerKey names one answer: the place, whole page or a click's fragment,
-// and whether it carries a run id and a follow link.
-type answerKey struct {
-	here   views.Place
-	page   bool
-	run    bool
-	follow bool
+// IDLen is the length of every id an answer carries: the run ids and follow
+// ids this server makes.
+const IDLen = 32
+
+// IDs are what is the visitor's own on an answer: their run id and their
+// lecture's follow id, "" for none.
+type IDs struct{ Run, Follow string }
+
+// Draw draws the answer for ids.
+type Draw func(ids IDs) (templ.Component, error)
+
+// answerKey names one cached answer: the caller's key, and which ids it
+// carries.
+type answerKey[K comparable] struct {
+	key         K
+	run, follow bool
 }
 
-// The marks drawn where the ids go: as long as an id (32 characters), and
-// unlike anything else on a page.
+// The marks drawn where the ids go: as long as an id, and unlike anything
+// else on a page.
 var (
-	runMark    = strings.Repeat("RUNX", views.RunIDLen/4)
-	followMark = strings.Repeat("FIDX", views.RunIDLen/4)
+	runMark    = strings.Repeat("RUNX", IDLen/4)
+	followMark = strings.Repeat("FIDX", IDLen/4)
 )
 
 // answer is one cached answer.
@@ -80,52 +87,56 @@ var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
 
 // storedHeader opens a stored (uncompressed) deflate block of one id: not
 // the last block, then its length and the length's complement.
-var storedHeader = []byte{0, views.RunIDLen, 0, ^byte(views.RunIDLen), 0xff}
+var storedHeader = []byte{0, IDLen, 0, ^byte(IDLen), 0xff}
 
-// serve answers with the frame at key's place for run and follow link, drawn
-// by draw (which is handed the frame) the first time.
-func (as *answers) serve(c echo.Context, key answerKey, run, followLink string, draw func(views.Demo) templ.Component, view func(f demo.Frame, run, follow string) views.Demo) error {
-	fid := strings.TrimPrefix(followLink, "/follow/")
-	if key.run && len(run) != views.RunIDLen || key.follow && (len(fid) != views.RunIDLen || len(followLink) != len("/follow/")+views.RunIDLen) {
-		// Not an id the gaps fit (cannot happen for an id we accept): draw it.
-		f, err := frameAt(key.here)
+// Write sends the answer at key with the visitor's ids, drawn by draw the
+// first time it is asked for.
+func (as *Answers[K]) Write(c echo.Context, key K, ids IDs, draw Draw) error {
+	if ids.Run != "" && len(ids.Run) != IDLen || ids.Follow != "" && len(ids.Follow) != IDLen {
+		// Not an id the gaps fit (cannot happen for an id the server made):
+		// draw it as it is.
+		comp, err := draw(ids)
 		if err != nil {
 			return err
 		}
-		return render(c, http.StatusOK, draw(view(f, run, followLink)))
+		return Render(c, http.StatusOK, comp)
 	}
-	a, ok := as.cache.Get(key)
+	k := answerKey[K]{key: key, run: ids.Run != "", follow: ids.Follow != ""}
+	a, ok := as.cache.Get(k)
 	if !ok {
-		f, err := frameAt(key.here)
+		var marks IDs
+		if k.run {
+			marks.Run = runMark
+		}
+		if k.follow {
+			marks.Follow = followMark
+		}
+		comp, err := draw(marks)
 		if err != nil {
 			return err
-		}
-		rm, fm := "", ""
-		if key.run {
-			rm = runMark
-		}
-		if key.follow {
-			fm = "/follow/" + followMark
 		}
 		var buf bytes.Buffer
-		if err := draw(view(f, rm, fm)).Render(context.Background(), &buf); err != nil {
+		if err := comp.Render(context.Background(), &buf); err != nil {
 			return err
 		}
 		if a, err = newAnswer(buf.Bytes()); err != nil {
 			return err
 		}
-		as.cache.Add(key, a)
+		as.cache.Add(k, a)
 	}
-	return a.write(c, run, fid)
+	return a.write(c, ids)
 }
 
-// frameAt plays the frame at a place.
-func frameAt(p views.Place) (demo.Frame, error) {
-	r, err := demo.Replay(p.Sc, p.On, p.Step)
-	if err != nil {
-		return demo.Frame{}, err
+// Kept is every answer kept, as drawn and as compressed: for a test that
+// makes sure no visitor's id is ever among them.
+func (as *Answers[K]) Kept() [][]byte {
+	var kept [][]byte
+	for _, k := range as.cache.Keys() {
+		if a, ok := as.cache.Peek(k); ok {
+			kept = append(kept, a.plain, bytes.Join(a.gz, nil))
+		}
 	}
-	return r.Frame(), nil
+	return kept
 }
 
 // newAnswer finds the marks in plain and compresses the stretches between.
@@ -140,10 +151,10 @@ func newAnswer(plain []byte) (*answer, error) {
 			continue
 		case f < 0 || r >= 0 && r < f:
 			a.gaps = append(a.gaps, gap{at: i + r})
-			i += r + views.RunIDLen
+			i += r + IDLen
 		default:
 			a.gaps = append(a.gaps, gap{at: i + f, follow: true})
-			i += f + views.RunIDLen
+			i += f + IDLen
 		}
 	}
 	if bytes.IndexByte(plain, 0) >= 0 {
@@ -176,8 +187,8 @@ func newAnswer(plain []byte) (*answer, error) {
 		a.gz = append(a.gz, bytes.Clone(out.Bytes()))
 		dict = append(dict, plain[start:end]...)
 		if i < len(a.gaps) {
-			dict = append(dict, make([]byte, views.RunIDLen)...)
-			start = end + views.RunIDLen
+			dict = append(dict, make([]byte, IDLen)...)
+			start = end + IDLen
 		}
 	}
 	return a, nil
@@ -185,21 +196,21 @@ func newAnswer(plain []byte) (*answer, error) {
 
 // write sends the answer with the visitor's ids in its gaps, compressed when
 // the client accepts gzip.
-func (a *answer) write(c echo.Context, run, fid string) error {
+func (a *answer) write(c echo.Context, ids IDs) error {
 	buf := getBuffer()
 	defer putBuffer(buf)
 	id := func(g gap) string {
 		if g.follow {
-			return fid
+			return ids.Follow
 		}
-		return run
+		return ids.Run
 	}
-	if a.gz == nil || !acceptsGzip(c.Request()) {
+	if a.gz == nil || !AcceptsGzip(c.Request()) {
 		last := 0
 		for _, g := range a.gaps {
 			buf.Write(a.plain[last:g.at])
 			buf.WriteString(id(g))
-			last = g.at + views.RunIDLen
+			last = g.at + IDLen
 		}
 		buf.Write(a.plain[last:])
 		return c.HTMLBlob(http.StatusOK, buf.Bytes())
@@ -212,7 +223,7 @@ func (a *answer) write(c echo.Context, run, fid string) error {
 		buf.WriteString(id(g))
 		crc = crc32.Update(crc, crc32.IEEETable, a.plain[last:g.at])
 		crc = crc32.Update(crc, crc32.IEEETable, []byte(id(g)))
-		last = g.at + views.RunIDLen
+		last = g.at + IDLen
 	}
 	buf.Write(a.gz[len(a.gaps)])
 	crc = crc32.Update(crc, crc32.IEEETable, a.plain[last:])
