@@ -104,7 +104,7 @@ func (g Guide) Demo(l guidedata.DemoLink) (d GuideDemo, ok bool) {
 		step = sc.Frames()
 	}
 	return GuideDemo{
-		URL:   Place{Sc: sc, On: l.On, Step: step, Lang: g.Lang}.URL(),
+		URL:   Place{Place: demo.Place{Sc: sc, On: l.On, Step: step}, Lang: g.Lang}.URL(),
 		Title: sc.Title.In(g.Lang),
 		Where: fmt.Sprintf(T(g.Lang, "guide.where"), sc.SwitchLabel.In(g.Lang), T(g.Lang, OnOff(l.On)), step, sc.Frames()),
 		Note:  l.Note.In(g.Lang),

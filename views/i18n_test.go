@@ -164,7 +164,7 @@ func TestNoRawKeysOnScreen(t *testing.T) {
 						if view != PageView && k != 1 && k != sc.Frames() {
 							continue
 						}
-						here := Place{Sc: sc, On: on, Step: k, Lang: lang, View: view, Present: view == PageView && k == sc.Frames()}
+						here := Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang, View: view, Present: view == PageView && k == sc.Frames()}
 						d := Demo{
 							Page: Page{
 								Lang: lang, Title: sc.Title.In(lang), Canonical: here.PageURL(),

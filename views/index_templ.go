@@ -22,9 +22,9 @@ type Index struct {
 // or in the static export its file, one directory up from <lang>/index.html.
 func (x Index) frameURL(sc *demo.Scenario, on bool, step int) string {
 	if x.Static {
-		return "../" + StaticPath(Place{Sc: sc, On: on, Step: step, Lang: x.Lang})
+		return "../" + StaticPath(Place{Place: demo.Place{Sc: sc, On: on, Step: step}, Lang: x.Lang})
 	}
-	return Place{Sc: sc, On: on, Step: step, Lang: x.Lang}.URL()
+	return Place{Place: demo.Place{Sc: sc, On: on, Step: step}, Lang: x.Lang}.URL()
 }
 
 // Group is the scenarios of one purpose and one topology, as the texts group them.

@@ -20,16 +20,15 @@ const (
 	StaticView
 )
 
-// Place is a frame's address: the scenario, the switch, the step and the
-// language, and how the frame is shown. It is the one owner of that address
-// both ways: ReadPlace reads it from a page's URL or a click's form, and URL,
-// Action and Hidden write the link, the form's target (also its hx-post) and
-// the form's fields. Every link and form of the site goes through it, so the
-// address bar always names the frame.
+// Place is a frame's address: where the frame is (demo.Place: the
+// scenario, the switch and the step), the language, and how the frame is
+// shown. It is the one codec of that address both ways: ReadPlace reads it
+// from a page's URL or a click's form, and URL, Action and Hidden write the
+// link, the form's target (also its hx-post) and the form's fields. Every
+// link and form of the site goes through it, so the address bar always
+// names the frame.
 type Place struct {
-	Sc      *demo.Scenario
-	On      bool
-	Step    int // the frame, counted from 1 (demo.Frame.Index)
+	demo.Place
 	Lang    string
 	View    View
 	Present bool // large type and only the essentials, for a projector
@@ -82,7 +81,7 @@ func (e *BadPlace) Error() string { return fmt.Sprintf("%s %v", e.Key, e.Args) }
 // the first wrong one, and the Place returned keeps all the others, so the
 // error page's way back does not lose the visitor's place.
 func ReadPlace(sc *demo.Scenario, v url.Values, src Source, view View, acceptLanguage string) (Place, error) {
-	p := Place{Sc: sc, On: sc.Default, Step: 1, View: view, Present: v.Get(PresentParam) == "1"}
+	p := Place{Place: demo.Place{Sc: sc, On: sc.Default, Step: 1}, View: view, Present: v.Get(PresentParam) == "1"}
 	var bad *BadPlace
 	switch sw := v.Get(sc.Switch); sw {
 	case "":
@@ -115,10 +114,10 @@ func ReadPlace(sc *demo.Scenario, v url.Values, src Source, view View, acceptLan
 }
 
 // At returns the same place at step k.
-func (p Place) At(k int) Place { p.Step = k; return p }
+func (p Place) At(k int) Place { p.Place = p.Place.At(k); return p }
 
 // Switched returns the same place with the switch flipped.
-func (p Place) Switched() Place { p.On = !p.On; return p }
+func (p Place) Switched() Place { p.Place = p.Place.Switched(); return p }
 
 // In returns the same place in another language.
 func (p Place) In(lang string) Place { p.Lang = lang; return p }
@@ -236,5 +235,5 @@ func FollowQRURL(link string) string { return link + "/qr.svg" }
 // FrameURL is the address of a frame as a page of the site: Place.URL for
 // the commonest case.
 func FrameURL(sc *demo.Scenario, on bool, step int, lang string) string {
-	return Place{Sc: sc, On: on, Step: step, Lang: lang}.URL()
+	return Place{Place: demo.Place{Sc: sc, On: on, Step: step}, Lang: lang}.URL()
 }

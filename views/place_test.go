@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
@@ -18,7 +19,7 @@ func TestPlaceRoundTrip(t *testing.T) {
 				for _, view := range []views.View{views.PageView, views.EmbedView} {
 					for _, present := range []bool{false, true} {
 						for k := 1; k <= sc.Frames(); k++ {
-							p := views.Place{Sc: sc, On: on, Step: k, Lang: lang, View: view, Present: present}
+							p := views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang, View: view, Present: present}
 							u, err := url.Parse(p.URL())
 							if err != nil {
 								t.Fatal(err)
@@ -44,15 +45,15 @@ func TestPlaceRoundTrip(t *testing.T) {
 // The address's spelling is pinned here, written out: URLs must not change.
 func TestPlaceURL(t *testing.T) {
 	sc := testkit.Scenario(t, "gc-pause")
-	p := views.Place{Sc: sc, On: true, Step: 3, Lang: "ja"}
+	p := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 3}, Lang: "ja"}
 	for _, tc := range []struct{ got, want string }{
 		{p.URL(), "/scenarios/gc-pause?fencing=on&step=3&lang=ja"},
-		{views.Place{Sc: sc, On: false, Step: 2, Lang: "en", View: views.EmbedView, Present: true}.URL(), "/embed/gc-pause?fencing=off&step=2&lang=en&present=1"},
-		{views.Place{Sc: sc, Step: 2, Lang: "en", View: views.EmbedView, Present: true}.PageURL(), "/scenarios/gc-pause?fencing=off&step=2&lang=en"},
-		{views.Place{Sc: sc, Step: 2, Lang: "en", View: views.EmbedView}.Action("step"), "/embed/gc-pause/step"},
+		{views.Place{Place: demo.Place{Sc: sc, On: false, Step: 2}, Lang: "en", View: views.EmbedView, Present: true}.URL(), "/embed/gc-pause?fencing=off&step=2&lang=en&present=1"},
+		{views.Place{Place: demo.Place{Sc: sc, Step: 2}, Lang: "en", View: views.EmbedView, Present: true}.PageURL(), "/scenarios/gc-pause?fencing=off&step=2&lang=en"},
+		{views.Place{Place: demo.Place{Sc: sc, Step: 2}, Lang: "en", View: views.EmbedView}.Action("step"), "/embed/gc-pause/step"},
 		{p.Action("switch"), "/scenarios/gc-pause/switch"},
 		{p.QRURL(), "/qr.svg?path=%2Fscenarios%2Fgc-pause%3Ffencing%3Don%26step%3D3%26lang%3Dja"},
-		{views.Place{Sc: sc, On: true, Step: 3, Lang: "ja", View: views.StaticView}.URL(), "../../../ja/gc-pause/on/3.html"},
+		{views.Place{Place: demo.Place{Sc: sc, On: true, Step: 3}, Lang: "ja", View: views.StaticView}.URL(), "../../../ja/gc-pause/on/3.html"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

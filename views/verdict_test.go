@@ -35,7 +35,7 @@ func frameDoc(t *testing.T, id string, on bool, step int, lang string) (*goquery
 		t.Fatal(err)
 	}
 	f := r.Frame()
-	here := Place{Sc: sc, On: on, Step: step, Lang: lang}
+	here := Place{Place: demo.Place{Sc: sc, On: on, Step: step}, Lang: lang}
 	d := Demo{Page: Page{Lang: lang, Title: sc.Title.In(lang), Chrome: true}, Frame: f, Here: here}
 	return render(t, DemoPage(d)), f
 }

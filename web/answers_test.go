@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/follow"
@@ -32,9 +33,9 @@ func TestAnswersMatchRendering(t *testing.T) {
 		}
 		for _, step := range steps {
 			for _, here := range []views.Place{
-				{Sc: sc, On: true, Step: step, Lang: "en"},
-				{Sc: sc, On: false, Step: step, Lang: "ja", View: views.EmbedView},
-				{Sc: sc, On: sc.Default, Step: step, Lang: "en", Present: true},
+				{Place: demo.Place{Sc: sc, On: true, Step: step}, Lang: "en"},
+				{Place: demo.Place{Sc: sc, On: false, Step: step}, Lang: "ja", View: views.EmbedView},
+				{Place: demo.Place{Sc: sc, On: sc.Default, Step: step}, Lang: "en", Present: true},
 			} {
 				for _, c := range []struct {
 					page, run, follow bool

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
@@ -85,7 +86,7 @@ func BenchmarkRenderFrame(b *testing.B) {
 	s := newTestServer(b, DefaultConfig())
 	sc := gcPause(b)
 	f := testkit.Frame(b, sc, false, sc.Frames())
-	d := s.demoView(f, views.Place{Sc: sc, On: false, Step: sc.Frames(), Lang: "en"}, strings.Repeat("ab", 16), "")
+	d := s.demoView(f, views.Place{Place: demo.Place{Sc: sc, On: false, Step: sc.Frames()}, Lang: "en"}, strings.Repeat("ab", 16), "")
 	var buf bytes.Buffer
 	ctx := context.Background()
 	b.ReportAllocs()

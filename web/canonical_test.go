@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
@@ -19,7 +20,7 @@ func TestCanonical(t *testing.T) {
 		{"index", views.IndexURL("ja"), views.IndexURL("ja")},
 		{"frame", frame, frame},
 		{"frame-with-run", frame + "&run=r1&present=1", frame},
-		{"embed", views.Place{Sc: sc, On: false, Step: 7, Lang: "ja", View: views.EmbedView}.URL(), views.FrameURL(sc, false, 7, "ja")},
+		{"embed", views.Place{Place: demo.Place{Sc: sc, On: false, Step: 7}, Lang: "ja", View: views.EmbedView}.URL(), views.FrameURL(sc, false, 7, "ja")},
 		{"tree", views.GuideTreeURL("en"), views.GuideTreeURL("en")},
 		{"walk", views.GuideWalkURL("ja", "yes"), views.GuideWalkURL("ja", "yes")},
 		{"quiz", views.GuideQuizURL("en"), views.GuideQuizURL("en")},

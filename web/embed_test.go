@@ -297,7 +297,7 @@ func attachFrame(t *testing.T, page *tab, prefix string) *tab {
 func (b *tab) waitEmbed(sc *demo.Scenario, on bool, k int, lang string) testkit.Screen {
 	b.t.Helper()
 	index := fmt.Sprintf("%d / %d", k, sc.Frames())
-	href := b.env.base + views.Place{Sc: sc, On: on, Step: k, Lang: lang, View: views.EmbedView}.URL()
+	href := b.env.base + views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang, View: views.EmbedView}.URL()
 	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s testkit.Screen) bool {
 		return s.Error != "" || s.Index == index && s.Href == href && s.Busy == 0 && s.Htmx
 	})

@@ -26,7 +26,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/follow"
 	"github.com/distlock/fencing-demo/web/internal/respond"
@@ -85,11 +84,11 @@ func followWaiting(c echo.Context, fid, lang string) error {
 // followView is a follower's view of frame at. The page loads follow.js and
 // the stylesheet only: there is nothing to click but links, so no htmx.
 func (s *Server) followView(fid string, at follow.At, version uint64, lang string) (views.Follow, error) {
-	r, err := demo.Replay(at.Sc, at.On, at.Step)
+	f, err := at.Frame()
 	if err != nil {
 		return views.Follow{}, err
 	}
-	d := s.demoView(r.Frame(), views.Place{Sc: at.Sc, On: at.On, Step: at.Step, Lang: lang}, "", "")
+	d := s.demoView(f, views.Place{Place: at, Lang: lang}, "", "")
 	d.Title = views.T(lang, "follow.live") + " · " + d.Title
 	d.Canonical = "" // a lecture is not a page of the site: the frame's own address is the try link
 	d.OtherLang = views.FollowLangURL(fid, views.OtherLang(lang))

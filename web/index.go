@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/internal/respond"
 )
@@ -16,7 +17,7 @@ func (s *Server) home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.showFrame(c, views.Place{Sc: sc, On: sc.Default, Step: 1, Lang: lang}, "")
+	return s.showFrame(c, views.Place{Place: demo.Place{Sc: sc, On: sc.Default, Step: 1}, Lang: lang}, "")
 }
 
 // index lists every scenario with what it teaches and how it ends.

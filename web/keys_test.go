@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
@@ -167,7 +168,7 @@ func TestKeys(t *testing.T) {
 				}
 				for _, lang := range []string{"en", "ja"} {
 					for _, on := range []bool{sc.Default, !sc.Default} {
-						path := views.Place{Sc: sc, On: on, Step: sc.Frames(), Lang: lang, Present: true}.URL()
+						path := views.Place{Place: demo.Place{Sc: sc, On: on, Step: sc.Frames()}, Lang: lang, Present: true}.URL()
 						b.do(chromedp.Navigate(srv.URL + path))
 						m, err := chromedp.Run(b.ctx, chromedp.Evaluate[struct {
 							ScrollW int  `json:"scrollW"`

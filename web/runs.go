@@ -66,7 +66,7 @@ func newRunID() string {
 // restarted) is kept, so its lecture's followers see this move under the
 // same follow id.
 func (rs *runs) goTo(id string, there views.Place) moved {
-	at := follow.At{Sc: there.Sc, On: there.On, Step: there.Step}
+	at := there.Place
 	if id == "" {
 		id = newRunID()
 	}

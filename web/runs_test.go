@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/follow"
@@ -19,11 +20,11 @@ func TestLectureLinkDurable(t *testing.T) {
 	t.Cleanup(b.Close)
 	rs := newRuns(10, time.Hour, b)
 	gc, failover := gcPause(t), testkit.Scenario(t, "redis-failover")
-	first := rs.goTo("", views.Place{Sc: gc, On: true, Step: 2, Lang: "en"})
+	first := rs.goTo("", views.Place{Place: demo.Place{Sc: gc, On: true, Step: 2}, Lang: "en"})
 	if first.follow == "" || lectureLink(first.run) != first.follow {
 		t.Fatalf("follow link %q, and %q for the key; want the same", first.follow, lectureLink(first.run))
 	}
-	next := rs.goTo(first.run, views.Place{Sc: failover, On: true, Step: 1, Lang: "en"})
+	next := rs.goTo(first.run, views.Place{Place: demo.Place{Sc: failover, On: true, Step: 1}, Lang: "en"})
 	if next.follow != first.follow || next.run != first.run {
 		t.Fatalf("another scenario: follow %q run %q, want the lecture's %q and its key", next.follow, next.run, first.follow)
 	}
@@ -40,7 +41,7 @@ func TestLectureLinkDurable(t *testing.T) {
 	if _, _, ok := b2.Current(t.Context(), fid); ok {
 		t.Fatal("a lecture with no move since the restart has a frame")
 	}
-	after := rs2.goTo(first.run, views.Place{Sc: failover, On: true, Step: 2, Lang: "en"})
+	after := rs2.goTo(first.run, views.Place{Place: demo.Place{Sc: failover, On: true, Step: 2}, Lang: "en"})
 	if after.follow != first.follow {
 		t.Fatalf("after a restart: follow %q, want %q", after.follow, first.follow)
 	}
@@ -58,7 +59,7 @@ func TestRunSessionOnlyWhenFollowed(t *testing.T) {
 	b := follow.NewBroker(10, func(string, follow.At, uint64, string) ([]byte, error) { return nil, nil })
 	t.Cleanup(b.Close)
 	rs := newRuns(10, time.Hour, b)
-	here := views.Place{Sc: sc, On: true, Step: 2, Lang: "en"}
+	here := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 2}, Lang: "en"}
 	m := rs.goTo("", here)
 	m = rs.goTo(m.run, here.At(3))
 	if m.follow == "" || lectureLink(m.run) != m.follow {
@@ -90,7 +91,7 @@ func TestRunSessionOutlivesEvictionWhenFollowed(t *testing.T) {
 	b := follow.NewBroker(2, func(string, follow.At, uint64, string) ([]byte, error) { return nil, nil })
 	t.Cleanup(b.Close)
 	rs := newRuns(1, time.Hour, b)
-	here := views.Place{Sc: sc, On: true, Step: 2, Lang: "en"}
+	here := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 2}, Lang: "en"}
 	lecture := rs.goTo("", here)
 	fid := lecture.follow[len("/follow/"):]
 	rs.openSession(fid)

@@ -94,13 +94,7 @@ func (s *Server) writeFrame(c echo.Context, key answerKey, ids respond.IDs) erro
 }
 
 // frameAt plays the frame at a place.
-func frameAt(p views.Place) (demo.Frame, error) {
-	r, err := demo.Replay(p.Sc, p.On, p.Step)
-	if err != nil {
-		return demo.Frame{}, err
-	}
-	return r.Frame(), nil
-}
+func frameAt(p views.Place) (demo.Frame, error) { return p.Frame() }
 
 // demoView is the view model of frame f at here, for the visitor's run and
 // its follow link ("" for none).

@@ -111,7 +111,7 @@ func capture(ctx context.Context, base string, sc *demo.Scenario) (map[string]ca
 	for _, on := range []bool{true, false} {
 		for _, lang := range []string{"ja", "en"} {
 			for from := 1; from < sc.Frames(); from++ {
-				here := views.Place{Sc: sc, On: on, Step: from, Lang: lang}
+				here := views.Place{Place: demo.Place{Sc: sc, On: on, Step: from}, Lang: lang}
 				req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+here.Action("step"), strings.NewReader(here.Form(run).Encode()))
 				if err != nil {
 					return nil, err

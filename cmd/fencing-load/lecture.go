@@ -54,7 +54,7 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 
 	// The lecturer's first click makes the run key and the follow link.
 	lecturer := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: dialerFrom("127.0.0.1").DialContext}}
-	here := views.Place{Sc: sc, On: true, Step: 1, Lang: "en"}
+	here := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 1}, Lang: "en"}
 	body, _, err := click(ctx, lecturer, base, here, "", "step")
 	if err != nil {
 		return err

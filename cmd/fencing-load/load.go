@@ -133,7 +133,7 @@ func load(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 		return err
 	}
 
-	stepPath := views.Place{Sc: sc}.Action("step")
+	stepPath := views.Place{Place: demo.Place{Sc: sc}}.Action("step")
 	type phase struct{ name, base string }
 	phases := []phase{{"step", base}}
 	if *floorTarget != "" {
@@ -272,7 +272,7 @@ func soak(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 	}
 	cl := newClassroom(sc, base, students, transport, true)
 	began := time.Now()
-	s := cl.attack(ctx, views.Place{Sc: sc}.Action("step"), *n, 0, maxLoadDuration)
+	s := cl.attack(ctx, views.Place{Place: demo.Place{Sc: sc}}.Action("step"), *n, 0, maxLoadDuration)
 	walk := time.Since(began)
 	transport.CloseIdleConnections() // the students leave: their connections should not count as the server's memory
 	close(stopPoll)
@@ -429,7 +429,7 @@ func enroll(ctx context.Context, transport http.RoundTripper, base string, sc *d
 }
 
 func enrollOne(ctx context.Context, client *http.Client, base string, sc *demo.Scenario, st *student) error {
-	here := views.Place{Sc: sc, On: st.on, Step: 1, Lang: st.lang}
+	here := views.Place{Place: demo.Place{Sc: sc, On: st.on, Step: 1}, Lang: st.lang}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+here.Action("step"), strings.NewReader(here.Form("").Encode()))
 	if err != nil {
 		return err
@@ -582,7 +582,7 @@ func (cl *classroom) targeter(path string, stop *stopper) vegeta.Targeter {
 			return nil
 		}
 		st.want = st.from + 1
-		form := views.Place{Sc: cl.sc, On: st.on, Step: st.from, Lang: st.lang}.Form(st.run)
+		form := views.Place{Place: demo.Place{Sc: cl.sc, On: st.on, Step: st.from}, Lang: st.lang}.Form(st.run)
 		h.Set("Content-Type", "application/x-www-form-urlencoded")
 		h.Set("HX-Request", "true")
 		*t = vegeta.Target{Method: http.MethodPost, URL: cl.base + path, Body: []byte(form.Encode()), Header: h}
@@ -680,7 +680,7 @@ func (cl *classroom) release(st *student, ok bool) {
 
 // frameAddress is the page of a student's frame k, as a copied link names it.
 func (cl *classroom) frameAddress(st *student, k int) string {
-	return views.Place{Sc: cl.sc, On: st.on, Step: k, Lang: st.lang}.URL()
+	return views.Place{Place: demo.Place{Sc: cl.sc, On: st.on, Step: k}, Lang: st.lang}.URL()
 }
 
 // runInBody returns the run id an answer's forms carry, or "".

@@ -135,7 +135,7 @@ func renderSite(ctx context.Context, catalog *demo.Catalog, a *web.Assets) ([]si
 	for _, lang := range langs {
 		// Home is what "/" shows on the server: the first scenario's first frame.
 		first := catalog.Scenarios[0]
-		home := views.Place{Sc: first, On: first.Default, Step: 1, Lang: lang, View: views.StaticView}
+		home := views.Place{Place: demo.Place{Sc: first, On: first.Default, Step: 1}, Lang: lang, View: views.StaticView}
 		err := add(lang+"/index.html", views.IndexPage(views.Index{
 			Page: views.Page{
 				Lang:      lang,
@@ -155,12 +155,12 @@ func renderSite(ctx context.Context, catalog *demo.Catalog, a *web.Assets) ([]si
 		for _, sc := range catalog.Scenarios {
 			for _, on := range []bool{true, false} {
 				for k := 1; k <= sc.Frames(); k++ {
-					here := views.Place{Sc: sc, On: on, Step: k, Lang: lang, View: views.StaticView}
-					r, err := demo.Replay(sc, on, k)
+					here := views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang, View: views.StaticView}
+					f, err := here.Frame()
 					if err != nil {
 						return nil, fmt.Errorf("export: playing %s: %w", views.StaticPath(here), err)
 					}
-					d := staticDemo(r.Frame(), here, home, frameAssets)
+					d := staticDemo(f, here, home, frameAssets)
 					if err := add(views.StaticPath(here), views.DemoPage(d)); err != nil {
 						return nil, err
 					}

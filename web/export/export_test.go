@@ -108,7 +108,7 @@ func TestExportWritesEveryFrame(t *testing.T) {
 		for _, sc := range catalog.Scenarios {
 			for _, on := range []bool{true, false} {
 				for k := 1; k <= sc.Frames(); k++ {
-					want[views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: lang})] = true
+					want[views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang})] = true
 				}
 			}
 		}
@@ -164,7 +164,7 @@ func TestExportFramesShowTheModel(t *testing.T) {
 		for _, sc := range catalog.Scenarios {
 			for _, on := range []bool{true, false} {
 				for k := 1; k <= sc.Frames(); k++ {
-					name := views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: lang})
+					name := views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang})
 					doc := readPage(t, dir, name)
 					want := testkit.WantScreen(t, sc, on, k, lang)
 					checks := [][2]string{{"step-index", want.Index}}
@@ -222,7 +222,7 @@ func TestExportFramesShowTheModel(t *testing.T) {
 	// broken model would otherwise pass.
 	sc, _ := catalog.Get("gc-pause")
 	for _, cp := range testkit.Checkpoints {
-		doc := readPage(t, dir, views.StaticPath(views.Place{Sc: sc, On: cp.On, Step: cp.Frame, Lang: "en"}))
+		doc := readPage(t, dir, views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: cp.On, Step: cp.Frame}, Lang: "en"}))
 		got, _ := text(doc, cp.Field)
 		if cp.Field == "verdict" {
 			got = doc.Find(`[data-testid="verdict"]`).AttrOr("data-verdict", "")
@@ -322,7 +322,7 @@ func TestExportLinks(t *testing.T) {
 		doc := readPage(t, dir, index)
 		for _, sc := range catalog.Scenarios {
 			at := func(on bool, k int) string {
-				return views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: lang})
+				return views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang})
 			}
 			li := `[data-testid="scenario-` + sc.ID + `"] `
 			for sel, want := range map[string]string{
@@ -338,7 +338,7 @@ func TestExportLinks(t *testing.T) {
 				for k := 1; k <= sc.Frames(); k++ {
 					page := at(on, k)
 					doc := readPage(t, dir, page)
-					other := views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: views.OtherLang(lang)})
+					other := views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: views.OtherLang(lang)})
 					want := map[string]string{
 						`[data-testid="step"]`:                 at(on, min(k+1, sc.Frames())),
 						`[data-testid="back"]`:                 at(on, max(k-1, 1)),
@@ -505,7 +505,7 @@ func TestExportBrowser(t *testing.T) {
 	}
 	const lang = "en"
 	fileURL := func(on bool, k int) string {
-		p := filepath.Join(dir, filepath.FromSlash(views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: lang})))
+		p := filepath.Join(dir, filepath.FromSlash(views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang})))
 		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 	}
 	// waitFile waits for frame k's file to be shown and checks every value on

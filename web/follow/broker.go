@@ -54,11 +54,7 @@ const (
 // At is all a follower needs to draw the lecturer's screen: which frame it
 // shows. The frame itself is computed again from these three, as the model
 // is deterministic.
-type At struct {
-	Sc   *demo.Scenario
-	On   bool
-	Step int
-}
+type At = demo.Place
 
 var (
 	// ErrFull is a lecture, an address or a server with no room for one
