@@ -54,7 +54,7 @@ func (l *latch) Do(r *demo.Run, a demo.Action) error {
 	r.Log(e)
 	return nil
 }
-func (l *latch) Elapse(*demo.Run, int)  {}
+func (l *latch) Elapse(*demo.Run, int)    {}
 func (l *latch) Forever(*demo.Run) string { return "" }
 func (l *latch) State(*demo.Run) any      { return latchState{l.holder} }
 
