@@ -157,6 +157,9 @@ const sqlShapes = "BEGIN, COMMIT, ROLLBACK; SELECT cols FROM t WHERE c = v [AND 
 	"UPDATE t SET c = v | c = c ± n [, ...] WHERE c = v [AND c = v | c <= n | c < n ...]; INSERT INTO t (cols) VALUES (vals); " +
 	"SELECT pg_advisory_lock(k) (and pg_try_advisory_lock, pg_advisory_unlock, pg_advisory_xact_lock); SET lock_timeout = 'N ms'"
 
+// errShape is a statement of none of the shapes above.
+var errShape = fmt.Errorf("the model reads only these SQL shapes: %s", sqlShapes)
+
 // parseSQL reads one statement of the shapes above.
 func parseSQL(sql string) (statement, error) {
 	t, err := tokens(sql)
@@ -165,9 +168,7 @@ func parseSQL(sql string) (statement, error) {
 	}
 	p := &parser{t: t}
 	var st statement
-	bad := func() (statement, error) {
-		return statement{}, fmt.Errorf("the model reads only these SQL shapes: %s", sqlShapes)
-	}
+	ok := true
 	switch {
 	case p.is("BEGIN"):
 		st.kind = stBegin
@@ -176,153 +177,169 @@ func parseSQL(sql string) (statement, error) {
 	case p.is("ROLLBACK"):
 		st.kind = stRollback
 	case p.is("SET", "lock_timeout"):
-		st.kind = stSet
-		if !p.is("=") && !p.is("TO") {
-			return bad()
-		}
-		v, ok := p.literal()
-		if !ok {
-			return bad()
-		}
-		ms, err := parseMillis(v)
-		if err != nil {
-			return statement{}, err
-		}
-		st.timeout = ms
+		return p.setTimeout()
 	case p.is("SELECT"):
-		if fn, ok := p.advisory(); ok {
-			st.kind, st.fn = stAdvisory, fn
-			if !p.is("(") {
-				return bad()
-			}
-			v, ok := p.literal()
-			if !ok || !p.is(")") {
-				return bad()
-			}
-			st.key, _ = strconv.ParseInt(v, 10, 64)
-			break
-		}
-		st.kind = stSelect
-		for {
-			c, ok := p.ident()
-			if !ok {
-				if p.is("*") {
-					c = "*"
-				} else {
-					return bad()
-				}
-			}
-			st.cols = append(st.cols, c)
-			if !p.is(",") {
-				break
-			}
-		}
-		if !p.is("FROM") {
-			return bad()
-		}
-		var ok bool
-		if st.table, ok = p.ident(); !ok {
-			return bad()
-		}
-		if st.where, ok = p.conds(); !ok {
-			return bad()
-		}
-		if p.is("ORDER", "BY") {
-			if st.orderBy, ok = p.ident(); !ok {
-				return bad()
-			}
-		}
-		if p.is("LIMIT") {
-			v, ok := p.literal()
-			if !ok {
-				return bad()
-			}
-			st.limit, _ = strconv.Atoi(v)
-		}
-		if p.is("FOR", "UPDATE") {
-			st.forUpd = true
-			switch {
-			case p.is("NOWAIT"):
-				st.nowait = true
-			case p.is("SKIP", "LOCKED"):
-				st.skip = true
-			}
-		}
+		st, ok = p.selectStmt()
 	case p.is("UPDATE"):
-		st.kind = stUpdate
-		var ok bool
-		if st.table, ok = p.ident(); !ok || !p.is("SET") {
-			return bad()
-		}
-		for {
-			c, ok := p.ident()
-			if !ok || !p.is("=") {
-				return bad()
-			}
-			a := assign{col: c}
-			if v, ok := p.literal(); ok {
-				a.val = v
-			} else if ref, ok := p.ident(); ok && (p.peek() == "+" || p.peek() == "-") {
-				minus := p.next() == "-"
-				n, ok := p.literal()
-				if !ok {
-					return bad()
-				}
-				a.ref = ref
-				a.plus, _ = strconv.ParseInt(n, 10, 64)
-				if minus {
-					a.plus = -a.plus
-				}
-			} else {
-				return bad()
-			}
-			st.sets = append(st.sets, a)
-			if !p.is(",") {
-				break
-			}
-		}
-		if st.where, ok = p.conds(); !ok || len(st.where) == 0 {
-			return bad()
-		}
+		st, ok = p.update()
 	case p.is("INSERT", "INTO"):
-		st.kind = stInsert
-		var ok bool
-		if st.table, ok = p.ident(); !ok || !p.is("(") {
-			return bad()
-		}
-		for {
-			c, ok := p.ident()
-			if !ok {
-				return bad()
-			}
-			st.cols = append(st.cols, c)
-			if !p.is(",") {
-				break
-			}
-		}
-		if !p.is(")") || !p.is("VALUES") || !p.is("(") {
-			return bad()
-		}
-		for {
-			v, ok := p.literal()
-			if !ok {
-				return bad()
-			}
-			st.values = append(st.values, v)
-			if !p.is(",") {
-				break
-			}
-		}
-		if !p.is(")") || len(st.values) != len(st.cols) {
-			return bad()
-		}
+		st, ok = p.insert()
 	default:
-		return bad()
+		ok = false
 	}
-	if !p.done() {
-		return bad()
+	if !ok || !p.done() {
+		return statement{}, errShape
 	}
 	return st, nil
+}
+
+// setTimeout reads the rest of SET lock_timeout = 'N ms'.
+func (p *parser) setTimeout() (statement, error) {
+	st := statement{kind: stSet}
+	if !p.is("=") && !p.is("TO") {
+		return statement{}, errShape
+	}
+	v, ok := p.literal()
+	if !ok || !p.done() {
+		return statement{}, errShape
+	}
+	ms, err := parseMillis(v)
+	if err != nil {
+		return statement{}, err
+	}
+	st.timeout = ms
+	return st, nil
+}
+
+// selectStmt reads the rest of a SELECT: an advisory-lock function's call,
+// or columns from a table with their conditions and row-locking clauses.
+func (p *parser) selectStmt() (statement, bool) {
+	var st statement
+	if fn, ok := p.advisory(); ok {
+		st.kind, st.fn = stAdvisory, fn
+		if !p.is("(") {
+			return st, false
+		}
+		v, ok := p.literal()
+		st.key, _ = strconv.ParseInt(v, 10, 64)
+		return st, ok && p.is(")")
+	}
+	st.kind = stSelect
+	var ok bool
+	if st.cols, ok = p.list(func() (string, bool) {
+		if c, ok := p.ident(); ok {
+			return c, true
+		}
+		return "*", p.is("*")
+	}); !ok || !p.is("FROM") {
+		return st, false
+	}
+	if st.table, ok = p.ident(); !ok {
+		return st, false
+	}
+	if st.where, ok = p.conds(); !ok {
+		return st, false
+	}
+	if p.is("ORDER", "BY") {
+		if st.orderBy, ok = p.ident(); !ok {
+			return st, false
+		}
+	}
+	if p.is("LIMIT") {
+		v, ok := p.literal()
+		if !ok {
+			return st, false
+		}
+		st.limit, _ = strconv.Atoi(v)
+	}
+	if p.is("FOR", "UPDATE") {
+		st.forUpd = true
+		switch {
+		case p.is("NOWAIT"):
+			st.nowait = true
+		case p.is("SKIP", "LOCKED"):
+			st.skip = true
+		}
+	}
+	return st, true
+}
+
+// update reads the rest of UPDATE t SET ... WHERE ...: each assignment a
+// value, or a column plus or minus a number.
+func (p *parser) update() (statement, bool) {
+	st := statement{kind: stUpdate}
+	var ok bool
+	if st.table, ok = p.ident(); !ok || !p.is("SET") {
+		return st, false
+	}
+	for {
+		a, ok := p.assignment()
+		if !ok {
+			return st, false
+		}
+		st.sets = append(st.sets, a)
+		if !p.is(",") {
+			break
+		}
+	}
+	st.where, ok = p.conds()
+	return st, ok && len(st.where) > 0
+}
+
+// assignment reads one "c = v" or "c = c ± n".
+func (p *parser) assignment() (assign, bool) {
+	c, ok := p.ident()
+	if !ok || !p.is("=") {
+		return assign{}, false
+	}
+	a := assign{col: c}
+	if v, ok := p.literal(); ok {
+		a.val = v
+		return a, true
+	}
+	ref, ok := p.ident()
+	if !ok || p.peek() != "+" && p.peek() != "-" {
+		return assign{}, false
+	}
+	minus := p.next() == "-"
+	n, ok := p.literal()
+	a.ref = ref
+	a.plus, _ = strconv.ParseInt(n, 10, 64)
+	if minus {
+		a.plus = -a.plus
+	}
+	return a, ok
+}
+
+// insert reads the rest of INSERT INTO t (cols) VALUES (vals).
+func (p *parser) insert() (statement, bool) {
+	st := statement{kind: stInsert}
+	var ok bool
+	if st.table, ok = p.ident(); !ok || !p.is("(") {
+		return st, false
+	}
+	if st.cols, ok = p.list(p.ident); !ok || !p.is(")") || !p.is("VALUES") || !p.is("(") {
+		return st, false
+	}
+	if st.values, ok = p.list(p.literal); !ok || !p.is(")") {
+		return st, false
+	}
+	return st, len(st.values) == len(st.cols)
+}
+
+// list reads one or more items separated by commas.
+func (p *parser) list(item func() (string, bool)) ([]string, bool) {
+	var out []string
+	for {
+		v, ok := item()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		if !p.is(",") {
+			return out, true
+		}
+	}
 }
 
 // advisory reads the name of an advisory-lock function if one comes next.
