@@ -61,7 +61,7 @@ var Family = &demo.Family{
 	Kinds: []demo.StoreKind{ZooKeeperStore, EtcdStore, ConsulStore},
 	Unit:  "ms",
 	Verbs: Verbs,
-	New:   func(sc *demo.Scenario) demo.Store { return newConsensusStore(sc) },
+	New:   func(sc *demo.Scenario) demo.Store { return newService(sc) },
 	Lanes: func(sc *demo.Scenario) []demo.Lane {
 		return []demo.Lane{{Key: "", Word: "coord.lane." + string(sc.Store)}}
 	},

@@ -75,8 +75,8 @@ type watch struct {
 	children bool // ZooKeeper's child watch (ls -w), not a watch on the node itself
 }
 
-// consensusStore plays ZooKeeper, etcd or Consul, by its kind.
-type consensusStore struct {
+// service plays ZooKeeper, etcd or Consul, by its kind.
+type service struct {
 	kind     demo.StoreKind
 	scenario string
 	zxid     int64 // the counter that only grows
@@ -88,15 +88,15 @@ type consensusStore struct {
 	reads    int // getChildren (or prefix Get) reads
 }
 
-func newConsensusStore(sc *demo.Scenario) *consensusStore {
-	s := &consensusStore{kind: sc.Store, scenario: sc.ID, entries: map[string]*znode{}, cversion: map[string]int{}}
+func newService(sc *demo.Scenario) *service {
+	s := &service{kind: sc.Store, scenario: sc.ID, entries: map[string]*znode{}, cversion: map[string]int{}}
 	if s.kind == EtcdStore {
 		s.zxid = 1 // a fresh etcd's revision
 	}
 	return s
 }
 
-func (s *consensusStore) sessionOf(client string) *session {
+func (s *service) sessionOf(client string) *session {
 	for i := len(s.sessions) - 1; i >= 0; i-- {
 		if s.sessions[i].client == client {
 			return s.sessions[i]
@@ -108,7 +108,7 @@ func (s *consensusStore) sessionOf(client string) *session {
 // sessionID makes a session or lease id from the scenario and the client, so
 // that it is the same in every run: ZooKeeper and etcd print 16 hex digits,
 // Consul a UUID.
-func (s *consensusStore) sessionID(client string) string {
+func (s *service) sessionID(client string) string {
 	h := fnv.New64a()
 	h.Write([]byte(s.scenario + "/" + client))
 	v := h.Sum64() &^ (1 << 63)
@@ -122,11 +122,11 @@ func (s *consensusStore) sessionID(client string) string {
 	return fmt.Sprintf("%x", v)
 }
 
-func (s *consensusStore) call(r *demo.Run, c *demo.Client, op Op) Call {
+func (s *service) call(r *demo.Run, c *demo.Client, op Op) Call {
 	return Call{Head: r.Head(c.Name, ""), Store: s.kind, Op: op}
 }
 
-func (s *consensusStore) Do(r *demo.Run, a demo.Action) error {
+func (s *service) Do(r *demo.Run, a demo.Action) error {
 	c := r.Client(a.Who)
 	ss := s.sessionOf(c.Name)
 	alive := ss != nil && ss.ended < 0
@@ -156,7 +156,7 @@ func (s *consensusStore) Do(r *demo.Run, a demo.Action) error {
 }
 
 // open starts c's session, with the timeout the service agrees to.
-func (s *consensusStore) open(r *demo.Run, c *demo.Client, a demo.Action) error {
+func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	sa := a.Args.(SessionArgs)
 	ss := &session{client: c.Name, id: s.sessionID(c.Name), ttl: sa.TTL, start: r.Now(), ended: -1}
 	e := s.call(r, c, OpSession)
@@ -193,7 +193,7 @@ func (s *consensusStore) open(r *demo.Run, c *demo.Client, a demo.Action) error 
 
 // createNode creates a persistent znode, or an ephemeral sequential one for
 // ss, and says so on the wire.
-func (s *consensusStore) createNode(r *demo.Run, c *demo.Client, path string, ss *session) *znode {
+func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *session) *znode {
 	e := s.call(r, c, OpCreate)
 	e.Path = path
 	parent := parentOf(path)
@@ -217,7 +217,7 @@ func (s *consensusStore) createNode(r *demo.Run, c *demo.Client, path string, ss
 }
 
 // lock is the recipe each service's library runs for Lock().
-func (s *consensusStore) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
+func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	switch s.kind {
 	case ZooKeeperStore:
 		ss.herd = a.Herd
@@ -275,7 +275,7 @@ func (s *consensusStore) lock(r *demo.Run, c *demo.Client, ss *session, a LockAr
 
 // under returns the entries below prefix, oldest first (lowest czxid or
 // create revision), as a lock recipe orders its queue.
-func (s *consensusStore) under(prefix string) []*znode {
+func (s *service) under(prefix string) []*znode {
 	var out []*znode
 	for p, e := range s.entries {
 		if strings.HasPrefix(p, prefix) && p != prefix && parentOf(p) == strings.TrimSuffix(prefix, "/") {
@@ -288,7 +288,7 @@ func (s *consensusStore) under(prefix string) []*znode {
 
 // zkCheck is the ZooKeeper recipe's loop body: read the children; the lowest
 // sequence number holds the lock; anyone else waits on a watch.
-func (s *consensusStore) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
+func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	parent := parentOf(ss.mine)
 	kids := s.under(parent + "/")
 	names := make([]string, len(kids))
@@ -329,7 +329,7 @@ func (s *consensusStore) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 // etcdCheck is concurrency.Mutex after its Txn: the key with the lowest
 // create revision holds the lock; anyone else watches for the deletion of
 // the newest key older than its own.
-func (s *consensusStore) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
+func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	mine := s.entries[ss.mine]
 	pfx := parentOf(ss.mine) + "/"
 	var prev *znode
@@ -355,7 +355,7 @@ func (s *consensusStore) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 
 // grant is the recipe's conclusion: c holds the lock, with token, for as
 // long as its session lasts.
-func (s *consensusStore) grant(r *demo.Run, c *demo.Client, ss *session, token int64) {
+func (s *service) grant(r *demo.Run, c *demo.Client, ss *session, token int64) {
 	c.Token = token
 	r.Hold(c, ss.deadline)
 	r.Log(LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
@@ -364,7 +364,7 @@ func (s *consensusStore) grant(r *demo.Run, c *demo.Client, ss *session, token i
 // fire delivers the one-shot watches on what changed: a child watch on each
 // parent in parents, a node watch on each path in gone. Each watcher that
 // runs reacts at once, as a lock recipe does.
-func (s *consensusStore) fire(r *demo.Run, parents, gone []string) {
+func (s *service) fire(r *demo.Run, parents, gone []string) {
 	var fired []watch
 	s.watches = slices.DeleteFunc(s.watches, func(w watch) bool {
 		hit := w.children && slices.Contains(parents, w.path) || !w.children && slices.Contains(gone, w.path)
@@ -400,14 +400,14 @@ func (s *consensusStore) fire(r *demo.Run, parents, gone []string) {
 
 // remove deletes entries that ended with their owner: the service does it
 // in one transaction, which bumps the counter once.
-func (s *consensusStore) remove(paths []string) {
+func (s *service) remove(paths []string) {
 	for _, p := range paths {
 		delete(s.entries, p)
 		s.cversion[parentOf(p)]++
 	}
 }
 
-func (s *consensusStore) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action) {
+func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action) {
 	e := s.call(r, c, OpDelete)
 	e.Path, e.Session = ss.mine, ss.id
 	if s.kind == ConsulStore {
@@ -442,7 +442,7 @@ func (s *consensusStore) unlock(r *demo.Run, c *demo.Client, ss *session, a demo
 
 // reconnect is the client hearing from the service again after a silence:
 // only now does its library learn whether its session outlived the silence.
-func (s *consensusStore) reconnect(r *demo.Run, c *demo.Client, ss *session) {
+func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 	e := s.call(r, c, OpReconnect)
 	e.Session, e.OK = ss.id, ss.ended < 0
 	if ss.ended >= 0 {
@@ -463,7 +463,7 @@ func (s *consensusStore) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 
 // elapse plays the keep-alives of every running client and ends each session
 // whose client fell silent for longer than the service waits.
-func (s *consensusStore) Elapse(r *demo.Run, since int) {
+func (s *service) Elapse(r *demo.Run, since int) {
 	var due []*session
 	for _, ss := range s.sessions {
 		if ss.ended >= 0 {
@@ -496,7 +496,7 @@ func (s *consensusStore) Elapse(r *demo.Run, since int) {
 // end is the service ending ss: the ephemeral nodes or leased keys go in one
 // transaction, the watches on them fire, and Consul keeps the lock reserved
 // for the lock-delay.
-func (s *consensusStore) end(r *demo.Run, ss *session) {
+func (s *service) end(r *demo.Run, ss *session) {
 	ss.ended = r.Now()
 	var gone []string
 	for p, n := range s.entries {
@@ -539,9 +539,9 @@ func (s *consensusStore) end(r *demo.Run, ss *session) {
 }
 
 // forever is always "": every session ends once its client falls silent.
-func (s *consensusStore) Forever(*demo.Run) string { return "" }
+func (s *service) Forever(*demo.Run) string { return "" }
 
-func (s *consensusStore) State(r *demo.Run) any {
+func (s *service) State(r *demo.Run) any {
 	st := State{Kind: s.kind, Zxid: s.zxid, Notified: s.notified, Reads: s.reads}
 	if s.kind == ZooKeeperStore {
 		st.TickTime = zkTickTime

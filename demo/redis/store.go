@@ -115,113 +115,113 @@ func (s *redisNodes) Do(r *demo.Run, a demo.Action) error {
 // command plays one command of a client against the primary (or only) node.
 func (s *redisNodes) command(r *demo.Run, c *demo.Client, a demo.Action) error {
 	n := s.primary()
-	h := r.Head(c.Name, n.Name)
-	value := c.Value
-	if a.Verb == Set || a.Verb == SetNX {
-		s.of(c).tries++ // every attempt draws a fresh random value
-		value = lockValue(s.sc.ID, c.Name, s.of(c).tries)
-	}
-	var (
-		key          string
-		nx           bool
-		px, seconds  int
-		replicas, to int
-	)
-	switch x := a.Args.(type) {
-	case SetArgs:
-		key, nx, px = x.Key, x.NX, x.PX
-	case KeyArgs:
-		key = x.Key
-	case ExpireArgs:
-		key, seconds = x.Key, x.Seconds
-	case TTLArgs:
-		key, px = x.Key, x.PX
-	case WaitArgs:
-		replicas, to = x.Replicas, x.Timeout
-	}
-	var cmd Command
-	switch a.Verb {
-	case Set:
-		cmd = SetCommand{Head: h, Key: key, Value: value, NX: nx, PX: px}
-	case SetNX:
-		cmd = SetNXCommand{Head: h, Key: key, Value: value}
-	case Expire:
-		cmd = ExpireCommand{Head: h, Key: key, Seconds: seconds}
-	case Del:
-		cmd = DelCommand{Head: h, Key: key}
-	case Unlock:
-		cmd = UnlockScript{Head: h, Key: key, Value: value}
-	case Extend:
-		cmd = RenewScript{Head: h, Key: key, Value: value, PX: px}
-	case Wait:
-		cmd = WaitCommand{Head: h, Replicas: replicas, Timeout: to}
-	default:
-		return &demo.ActionError{Action: a, Msg: "a Redis node does not " + string(a.Verb)}
+	cmd, err := s.request(c, a, r.Head(c.Name, n.Name))
+	if err != nil {
+		return err
 	}
 	if !n.Up {
-		r.Log(NoAnswer{Head: h, Sent: cmd})
+		r.Log(NoAnswer{Head: cmd.Header(), Sent: cmd})
 		return nil
 	}
+	if cmd = s.answer(r, c, n, cmd); cmd != nil {
+		r.Log(cmd)
+	}
+	return nil
+}
+
+// request is the command a client's action sends, as it goes out. A SET
+// draws a fresh random value for every attempt; the other commands carry
+// the value the client last set.
+func (s *redisNodes) request(c *demo.Client, a demo.Action, h demo.Head) (Command, error) {
+	value := c.Value
+	if a.Verb == Set || a.Verb == SetNX {
+		s.of(c).tries++
+		value = lockValue(s.sc.ID, c.Name, s.of(c).tries)
+	}
+	switch x := a.Args.(type) {
+	case SetArgs:
+		return SetCommand{Head: h, Key: x.Key, Value: value, NX: x.NX, PX: x.PX}, nil
+	case ExpireArgs:
+		return ExpireCommand{Head: h, Key: x.Key, Seconds: x.Seconds}, nil
+	case TTLArgs:
+		return RenewScript{Head: h, Key: x.Key, Value: value, PX: x.PX}, nil
+	case WaitArgs:
+		return WaitCommand{Head: h, Replicas: x.Replicas, Timeout: x.Timeout}, nil
+	case KeyArgs:
+		switch a.Verb {
+		case SetNX:
+			return SetNXCommand{Head: h, Key: x.Key, Value: value}, nil
+		case Del:
+			return DelCommand{Head: h, Key: x.Key}, nil
+		case Unlock:
+			return UnlockScript{Head: h, Key: x.Key, Value: value}, nil
+		}
+	}
+	return nil, &demo.ActionError{Action: a, Msg: "a Redis node does not " + string(a.Verb)}
+}
+
+// answer plays cmd on node n, which is up, and returns it with the node's
+// answer; nil when the client is left blocked without one (WAIT 0).
+func (s *redisNodes) answer(r *demo.Run, c *demo.Client, n *Node, cmd Command) Command {
+	now := r.Now()
 	switch e := cmd.(type) {
 	case SetCommand:
-		ttl := px // 0: no expiry
-		e.OK = n.Set(key, value, nx, ttl, r.Now())
-		if e.OK {
-			e.Expiry = s.taken(r, c, value, ttl)
+		if e.OK = n.Set(e.Key, e.Value, e.NX, e.PX, now); e.OK { // PX 0: no expiry
+			e.Expiry = s.taken(r, c, e.Value, e.PX)
 		}
-		cmd = e
+		return e
 	case SetNXCommand:
-		e.OK = n.Set(key, value, true, 0, r.Now())
-		if e.OK {
-			s.taken(r, c, value, 0)
+		if e.OK = n.Set(e.Key, e.Value, true, 0, now); e.OK {
+			s.taken(r, c, e.Value, 0)
 		}
-		cmd = e
+		return e
 	case ExpireCommand:
-		e.OK = n.Expire(key, seconds*1000, r.Now())
-		if e.OK && c.Holds {
-			r.ExtendHold(c, r.Now()+seconds*1000)
+		if e.OK = n.Expire(e.Key, e.Seconds*1000, now); e.OK && c.Holds {
+			r.ExtendHold(c, now+e.Seconds*1000)
 		}
-		cmd = e
+		return e
 	case DelCommand:
-		e.OK = n.Del(key, r.Now())
+		e.OK = n.Del(e.Key, now)
 		r.LetGo(c)
-		cmd = e
+		return e
 	case UnlockScript:
-		e.OK = n.DelIfEq(key, value, r.Now())
+		e.OK = n.DelIfEq(e.Key, e.Value, now)
 		r.LetGo(c)
-		cmd = e
+		return e
 	case RenewScript:
-		e.OK = n.ExpireIfEq(key, value, px, r.Now())
-		if e.OK {
-			e.Expiry = r.Now() + px
+		if e.OK = n.ExpireIfEq(e.Key, e.Value, e.PX, now); e.OK {
+			e.Expiry = now + e.PX
 			r.ExtendHold(c, e.Expiry)
 		} else {
 			r.LetGo(c) // the watchdog finds the lock gone and tells the client
 		}
-		cmd = e
+		return e
 	case WaitCommand:
-		// WAIT blocks until numreplicas replicas acknowledged what this
-		// client wrote, or the timeout passes, and answers how many had by
-		// then. A replica that is up acknowledges at once here. With
-		// timeout 0 and too few replicas, the client is blocked for ever,
-		// or until a replica comes back.
-		if rep := s.replicaOf(n); rep != nil && rep.Up {
-			n.ship(rep)
-			e.Acked = 1
-		}
-		if e.Acked < e.Replicas {
-			if e.Timeout == 0 {
-				c.Blocked = true
-				r.Log(BlockedWait{Head: h, Replicas: e.Replicas})
-				return nil
-			}
-			r.Advance(e.Timeout)
-			e.Head = r.Head(c.Name, n.Name)
-		}
-		cmd = e
+		return s.wait(r, c, n, e)
 	}
-	r.Log(cmd)
-	return nil
+	return cmd
+}
+
+// wait plays WAIT: it blocks until numreplicas replicas acknowledged what
+// this client wrote, or the timeout passes, and answers how many had by
+// then. A replica that is up acknowledges at once here. With timeout 0 and
+// too few replicas, the client is blocked for ever, or until a replica comes
+// back.
+func (s *redisNodes) wait(r *demo.Run, c *demo.Client, n *Node, e WaitCommand) Command {
+	if rep := s.replicaOf(n); rep != nil && rep.Up {
+		n.ship(rep)
+		e.Acked = 1
+	}
+	if e.Acked < e.Replicas {
+		if e.Timeout == 0 {
+			c.Blocked = true
+			r.Log(BlockedWait{Head: e.Head, Replicas: e.Replicas})
+			return nil
+		}
+		r.Advance(e.Timeout)
+		e.Head = r.Head(c.Name, n.Name)
+	}
+	return e
 }
 
 // taken records that c's SET went through with value: c now believes it
@@ -344,82 +344,19 @@ func (s *redisNodes) redisson(r *demo.Run, c *demo.Client, a demo.Action) error 
 	n := s.primary()
 	h := r.Head(c.Name, n.Name)
 	field := redissonField(s.sc.ID, c.Name)
-	var key string
-	var px int
-	switch x := a.Args.(type) {
-	case TTLArgs:
-		key, px = x.Key, x.PX
-	case KeyArgs:
-		key = x.Key
-	}
-	if a.Verb == RRenew {
-		switch {
-		case c.Paused:
-			r.Log(WatchdogSkipped{Head: h})
-			return nil
-		case !s.of(c).watchdog:
-			return &demo.ActionError{Action: a, Msg: c.Name + "'s watchdog is not running: it holds no lock, or a renewal found the lock gone"}
-		}
-	}
-	if a.Verb == RLock && c.Holds && c.Value != field {
-		return &demo.ActionError{Action: a, Msg: c.Name + " holds another kind of lock"}
-	}
 	var cmd Command
+	var err error
 	switch a.Verb {
 	case RLock, RTryLock:
-		e := RedissonLock{Head: h, Key: key, Field: field, Lease: px, Try: a.Verb == RTryLock}
-		if n.Up {
-			e.Left, e.OK = n.RLock(key, field, px, r.Now())
-			if !e.OK && a.Verb == RLock {
-				// lock() would subscribe to the channel and wait: not modelled.
-				return &demo.ActionError{Action: a, Msg: "lock() would wait for the holder to let go; the model plays tryLock() (rtrylock) for that"}
-			}
-		}
-		if e.OK {
-			e.Expiry = r.Now() + px
-			if c.Holds {
-				r.ExtendHold(c, e.Expiry) // re-entered: the same holding, renewed
-			} else {
-				s.taken(r, c, field, px)
-			}
-			s.of(c).lease = px
-			s.of(c).watchdog = true
-		}
-		cmd = e
+		cmd, err = s.rlock(r, c, n, a, RedissonLock{Head: h, Field: field, Try: a.Verb == RTryLock})
 	case RRenew:
-		e := RedissonRenew{Head: h, Key: key, Field: field, Lease: px}
-		if n.Up {
-			e.OK = n.RRenew(key, field, px, r.Now())
-		}
-		if e.OK {
-			e.Expiry = r.Now() + px
-			r.ExtendHold(c, e.Expiry)
-		} else {
-			// Redisson cancels the renewal and only logs it: the client is
-			// not told, and believes it holds the lock until it unlocks.
-			s.of(c).watchdog = false
-		}
-		cmd = e
+		cmd, err = s.rrenew(r, c, n, a, RedissonRenew{Head: h, Field: field})
 	case RUnlock:
-		s.of(c).unlocks++
-		e := RedissonUnlock{Head: h, Key: key, Field: field, Lease: s.of(c).lease,
-			Latch: RedissonLatch(key, requestID(s.sc.ID, c.Name, s.of(c).unlocks))}
-		if !n.Up {
-			r.Log(NoAnswer{Head: h, Sent: e})
-			return nil
-		}
-		var reply int
-		reply, e.Found = n.RUnlock(key, field, e.Latch, s.of(c).lease, RedissonLatchTTL, r.Now())
-		e.Released = e.Found && reply == 1
-		if !e.Found || e.Released {
-			// A nil answer throws IllegalMonitorStateException: the client
-			// learns, too late, that the lock was not its own any more.
-			r.LetGo(c)
-			s.of(c).watchdog = false
-		}
-		r.Log(e)
-		r.Log(LatchDel{Head: h, Latch: e.Latch, OK: n.Del(e.Latch, r.Now())})
+		s.runlock(r, c, n, a.Args.(KeyArgs).Key, field, h)
 		return nil
+	}
+	if err != nil || cmd == nil {
+		return err
 	}
 	if !n.Up {
 		r.Log(NoAnswer{Head: h, Sent: cmd})
@@ -427,6 +364,85 @@ func (s *redisNodes) redisson(r *demo.Run, c *demo.Client, a demo.Action) error 
 	}
 	r.Log(cmd)
 	return nil
+}
+
+// rlock plays lock() or tryLock(): the lock script, which takes the lock
+// when it is free, re-enters it when it is the client's own, and otherwise
+// answers the holder's PTTL.
+func (s *redisNodes) rlock(r *demo.Run, c *demo.Client, n *Node, a demo.Action, e RedissonLock) (Command, error) {
+	t := a.Args.(TTLArgs)
+	e.Key, e.Lease = t.Key, t.PX
+	if a.Verb == RLock && c.Holds && c.Value != e.Field {
+		return nil, &demo.ActionError{Action: a, Msg: c.Name + " holds another kind of lock"}
+	}
+	if n.Up {
+		e.Left, e.OK = n.RLock(t.Key, e.Field, t.PX, r.Now())
+		if !e.OK && a.Verb == RLock {
+			// lock() would subscribe to the channel and wait: not modelled.
+			return nil, &demo.ActionError{Action: a, Msg: "lock() would wait for the holder to let go; the model plays tryLock() (rtrylock) for that"}
+		}
+	}
+	if e.OK {
+		e.Expiry = r.Now() + t.PX
+		if c.Holds {
+			r.ExtendHold(c, e.Expiry) // re-entered: the same holding, renewed
+		} else {
+			s.taken(r, c, e.Field, t.PX)
+		}
+		s.of(c).lease = t.PX
+		s.of(c).watchdog = true
+	}
+	return e, nil
+}
+
+// rrenew plays the watchdog's renewal, which a stop-the-world pause stops
+// with the rest of the client.
+func (s *redisNodes) rrenew(r *demo.Run, c *demo.Client, n *Node, a demo.Action, e RedissonRenew) (Command, error) {
+	switch {
+	case c.Paused:
+		r.Log(WatchdogSkipped{Head: e.Head})
+		return nil, nil
+	case !s.of(c).watchdog:
+		return nil, &demo.ActionError{Action: a, Msg: c.Name + "'s watchdog is not running: it holds no lock, or a renewal found the lock gone"}
+	}
+	t := a.Args.(TTLArgs)
+	e.Key, e.Lease = t.Key, t.PX
+	if n.Up {
+		e.OK = n.RRenew(t.Key, e.Field, t.PX, r.Now())
+	}
+	if e.OK {
+		e.Expiry = r.Now() + t.PX
+		r.ExtendHold(c, e.Expiry)
+	} else {
+		// Redisson cancels the renewal and only logs it: the client is not
+		// told, and believes it holds the lock until it unlocks.
+		s.of(c).watchdog = false
+	}
+	return e, nil
+}
+
+// runlock plays unlock(): the unlock script, answered from its latch if the
+// call is retried, then the DEL of the latch.
+func (s *redisNodes) runlock(r *demo.Run, c *demo.Client, n *Node, key, field string, h demo.Head) {
+	k := s.of(c)
+	k.unlocks++
+	e := RedissonUnlock{Head: h, Key: key, Field: field, Lease: k.lease,
+		Latch: RedissonLatch(key, requestID(s.sc.ID, c.Name, k.unlocks))}
+	if !n.Up {
+		r.Log(NoAnswer{Head: h, Sent: e})
+		return
+	}
+	var reply int
+	reply, e.Found = n.RUnlock(key, field, e.Latch, k.lease, RedissonLatchTTL, r.Now())
+	e.Released = e.Found && reply == 1
+	if !e.Found || e.Released {
+		// A nil answer throws IllegalMonitorStateException: the client
+		// learns, too late, that the lock was not its own any more.
+		r.LetGo(c)
+		k.watchdog = false
+	}
+	r.Log(e)
+	r.Log(LatchDel{Head: h, Latch: e.Latch, OK: n.Del(e.Latch, r.Now())})
 }
 
 func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
