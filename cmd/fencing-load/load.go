@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,56 +94,106 @@ const (
 	requestTimeout  = 10 * time.Second
 )
 
-func load(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr io.Writer) error {
-	frames := sc.Frames()
+// loadOptions are load's flags, read and checked.
+type loadOptions struct {
+	base, floor        string
+	clients            []int
+	duration, warmup   time.Duration
+	rate, rounds, most int
+}
+
+func parseLoad(args []string, stderr io.Writer) (loadOptions, error) {
+	var o loadOptions
 	fl := flag.NewFlagSet("load", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	target := fl.String("target", "http://127.0.0.1:8080", "the running server (loopback only)")
 	levels := fl.String("clients", "1,64,512", "concurrency levels: students clicking at once, each as soon as its last answer came")
-	duration := fl.Duration("duration", 10*time.Second, "how long each measurement lasts")
-	warmup := fl.Duration("warmup", time.Second, "how long to click before each measurement, unmeasured")
-	rate := fl.Int("rate", 0, "requests per second over all clients; 0 sends each click as soon as the last answer came (closed loop)")
+	fl.DurationVar(&o.duration, "duration", 10*time.Second, "how long each measurement lasts")
+	fl.DurationVar(&o.warmup, "warmup", time.Second, "how long to click before each measurement, unmeasured")
+	fl.IntVar(&o.rate, "rate", 0, "requests per second over all clients; 0 sends each click as soon as the last answer came (closed loop)")
 	floorTarget := fl.String("floor", "", "a floor serving the target's own answers (fencing-load floor), measured in turns with the target; \"\": the target alone")
-	rounds := fl.Int("rounds", 1, "how many times to measure the step and the floor in turns, at each concurrency level")
+	fl.IntVar(&o.rounds, "rounds", 1, "how many times to measure the step and the floor in turns, at each concurrency level")
 	if err := fl.Parse(args); err != nil {
-		return err
+		return o, err
 	}
-	base, err := loopbackTarget(*target)
-	if err != nil {
-		return err
+	var err error
+	if o.base, err = loopbackTarget(*target); err != nil {
+		return o, err
 	}
-	if *rounds < 1 || *rounds > 20 {
-		return fmt.Errorf("-rounds must be from 1 to 20")
-	}
-	clients, err := parseLevels(*levels)
-	if err != nil {
-		return err
-	}
-	if *duration <= 0 || *duration > maxLoadDuration || *warmup < 0 || *warmup > time.Minute || *rate < 0 {
-		return fmt.Errorf("-duration must be in (0, %s], -warmup in [0, 1m] and -rate 0 or more", maxLoadDuration)
-	}
-	most := clients[len(clients)-1]
-	for _, n := range clients {
-		most = max(most, n)
-	}
-	transport := newLoadTransport(most)
-	defer transport.CloseIdleConnections()
-	students := newStudents(most, frames, -1)
-	fmt.Fprintf(stderr, "load: starting %d runs on %s\n", most, base)
-	if err := enroll(ctx, transport, base, sc, students); err != nil {
-		return err
-	}
-
-	stepPath := views.Place{Place: demo.Place{Sc: sc}}.Action("step")
-	type phase struct{ name, base string }
-	phases := []phase{{"step", base}}
 	if *floorTarget != "" {
-		fb, err := loopbackTarget(*floorTarget)
-		if err != nil {
-			return err
+		if o.floor, err = loopbackTarget(*floorTarget); err != nil {
+			return o, err
 		}
-		phases = append(phases, phase{"floor", fb})
 	}
+	if o.rounds < 1 || o.rounds > 20 {
+		return o, fmt.Errorf("-rounds must be from 1 to 20")
+	}
+	if o.clients, err = parseLevels(*levels); err != nil {
+		return o, err
+	}
+	if o.duration <= 0 || o.duration > maxLoadDuration || o.warmup < 0 || o.warmup > time.Minute || o.rate < 0 {
+		return o, fmt.Errorf("-duration must be in (0, %s], -warmup in [0, 1m] and -rate 0 or more", maxLoadDuration)
+	}
+	o.most = slices.Max(o.clients)
+	return o, nil
+}
+
+// loadReport gathers what load measured, for its closing lines.
+type loadReport struct {
+	failed            []string
+	atMost            summary
+	ratios, cpuRatios []float64
+}
+
+func load(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr io.Writer) error {
+	o, err := parseLoad(args, stderr)
+	if err != nil {
+		return err
+	}
+	transport := newLoadTransport(o.most)
+	defer transport.CloseIdleConnections()
+	students := newStudents(o.most, sc.Frames(), -1)
+	fmt.Fprintf(stderr, "load: starting %d runs on %s\n", o.most, o.base)
+	if err := enroll(ctx, transport, o.base, sc, students); err != nil {
+		return err
+	}
+	phases := []phase{{"step", o.base}}
+	if o.floor != "" {
+		phases = append(phases, phase{"floor", o.floor})
+	}
+	fmt.Fprintf(stdout, "machine: %d CPUs, load average %s\n", runtime.NumCPU(), loadAverage())
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "clients\twhat\treq/s\tp50\tp99\tmax\terrors\tserver CPU/req\tstep/floor req/s\tstep/floor CPU\t\n")
+	var rep loadReport
+	for _, n := range o.clients {
+		for round := 0; round < o.rounds; round++ {
+			if err := measureRound(ctx, tw, &rep, o, sc, phases, students[:n], transport); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stderr, "load: %d clients done\n", n)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "machine load average after: %s\n", loadAverage())
+	fmt.Fprintf(stdout, "\ntargets: step at least half the floor's req/s (%s), at most twice its CPU per request (%s); p99 at most 10ms at %d clients (%s); no errors (%d distinct)\n",
+		spread(rep.ratios), spread(rep.cpuRatios), o.most, ms(rep.atMost.p99), len(rep.failed))
+	for _, f := range rep.failed {
+		fmt.Fprintln(stdout, "  error:", f)
+	}
+	if len(rep.failed) > 0 {
+		return errors.New("some requests failed")
+	}
+	return nil
+}
+
+// phase is one server measured: the step, or the floor beside it.
+type phase struct{ name, base string }
+
+// measureRound measures each phase once with these students clicking, in
+// turns, and writes a row for each.
+func measureRound(ctx context.Context, tw io.Writer, rep *loadReport, o loadOptions, sc *demo.Scenario, phases []phase, students []*student, transport *http.Transport) error {
+	stepPath := views.Place{Place: demo.Place{Sc: sc}}.Action("step")
+	n := len(students)
 	// A process's own CPU time per request, read from its /_bench/stats
 	// around each measurement, does not depend on what else the machine is
 	// doing.
@@ -153,62 +204,41 @@ func load(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 		}
 		return st.CPUSeconds
 	}
-	fmt.Fprintf(stdout, "machine: %d CPUs, load average %s\n", runtime.NumCPU(), loadAverage())
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "clients\twhat\treq/s\tp50\tp99\tmax\terrors\tserver CPU/req\tstep/floor req/s\tstep/floor CPU\t\n")
-	var failed []string
-	var atMost summary
-	var ratios, cpuRatios []float64
-	for _, n := range clients {
-		for round := 0; round < *rounds; round++ {
-			var got [2]summary
-			for i, ph := range phases {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				cl := newClassroom(sc, ph.base, students[:n], transport, false)
-				if *warmup > 0 {
-					cl.attack(ctx, stepPath, n, *rate, *warmup)
-				}
-				cpu0 := cpu(ph.base)
-				got[i] = cl.attack(ctx, stepPath, n, *rate, *duration)
-				if cpu1 := cpu(ph.base); cpu0 >= 0 && cpu1 >= 0 && got[i].requests > 0 {
-					got[i].cpuPerReq = time.Duration((cpu1 - cpu0) / float64(got[i].requests) * 1e9)
-				}
-				s := got[i]
-				ratio, cpuRatio, perReq := "", "", "-"
-				if s.cpuPerReq > 0 {
-					perReq = fmt.Sprintf("%dµs", s.cpuPerReq.Microseconds())
-				}
-				if i == 1 && s.throughput > 0 {
-					ratio = fmt.Sprintf("%.2f", got[0].throughput/s.throughput)
-					ratios = append(ratios, got[0].throughput/s.throughput)
-					if s.cpuPerReq > 0 && got[0].cpuPerReq > 0 {
-						r := float64(got[0].cpuPerReq) / float64(s.cpuPerReq)
-						cpuRatio = fmt.Sprintf("%.2f", r)
-						cpuRatios = append(cpuRatios, r)
-					}
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, ph.name, s.throughput, ms(s.p50), ms(s.p99), ms(s.max), s.errors, perReq, ratio, cpuRatio)
-				for _, e := range s.samples {
-					failed = append(failed, fmt.Sprintf("%d clients, %s: %s", n, ph.name, e))
-				}
-			}
-			if n == most {
-				atMost = got[0]
+	var got [2]summary
+	for i, ph := range phases {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cl := newClassroom(sc, ph.base, students, transport, false)
+		if o.warmup > 0 {
+			cl.attack(ctx, stepPath, n, o.rate, o.warmup)
+		}
+		cpu0 := cpu(ph.base)
+		got[i] = cl.attack(ctx, stepPath, n, o.rate, o.duration)
+		if cpu1 := cpu(ph.base); cpu0 >= 0 && cpu1 >= 0 && got[i].requests > 0 {
+			got[i].cpuPerReq = time.Duration((cpu1 - cpu0) / float64(got[i].requests) * 1e9)
+		}
+		s := got[i]
+		ratio, cpuRatio, perReq := "", "", "-"
+		if s.cpuPerReq > 0 {
+			perReq = fmt.Sprintf("%dµs", s.cpuPerReq.Microseconds())
+		}
+		if i == 1 && s.throughput > 0 {
+			ratio = fmt.Sprintf("%.2f", got[0].throughput/s.throughput)
+			rep.ratios = append(rep.ratios, got[0].throughput/s.throughput)
+			if s.cpuPerReq > 0 && got[0].cpuPerReq > 0 {
+				r := float64(got[0].cpuPerReq) / float64(s.cpuPerReq)
+				cpuRatio = fmt.Sprintf("%.2f", r)
+				rep.cpuRatios = append(rep.cpuRatios, r)
 			}
 		}
-		fmt.Fprintf(stderr, "load: %d clients done\n", n)
+		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n", n, ph.name, s.throughput, ms(s.p50), ms(s.p99), ms(s.max), s.errors, perReq, ratio, cpuRatio)
+		for _, e := range s.samples {
+			rep.failed = append(rep.failed, fmt.Sprintf("%d clients, %s: %s", n, ph.name, e))
+		}
 	}
-	tw.Flush()
-	fmt.Fprintf(stdout, "machine load average after: %s\n", loadAverage())
-	fmt.Fprintf(stdout, "\ntargets: step at least half the floor's req/s (%s), at most twice its CPU per request (%s); p99 at most 10ms at %d clients (%s); no errors (%d distinct)\n",
-		spread(ratios), spread(cpuRatios), most, ms(atMost.p99), len(failed))
-	for _, f := range failed {
-		fmt.Fprintln(stdout, "  error:", f)
-	}
-	if len(failed) > 0 {
-		return errors.New("some requests failed")
+	if n == o.most {
+		rep.atMost = got[0]
 	}
 	return nil
 }
@@ -237,31 +267,7 @@ func soak(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 	if err != nil {
 		return err
 	}
-
-	// Poll the server's memory while the students walk, for the peak.
-	var mu sync.Mutex
-	peak := before
-	pollDone := make(chan struct{})
-	stopPoll := make(chan struct{})
-	go func() {
-		defer close(pollDone)
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stopPoll:
-				return
-			case <-tick.C:
-			}
-			if st, err := stats(); err == nil {
-				mu.Lock()
-				if st.HeapInuse > peak.HeapInuse {
-					peak = st
-				}
-				mu.Unlock()
-			}
-		}
-	}()
+	poll := pollPeak(stats, before)
 
 	// Each student opens the first frame's page, then clicks through every
 	// frame: one page and frames-1 clicks. Half read Japanese, half English;
@@ -275,36 +281,24 @@ func soak(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 	s := cl.attack(ctx, views.Place{Place: demo.Place{Sc: sc}}.Action("step"), *n, 0, maxLoadDuration)
 	walk := time.Since(began)
 	transport.CloseIdleConnections() // the students leave: their connections should not count as the server's memory
-	close(stopPoll)
-	<-pollDone
+	peak := poll()
 	after, err := stats()
 	if err != nil {
 		return err
 	}
-	mu.Lock()
 	if after.HeapInuse > peak.HeapInuse {
 		peak = after
 	}
-	mu.Unlock()
 	incomplete := 0
 	for _, st := range students {
 		if st.from != frames {
 			incomplete++
 		}
 	}
-
-	// Wait for the runs to expire, then for the heap to come back down.
 	began = time.Now()
-	expired := after
-	for expired.Runs > 0 && time.Since(began) < *settle {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-		if expired, err = stats(); err != nil {
-			return err
-		}
+	expired, err := waitExpired(ctx, stats, after, *settle)
+	if err != nil {
+		return err
 	}
 	waited := time.Since(began)
 
@@ -331,6 +325,57 @@ func soak(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 		return errors.New("some students did not finish")
 	}
 	return nil
+}
+
+// pollPeak polls the server's memory every quarter second, for the peak,
+// until the function it returns is called; that returns the peak seen.
+func pollPeak(stats func() (serverStats, error), before serverStats) func() serverStats {
+	var mu sync.Mutex
+	peak := before
+	done, stop := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if st, err := stats(); err == nil {
+				mu.Lock()
+				if st.HeapInuse > peak.HeapInuse {
+					peak = st
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() serverStats {
+		close(stop)
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return peak
+	}
+}
+
+// waitExpired waits, at most settle, for the server's runs to expire.
+func waitExpired(ctx context.Context, stats func() (serverStats, error), st serverStats, settle time.Duration) (serverStats, error) {
+	began := time.Now()
+	for st.Runs > 0 && time.Since(began) < settle {
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+		var err error
+		if st, err = stats(); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
 }
 
 // loopbackTarget parses the -target URL and insists that it names this
