@@ -108,8 +108,8 @@ func findVerb(fam *demo.Family, v demo.Verb) (demo.VerbSpec, bool) {
 
 // known lists the verbs a store of kind k takes, for a message.
 func known(fam *demo.Family, k demo.StoreKind) []string {
-	names := []string{string(demo.Tick)}
-	for _, v := range demo.EngineVerbs[1:] {
+	var names []string
+	for _, v := range demo.EngineVerbs {
 		names = append(names, string(v))
 	}
 	for _, s := range fam.Verbs {
