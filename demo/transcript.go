@@ -14,7 +14,7 @@ import (
 // like a story.
 func Transcript(sc *Scenario, on bool) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, onOff(on), sc.Title.EN)
+	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, OnOff(on), sc.Title.EN)
 	fmt.Fprintf(&b, "# store %s, resource %s (fencing %s), clients %s\n", sc.Store, sc.Resource, sc.Fencing, strings.Join(sc.Clients, ", "))
 	r := NewRun(sc, on)
 	for {
@@ -37,13 +37,6 @@ func Transcript(sc *Scenario, on bool) (string, error) {
 		}
 	}
 	return b.String(), r.Err()
-}
-
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
 }
 
 // Clock writes a time in the scenario's unit, as a transcript does.

@@ -199,12 +199,7 @@ func StaticPath(p Place) string {
 }
 
 // OnOff is a switch position as it appears in a URL.
-func OnOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
+func OnOff(on bool) string { return demo.OnOff(on) }
 
 // The site's other addresses, each in a language.
 
