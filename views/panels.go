@@ -31,7 +31,7 @@ type Panel struct {
 	Checked func(sc *demo.Scenario) string
 }
 
-// panels is the registry: one line per family, by demo.Family.Name.
+// familyPanels is the registry: one line per family, by demo.Family.Name.
 var familyPanels = map[string]Panel{
 	"lockservice": {Store: lockPanel, Describe: describeLock},
 	"redis":       {Store: nodesPanel, Wide: true, Describe: describeRedis, Reply: redisReply, Checked: redisChecked},
