@@ -103,6 +103,7 @@ type wait struct {
 	first   *row // the first row it waited for
 	firstBy string
 	got     []*row // select: the rows it returned
+	freed   *row   // the row whose lock was freed for it, when it is woken
 
 	started  bool // it has run once
 	implicit bool // sent outside BEGIN: a transaction of its own
@@ -447,6 +448,13 @@ func (d *database) selectRows(r *Run, s *backend, w *wait, e *SQLStatement) *wai
 		cols = t.cols
 	}
 	e.Cols = cols
+	if w.freed != nil && st.forUpd && w.freed.locker == nil {
+		// The row it waited for is free: PostgreSQL locks it before it looks
+		// again at whether it still matches, and keeps that lock until the
+		// transaction ends, even when the row is passed over.
+		d.lockRow(s, w.freed)
+	}
+	w.freed = nil
 	var got []*row
 	for _, row := range candidates(t, s, st) {
 		if st.limit > 0 && len(got) == st.limit {
@@ -753,7 +761,7 @@ func (d *database) wake(r *Run, at int) {
 		if w == nil {
 			continue
 		}
-		w.row, w.adv = nil, nil
+		w.freed, w.row, w.adv = w.row, nil, nil
 		w.from, w.checked = at, false
 		d.run(r, s, w, at)
 	}

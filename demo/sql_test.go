@@ -212,3 +212,25 @@ func TestUnknownSQLIsALoadError(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A FOR UPDATE that waited for a row keeps that row's lock once it is freed,
+// even when the row no longer matches and another is returned: real
+// PostgreSQL 15 lists both rows under W2 in pgrowlocks until W2 commits.
+func TestWaitedRowStaysLocked(t *testing.T) {
+	r, err := Replay(demotest.Scenario(t, "job-queue"), false, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Frame()
+	var locked []string
+	for _, tb := range f.Database.Tables {
+		for _, row := range tb.Rows {
+			if row.LockedBy != "" {
+				locked = append(locked, row.Values[0]+" by "+row.LockedBy)
+			}
+		}
+	}
+	if got, want := strings.Join(locked, ", "), "1 by W2, 2 by W2"; got != want {
+		t.Fatalf("row locks at frame 4: %s, want %s", got, want)
+	}
+}
