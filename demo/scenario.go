@@ -62,23 +62,28 @@ type Narration struct {
 }
 
 // Move is one click of the Step button: narration plus the actions it plays.
-// Where the switch changes what a client does, TextOn or TextOff replaces
-// the text for that position; it still says what is done, never the outcome.
+// Where the switch changes what a client does, TitleOn or TitleOff replaces
+// the title and TextOn or TextOff the text for that position: each still
+// says what is done, never the outcome, and must be true where it is shown.
 type Move struct {
 	Narration
-	TextOn  *Text
-	TextOff *Text
-	Do      []Action
+	TitleOn, TitleOff *Text
+	TextOn, TextOff   *Text
+	Do                []Action
 }
 
 // narration returns the move's narration for the switch position on.
 func (m Move) narration(on bool) Narration {
 	n := m.Narration
-	if on && m.TextOn != nil {
-		n.Text = *m.TextOn
+	title, text := m.TitleOff, m.TextOff
+	if on {
+		title, text = m.TitleOn, m.TextOn
 	}
-	if !on && m.TextOff != nil {
-		n.Text = *m.TextOff
+	if title != nil {
+		n.Title = *title
+	}
+	if text != nil {
+		n.Text = *text
 	}
 	return n
 }

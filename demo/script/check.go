@@ -26,10 +26,11 @@ var (
 
 // check fills in defaults and finds what is wrong with sc, one concern at a
 // time: its names, its store, its grouping, its cast, its prose, its
-// actions, and last whether it plays.
+// actions, whether it plays, and last whether its narration is true in
+// both positions.
 func check(sc *demo.Scenario) *checkError {
 	for _, c := range []func(*demo.Scenario) *checkError{
-		checkNames, checkStore, checkGrouping, checkCast, checkTexts, checkMoves, checkPlays,
+		checkNames, checkStore, checkGrouping, checkCast, checkTexts, checkMoves, checkPlays, checkNarration,
 	} {
 		if err := c(sc); err != nil {
 			return err
@@ -158,9 +159,12 @@ func checkMoves(sc *demo.Scenario) *checkError {
 		texts := []struct {
 			what string
 			text *demo.Text
-		}{{"title", &m.Title}, {"text", &m.Text}, {"text-on", m.TextOn}, {"text-off", m.TextOff}}
+		}{{"title", &m.Title}, {"text", &m.Text}, {"title-on", m.TitleOn}, {"title-off", m.TitleOff},
+			{"text-on", m.TextOn}, {"text-off", m.TextOff}}
 		for _, t := range texts {
-			if t.text == nil {
+			// A title or text that each position replaces is not needed.
+			if t.text == nil || t.text == &m.Title && m.TitleOn != nil && m.TitleOff != nil && *t.text == (demo.Text{}) ||
+				t.text == &m.Text && m.TextOn != nil && m.TextOff != nil && *t.text == (demo.Text{}) {
 				continue
 			}
 			if err := complete(fmt.Sprintf("move %d %s", i+1, t.what), *t.text); err != "" {

@@ -22,6 +22,15 @@ type text struct {
 
 func (t text) demo() demo.Text { return demo.Text{JA: t.JA, EN: t.EN} }
 
+// optional converts a text that one position may replace: nil stays nil.
+func optional(t *text) *demo.Text {
+	if t == nil {
+		return nil
+	}
+	d := demo.Text{JA: t.JA, EN: t.EN}
+	return &d
+}
+
 type narration struct {
 	Title text `yaml:"title"`
 	Text  text `yaml:"text"`
@@ -54,8 +63,13 @@ type scenario struct {
 	Moves       []move    `yaml:"moves"`
 }
 
+// move is one step as written. Where a position changes what a client does,
+// title-on/title-off and text-on/text-off replace the title and the text
+// for that position.
 type move struct {
 	Narration narration `yaml:",inline"`
+	TitleOn   *text     `yaml:"title-on"`
+	TitleOff  *text     `yaml:"title-off"`
 	TextOn    *text     `yaml:"text-on"`
 	TextOff   *text     `yaml:"text-off"`
 	Do        []action  `yaml:"do"`
@@ -72,16 +86,11 @@ func (s *scenario) scenario() *demo.Scenario {
 		Setup: actions(s.Setup), Initial: s.Initial.demo(),
 	}
 	for _, m := range s.Moves {
-		dm := demo.Move{Narration: m.Narration.demo(), Do: actions(m.Do)}
-		if m.TextOn != nil {
-			t := m.TextOn.demo()
-			dm.TextOn = &t
-		}
-		if m.TextOff != nil {
-			t := m.TextOff.demo()
-			dm.TextOff = &t
-		}
-		sc.Moves = append(sc.Moves, dm)
+		sc.Moves = append(sc.Moves, demo.Move{
+			Narration: m.Narration.demo(), Do: actions(m.Do),
+			TitleOn: optional(m.TitleOn), TitleOff: optional(m.TitleOff),
+			TextOn: optional(m.TextOn), TextOff: optional(m.TextOff),
+		})
 	}
 	return sc
 }

@@ -432,3 +432,45 @@ func TestLoadErrorsRedisGrammar(t *testing.T) {
 		})
 	}
 }
+
+// A narration that names an action its frame does not contain, in either
+// position, fails to load: a write, a token, an unlock, a wait.
+func TestLoadNarrationMustBeTrueInBothPositions(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		do         []string
+		msg        string
+	}{
+		{"a write only one position makes", "A writes", []string{"A acquire 10", "if-on: A write x"}, "names a write by A"},
+		{"a token the write does not carry", "A writes with its token", []string{"A write x"}, "names a token sent with a write by A"},
+		{"an unlock nobody sends", "A finishes and releases", []string{"A acquire 10"}, "names an unlock by A"},
+		{"a wait nobody waits", "B waits", []string{"A acquire 10", "B acquire 10"}, "names a wait by B"},
+		{"another client's write", "A takes the lock, and B writes", []string{"A acquire 10", "A write x"}, "names a write by B"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := demotest.File(demotest.Replace(t, demotest.YAML("s", tt.do...), "text: {ja: 本文, en: Text}", "text: {ja: 本文, en: \""+tt.text+"\"}"))
+			le := loadError(t, src)
+			if !strings.Contains(le.Msg, tt.msg) || le.Line == 0 {
+				t.Fatalf("LoadError %v: want line of the move and %q", le, tt.msg)
+			}
+		})
+	}
+}
+
+// Where a position's title or text says what only that position does, the
+// narration loads, and each position shows its own.
+func TestLoadTitleAndTextPerPosition(t *testing.T) {
+	sc := demotest.Replace(t, demotest.YAML("s", "A acquire 10", "if-on: A write x"),
+		"      - title: {ja: 一手, en: One move}\n        text: {ja: 本文, en: Text}\n",
+		"      - title: {ja: 一手, en: One move}\n        title-on: {ja: 書く, en: A writes}\n"+
+			"        text-on: {ja: A が書く, en: A takes the lock and writes}\n        text-off: {ja: A が取る, en: A takes the lock}\n")
+	for _, tt := range []struct {
+		on          bool
+		title, text string
+	}{{true, "A writes", "A takes the lock and writes"}, {false, "One move", "A takes the lock"}} {
+		f := demotest.Play(t, demotest.File(sc), tt.on)
+		if f.Title.EN != tt.title || f.Text.EN != tt.text {
+			t.Errorf("on=%v: title %q text %q, want %q and %q", tt.on, f.Title.EN, f.Text.EN, tt.title, tt.text)
+		}
+	}
+}
