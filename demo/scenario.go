@@ -25,6 +25,9 @@ type Scenario struct {
 	Title   Text
 	Summary Text // one line of what it teaches
 	Lesson  Text // shown at the last frame
+	// Sources are the primary texts the lesson rests on, listed with it,
+	// so a reader can check the lesson against them.
+	Sources []Source
 
 	// Purpose and Topology group the scenarios as the texts do: a lock for
 	// efficiency or for correctness; one node, a replicated pair, a quorum
@@ -53,6 +56,12 @@ type Scenario struct {
 	// Horizon is the latest time any frame shows in either switch position,
 	// worked out by Rehearse, so a drawing can keep one scale for every frame.
 	Horizon int
+}
+
+// Source is one primary text: its title in both languages and its address.
+type Source struct {
+	Title Text
+	URL   string
 }
 
 // Narration is the title and text shown with a frame.

@@ -53,6 +53,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"narration":     {"解説", "Narration"},
 	"happened":      {"この手で起きたこと", "What this move did"},
 	"lesson":        {"教訓", "The lesson"},
+	"sources":       {"この教訓の出典", "Sources for this lesson"},
 	"timeline":      {"時空図", "Space-time diagram"},
 	"timeline.desc": {"A、B、ロックサービス、資源の各レーンに、リース、GC 停止、書き込みの結果を時刻順に描く。", "Lanes for A, B, the lock service and the resource, showing leases, the GC pause and each write's outcome over time."},
 	"log":           {"出来事の記録", "Event log"},

@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -30,7 +31,7 @@ var (
 // both positions.
 func check(sc *demo.Scenario) *checkError {
 	for _, c := range []func(*demo.Scenario) *checkError{
-		checkNames, checkStore, checkGrouping, checkCast, checkTexts, checkMoves, checkPlays, checkNarration,
+		checkNames, checkStore, checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPlays, checkNarration,
 	} {
 		if err := c(sc); err != nil {
 			return err
@@ -138,6 +139,24 @@ func checkTexts(sc *demo.Scenario) *checkError {
 	} {
 		if err := complete(t.what, t.text); err != "" {
 			return fail(0, "%s", err)
+		}
+	}
+	return nil
+}
+
+// checkSources: a lesson names the primary texts it rests on, each with a
+// title in both languages and an address on the web a reader can follow.
+func checkSources(sc *demo.Scenario) *checkError {
+	if len(sc.Sources) == 0 {
+		return fail(0, "no sources: a lesson lists the primary texts it rests on, under \"sources:\"")
+	}
+	for i, s := range sc.Sources {
+		if err := complete(fmt.Sprintf("source %d title", i+1), s.Title); err != "" {
+			return fail(0, "%s", err)
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || strings.ContainsAny(s.URL, " \"'<>") {
+			return fail(0, "source %d: %q is not an https:// address", i+1, s.URL)
 		}
 	}
 	return nil

@@ -45,6 +45,7 @@ type scenario struct {
 	Title       text      `yaml:"title"`
 	Summary     text      `yaml:"summary"`
 	Lesson      text      `yaml:"lesson"`
+	Sources     []source  `yaml:"sources"`
 	Purpose     string    `yaml:"purpose"`
 	Topology    string    `yaml:"topology"`
 	Switch      string    `yaml:"switch"`
@@ -61,6 +62,12 @@ type scenario struct {
 	Setup       []action  `yaml:"setup"`
 	Initial     narration `yaml:"initial"`
 	Moves       []move    `yaml:"moves"`
+}
+
+// source is one primary text the lesson rests on.
+type source struct {
+	Title text   `yaml:"title"`
+	URL   string `yaml:"url"`
 }
 
 // move is one step as written. Where a position changes what a client does,
@@ -84,6 +91,9 @@ func (s *scenario) scenario() *demo.Scenario {
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Setup: actions(s.Setup), Initial: s.Initial.demo(),
+	}
+	for _, src := range s.Sources {
+		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})
 	}
 	for _, m := range s.Moves {
 		sc.Moves = append(sc.Moves, demo.Move{
