@@ -285,6 +285,7 @@ func (d *database) run(r *Run, s *backend, w *wait, at int) {
 		} else {
 			blocked.adv.waiters = append(blocked.adv.waiters, s)
 		}
+		d.checkCycle(r, s, at)
 		if w.logged {
 			return // woken, but the lock went to someone queued before it
 		}
@@ -826,7 +827,7 @@ func (d *database) deadlockCheck(r *Run, s *backend, at int) {
 			if o := s.wait.holder(); o != nil {
 				other = o.client
 			}
-			r.violate(Violation{Kind: DeadlockAbort, At: at, Client: s.client, Other: other})
+			r.brokeDeadlock(s.client, other, at)
 			d.fail(r, s, errDeadlock, at)
 			return
 		}

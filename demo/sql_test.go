@@ -140,7 +140,7 @@ func TestDeadlockDetectedAfterTimeout(t *testing.T) {
 		if f.Database.Sessions[0].State != "idle in transaction (aborted)" {
 			t.Fatalf("A's state %q, want aborted", f.Database.Sessions[0].State)
 		}
-		if len(f.Violations) != 1 || f.Violations[0].Kind != DeadlockAbort {
+		if len(f.Violations) != 1 || f.Violations[0].Kind != Deadlock || f.Violations[0].Value != "A" {
 			t.Fatalf("violations %+v, want one deadlock", f.Violations)
 		}
 	}

@@ -2,6 +2,7 @@ package demo_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	. "github.com/distlock/fencing-demo/demo"
@@ -77,8 +78,13 @@ func writeDatabase(b *strings.Builder, f *Frame) {
 		switch v.Kind {
 		case LostUpdate:
 			fmt.Fprintf(b, "verdict: %s: %s committed %s at %s, computed from a read older than %s's commit, which set %s\n", v.Kind, v.Client, v.Value, at, v.Other, v.Before)
-		case DeadlockAbort:
-			fmt.Fprintf(b, "verdict: %s: %s and %s waited for each other; %s was aborted at %s\n", v.Kind, v.Client, v.Other, v.Client, at)
+		case Deadlock:
+			fmt.Fprintf(b, "verdict: %s: %s and %s wait for each other from %s", v.Kind, v.Client, v.Other, at)
+			if v.Value != "" {
+				ms, _ := strconv.Atoi(v.Before)
+				fmt.Fprintf(b, "; the detector aborted %s at %s", v.Value, clock(sc, ms))
+			}
+			b.WriteString("\n")
 		case QueuedBehind:
 			fmt.Fprintf(b, "verdict: %s: %s waited %sms behind %s for %s, then took another row at %s\n", v.Kind, v.Client, v.Before, v.Other, v.Value, at)
 		case WaitsOnItself:

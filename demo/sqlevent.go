@@ -22,9 +22,13 @@ const (
 	// LostUpdate: a client committed a write based on a read that another
 	// transaction's commit had already made stale, and that commit is gone.
 	LostUpdate ViolationKind = 100 + iota
-	// DeadlockAbort: transactions waited for each other in a cycle and
-	// PostgreSQL aborted one of them after deadlock_timeout.
-	DeadlockAbort
+	// Deadlock: transactions wait for each other in a cycle. It is a
+	// deadlock from the moment the cycle forms (At, between Client, whose
+	// wait closed it, and Other); PostgreSQL only finds it once a waiter
+	// has waited deadlock_timeout, and then aborts one transaction: Value
+	// is that victim and Before the time, in ms, or both "" while nobody
+	// has looked yet.
+	Deadlock
 	// QueuedBehind: a worker waited for a row lock and, once it was free,
 	// took a different row: the wait bought nothing, the workers ran one
 	// after another.
@@ -37,11 +41,11 @@ const (
 // A deadlock the server broke and a queue of workers cost time or a retry,
 // not data; a lost update and a client waiting on itself are broken.
 var sqlViolationClasses = map[ViolationKind]Class{
-	LostUpdate: Broken, DeadlockAbort: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
+	LostUpdate: Broken, Deadlock: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
 }
 
 var sqlViolationNames = map[ViolationKind]string{
-	LostUpdate: "lost-update", DeadlockAbort: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
+	LostUpdate: "lost-update", Deadlock: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
 }
 
 // SQLError is an ERROR as PostgreSQL reports it: the SQLSTATE and the
@@ -174,4 +178,41 @@ func (e SQLStatement) Affected() int {
 		return -1
 	}
 	return n
+}
+
+// checkCycle follows the wait-for graph from s, which has just begun to
+// wait: if the path comes back to s, the transactions on it are deadlocked
+// now, though PostgreSQL will not look until deadlock_timeout has passed.
+func (d *database) checkCycle(r *Run, s *backend, at int) {
+	seen := map[*backend]bool{}
+	for h := s.wait.holder(); h != nil && !seen[h]; {
+		if h == s {
+			other := s.wait.holder().client
+			for _, v := range r.violations {
+				if v.Kind == Deadlock && v.Value == "" && (v.Client == s.client || v.Other == s.client) {
+					return // the same cycle, still unbroken
+				}
+			}
+			r.violate(Violation{Kind: Deadlock, At: at, Client: s.client, Other: other})
+			return
+		}
+		seen[h] = true
+		if h.wait == nil {
+			return
+		}
+		h = h.wait.holder()
+	}
+}
+
+// brokeDeadlock records that the detector aborted victim's transaction at at
+// to break the cycle it is in with other.
+func (r *Run) brokeDeadlock(victim, other string, at int) {
+	for i := range r.violations {
+		v := &r.violations[i]
+		if v.Kind == Deadlock && v.Value == "" && (v.Client == victim || v.Other == victim) {
+			v.Value, v.Before = victim, strconv.Itoa(at)
+			return
+		}
+	}
+	r.violate(Violation{Kind: Deadlock, At: at, Client: victim, Other: other, Value: victim, Before: strconv.Itoa(at)})
 }

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"github.com/distlock/fencing-demo/demo"
 )
 
@@ -197,7 +198,43 @@ func ownerOf(lang, client string) string {
 
 // Verdict is the frame's verdict in words: the heaviest of what the model
 // found, with its evidence, or that mutual exclusion held.
-func Verdict(lang string, f demo.Frame) string { return Violation(lang, f.Scenario, f.Verdict()) }
+func Verdict(lang string, f demo.Frame) string { return Finding(lang, f, f.Verdict()) }
+
+// Findings are what the frame lists as found, in order. An overlap whose
+// holder has since landed a stale write is told by that write's finding,
+// which says more, so it is not listed again beside it.
+func Findings(f demo.Frame) []demo.Violation {
+	var out []demo.Violation
+	for _, v := range f.Violations {
+		if v.Kind == demo.Overlap && slices.ContainsFunc(f.Violations, func(w demo.Violation) bool {
+			return w.Kind == demo.StaleWrite && w.Client == v.Client && w.At >= v.At
+		}) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Finding is one finding in words, as it stands at frame f: an overlap says
+// whether its holder is stopped, running or has learned it lost the lock,
+// from the frame's own state, never from the frame where it was found.
+func Finding(lang string, f demo.Frame, v demo.Violation) string {
+	if v.Kind != demo.Overlap {
+		return Violation(lang, f.Scenario, v)
+	}
+	state := ".running"
+	for _, c := range f.Clients {
+		switch {
+		case c.Name != v.Client:
+		case !c.Holds:
+			state = ".learned"
+		case c.Paused:
+			state = ".paused"
+		}
+	}
+	return fmt.Sprintf(T(lang, "verdict."+v.Kind.String()+state), v.Client, v.Other, Clock(f.Scenario, v.At))
+}
 
 // Violation is one finding of the model in words.
 func Violation(lang string, sc *demo.Scenario, v demo.Violation) string {
