@@ -2,8 +2,8 @@ package views
 
 import (
 	"fmt"
-	"slices"
 	"github.com/distlock/fencing-demo/demo"
+	"slices"
 )
 
 // Assets are the fingerprinted addresses of the files under static/.
