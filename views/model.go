@@ -198,7 +198,14 @@ func ownerOf(lang, client string) string {
 
 // Verdict is the frame's verdict in words: the heaviest of what the model
 // found, with its evidence, or that mutual exclusion held.
-func Verdict(lang string, f demo.Frame) string { return Finding(lang, f, f.Verdict()) }
+func Verdict(lang string, f demo.Frame) string {
+	s := Finding(lang, f, f.Verdict())
+	if c := f.Coord; c != nil && c.Kind == demo.ZooKeeperStore && f.Verdict().Kind == demo.MutualExclusionHeld {
+		// Where the lock held, what it cost the service is the lesson.
+		s += " " + fmt.Sprintf(T(lang, "verdict.cost.zookeeper"), c.Notified, c.Reads)
+	}
+	return s
+}
 
 // Findings are what the frame lists as found, in order. An overlap whose
 // holder has since landed a stale write is told by that write's finding,
@@ -274,9 +281,22 @@ func VerdictMark(c demo.Class) string {
 	return "⚠"
 }
 
-// VerdictKinds lists every kind, lightest first, for the index's legend.
+// VerdictKinds lists every kind, lightest first within each family, for the
+// index's legend.
 var VerdictKinds = []demo.ViolationKind{
 	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
+	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate,
+}
+
+// OutcomeShort is the name of frame f's verdict on the index: the kind's,
+// except where a database scenario found nothing, which may hold no lock at
+// all and so is "no anomaly", as its page says.
+func OutcomeShort(lang string, f demo.Frame) string {
+	k := f.Verdict().Kind
+	if k == demo.MutualExclusionHeld && f.Scenario.Store == demo.DatabaseStore {
+		return T(lang, "verdict.safe.database.short")
+	}
+	return VerdictShort(lang, k)
 }
 
 // WireReply is the answer a command got, for the screen: the protocol's own

@@ -131,8 +131,21 @@ func TestIndexOutcomesAndLegend(t *testing.T) {
 				if got := o.AttrOr("data-verdict", ""); got != k.String() {
 					t.Errorf("%s %s: outcome %q, want %q", e.Sc.ID, OnOff(f.On), got, k)
 				}
-				if !strings.Contains(o.Text(), VerdictShort(lang, k)) || !o.HasClass(k.Class().String()) {
-					t.Errorf("%s %s (%s): outcome %q (class %q) does not show %q", e.Sc.ID, OnOff(f.On), lang, o.Text(), o.AttrOr("class", ""), VerdictShort(lang, k))
+				if !strings.Contains(o.Text(), OutcomeShort(lang, f)) || !o.HasClass(k.Class().String()) {
+					t.Errorf("%s %s (%s): outcome %q (class %q) does not show %q", e.Sc.ID, OnOff(f.On), lang, o.Text(), o.AttrOr("class", ""), OutcomeShort(lang, f))
+				}
+				// One vocabulary: the page's verdict opens with the index's name for it.
+				if v := Verdict(lang, f); !strings.HasPrefix(strings.ToLower(v), strings.ToLower(OutcomeShort(lang, f))+":") {
+					t.Errorf("%s %s (%s): the index says %q, the page's verdict %q", e.Sc.ID, OnOff(f.On), lang, OutcomeShort(lang, f), v)
+				}
+			}
+		}
+		for _, e := range entries {
+			for _, f := range []demo.Frame{e.Off, e.On} {
+				for _, v := range f.Violations {
+					if doc.Find(`[data-testid="legend-`+v.Kind.String()+`"]`).Length() != 1 {
+						t.Errorf("%s: %s finds %s, and the legend lacks it", lang, e.Sc.ID, v.Kind)
+					}
 				}
 			}
 		}
