@@ -1317,8 +1317,8 @@ var builtinScenarios = []*demo.Scenario{
 						EN: "A runs Redlock",
 					},
 					Text: demo.Text{
-						JA: "A は時刻 T1 を記録し、5 台に順に SET NX PX 10000 を送る。応答を待つのは 1 台あたり最大 50 ms。OK の数を数え、有効時間を計算する。過半数に届かなければ、5 台すべてに解放のスクリプトを送る。",
-						EN: "A notes the time T1 and sends SET NX PX 10000 to the five nodes in turn, waiting at most 50 ms for each answer. Then it counts the OKs and works out the validity. Without a majority, it sends the unlock script to all five.",
+						JA: "A は時刻 T1 を記録し、5 台に順に SET NX PX 10000 を送る。応答を待つのは 1 台あたり最大 50 ms。OK の数を数え、有効時間を計算する。過半数に届かなければ、5 台すべてに解放のスクリプトを送り、ランダムな間隔をおいてもう一度だけ取り直す。ここでの取り直しは 1 回だが、参照実装は最大 200 ms のランダムな間隔をおいて 3 回取り直す。",
+						EN: "A notes the time T1 and sends SET NX PX 10000 to the five nodes in turn, waiting at most 50 ms for each answer. Then it counts the OKs and works out the validity. Without a majority, it sends the unlock script to all five and tries once more after a random delay. Here A retries once; the reference implementations retry 3 times, each after a random delay of up to 200 ms.",
 					},
 				},
 				Do: []demo.Action{
@@ -1401,8 +1401,8 @@ var builtinScenarios = []*demo.Scenario{
 			EN: "Kleppmann's case. Redis keeps a key's expiry as an absolute time on the wall clock, so when one node's clock jumps forward its key expires early and a second client also wins a majority. What an operator can do is forbid clock steps and let NTP only slew the clock (antirez's answer).",
 		},
 		Lesson: demo.Text{
-			JA: "Redis は TTL を壁時計で数える。キーの期限は、設定時の壁時計に TTL を足した Unix 時刻 (ミリ秒) として保存される。単調時計で数える案は redis/redis#416 で退けられ、2022 年の redis/redis#7644 (PR) の議論でも変わらず、Valkey では issue 2651 として未解決のままだ。だから Redlock の安全性は、どのノードの時計も大きく飛ばないという運用の約束にかかっている。ステップ補正を禁じて slew だけにすれば時計の進みのずれは小さく抑えられるが、ドリフトの見込み (TTL の 1%) がその速さを覆っていなければならない。それでも Kleppmann が言うとおり、時計の仮定に頼るアルゴリズムは正しさの拠り所にならない。正しさが要るならフェンシングトークンが要る。",
-			EN: "Redis counts TTLs on the wall clock. A key's expiry is stored as an absolute Unix time in milliseconds, the wall clock at the time it was set plus the TTL. Counting on a monotonic clock was declined in redis/redis#416, still so in the 2022 discussion of redis/redis#7644 (a pull request), and the same request is open for Valkey as issue 2651. So Redlock is safe only as long as operations keep every node's clock from jumping far. Forbidding steps and only slewing keeps the clock's rate error small, but the drift allowance (1% of the TTL) must cover that rate. And, as Kleppmann says, an algorithm that rests on clocks is no basis for correctness; where correctness matters you need a fencing token.",
+			JA: "Redis は TTL を壁時計で数える。キーの期限は、設定時の壁時計に TTL を足した Unix 時刻 (ミリ秒) として保存される。単調時計で数える案は redis/redis#416 (2012 年) で退けられた。EXPIRE が決めるのはキーが消える時刻そのもので、その時刻は RDB、AOF、レプリケーションを通してそのまま引き継がれるからだ。2020 年の redis/redis#7012 も同じ提案をして #416 を示された (同じ 2020 年に取り込まれた PR #7644 の単調時計は、内部のタイマー用で、キーの期限には使われない)。Valkey では issue 2651 として未解決のままだ。だから Redlock の安全性は、どのノードの時計も大きく飛ばないという運用の約束にかかっている。ステップ補正を禁じて slew だけにすれば時計の進みのずれは小さく抑えられるが、ドリフトの見込み (TTL の 1%) がその速さを覆っていなければならない。それでも Kleppmann が言うとおり、時計の仮定に頼るアルゴリズムは正しさの拠り所にならない。正しさが要るならフェンシングトークンが要る。",
+			EN: "Redis counts TTLs on the wall clock. A key's expiry is stored as an absolute Unix time in milliseconds, the wall clock at the time it was set plus the TTL. Counting on a monotonic clock was declined in redis/redis#416 (2012), because an EXPIRE sets the time at which the key expires, and that time is kept across RDB, AOF and replication. redis/redis#7012 (2020) asked again and was pointed back to #416. (Pull request #7644, merged the same year, gave Redis a monotonic clock for its internal timers, not for key expiry.) The same request is open for Valkey as issue 2651. So Redlock is safe only as long as operations keep every node's clock from jumping far. Forbidding steps and only slewing keeps the clock's rate error small, but the drift allowance (1% of the TTL) must cover that rate. And, as Kleppmann says, an algorithm that rests on clocks is no basis for correctness; where correctness matters you need a fencing token.",
 		},
 		Sources: []demo.Source{
 			demo.Source{
@@ -1626,8 +1626,8 @@ var builtinScenarios = []*demo.Scenario{
 			EN: "A holds a Redlock lock, pauses longer than its validity, and B takes the lock. Even a fencing resource cannot tell the late write apart, because Redlock's random value has no order.",
 		},
 		Lesson: demo.Text{
-			JA: "どんなロックも、持ち主の停止には勝てない。守れるのは資源側の検査だけで、それには取得のたびに単調に増える番号が要る。Redlock の乱数値は持ち主を見分けるだけで、順序を持たないのでトークンにならない。ZooKeeper ならロックノードの czxid か連番、etcd ならロックキーの create revision を、トークンとして資源まで運ぶ。",
-			EN: "No lock survives its holder pausing; only a check at the resource does, and that check needs a number that grows with every acquisition. Redlock's random value tells holders apart but has no order, so it is no such token. Carry a real one to the resource. In ZooKeeper the lock node's czxid or sequence number, in etcd the lock key's create revision.",
+			JA: "どんなロックも、持ち主の停止には勝てない。守れるのは資源側の検査だけで、それには取得のたびに単調に増える番号が要る。Redlock の乱数値は持ち主を見分けるだけで、順序を持たないのでトークンにならない。Kleppmann の言葉では \"The unique random value it uses does not provide the required monotonicity\"。antirez はこれに、一意な値で check-and-set ができると答えた (\"When starting to work with a shared resource, we set its state to \"<token>\", then we operate the read-modify-write only if the token is still the same when we write\")。ただしそれには、資源が持ち主の値を覚え、比べてから書くまでを 1 つの操作で行えなければならない。どちらの案でも、資源が検査に加わることは変わらない。Kleppmann もフェンシングについて \"this requires the storage server to take an active role in checking tokens\" と書いている。ZooKeeper ならロックノードの czxid か連番、etcd ならロックキーの create revision を、トークンとして資源まで運ぶ。",
+			EN: "No lock survives its holder pausing; only a check at the resource does, and that check needs a number that grows with every acquisition. Redlock's random value tells holders apart but has no order, so it is no such token. In Kleppmann's words, \"The unique random value it uses does not provide the required monotonicity.\" antirez answered that a unique value allows a check-and-set (\"When starting to work with a shared resource, we set its state to \"<token>\", then we operate the read-modify-write only if the token is still the same when we write\"). That asks the resource to store the holder's value and to compare and write in one atomic step. Either way the resource takes part in the check, as Kleppmann says of fencing, \"this requires the storage server to take an active role in checking tokens\". Carry a real token to the resource. In ZooKeeper the lock node's czxid or sequence number, in etcd the lock key's create revision.",
 		},
 		Sources: []demo.Source{
 			demo.Source{
@@ -1817,8 +1817,8 @@ var builtinScenarios = []*demo.Scenario{
 						EN: "A writes",
 					},
 					Text: demo.Text{
-						JA: "A は row-42 に書く。Redlock が渡したのは乱数値だけで、増えていく番号は無い。資源がトークンを検査するとしても、比べるものが無い。",
-						EN: "A writes to row-42. All Redlock gave it is a random value, not a number that grows, so even a resource that checks tokens has nothing to compare.",
+						JA: "A は row-42 に書く。Redlock が渡したのは乱数値だけで、増えていく番号は無いので、トークンの大小を比べて弾く資源には比べる順序が無い。antirez は、この値は一意なので check-and-set に使えると答えた。持ち主が作業の初めに資源の状態を自分の値にしておき、書くときにその値がまだ残っている場合だけ書く、というものだ。この資源にはそうした条件付きの書き込みが無く、A も自分の値を資源に置いていない。",
+						EN: "A writes to row-42. All Redlock gave it is a random value, not a number that grows, so a resource that fences by comparing tokens has no order to compare. antirez's answer is that the value is unique and can serve for a check-and-set. The holder first sets the resource's state to its value, and writes only if that value is still there when it writes. This resource offers no such conditional write, and A never put its value on it.",
 					},
 				},
 				Do: []demo.Action{
@@ -4079,7 +4079,7 @@ var builtinScenarios = []*demo.Scenario{
 						EN: "A wakes and writes",
 					},
 					Text: demo.Text{
-						JA: "GC が終わる。A のコードは止まったところから続き、まだロックを持っているつもりで、古い czxid を付けて row-42 に書く。クライアントライブラリはまだサーバーと話していない。",
+						JA: "GC が終わる。A のコードは止まったところから続き、まだロックを持っているつもりで、古い czxid を付けて row-42 に書く。クライアントライブラリは、再開してからまだサーバーと一度もやり取りしていない。",
 						EN: "The GC ends. A's code carries on where it stopped, still believing it holds the lock, and writes to row-42 with its old czxid. Its client library has not talked to the server yet.",
 					},
 				},
@@ -4157,7 +4157,7 @@ var builtinScenarios = []*demo.Scenario{
 				URL: "https://zookeeper.apache.org/doc/current/recipes.html#sc_recipes_Locks",
 			},
 		},
-		Purpose:  "efficiency",
+		Purpose:  "correctness",
 		Topology: "consensus",
 		Switch:   "predecessor-watch",
 		SwitchLabel: demo.Text{
@@ -4515,8 +4515,8 @@ var builtinScenarios = []*demo.Scenario{
 						EN: "A calls Lock",
 					},
 					Text: demo.Text{
-						JA: "NewMutex(session, \"/locks/row-42/\") の Lock は 1 つの Txn で、キー /locks/row-42/<リース ID> が無ければリース付きで Put し、接頭辞でいちばん古いキーを読む。自分のキーがいちばん古ければ持ち主。トークンはキーの作成リビジョン。",
-						EN: "NewMutex(session, \"/locks/row-42/\").Lock sends one Txn that Puts /locks/row-42/<lease id> with the lease if it does not exist, and reads the oldest key under the prefix. If that is its own key, it holds the lock. The token is the key's create revision.",
+						JA: "NewMutex(session, \"/locks/row-42\") の Lock は 1 つの Txn で、キー /locks/row-42/<リース ID> が無ければリース付きで Put し、接頭辞でいちばん古いキーを読む。自分のキーがいちばん古ければ持ち主。トークンはキーの作成リビジョン。",
+						EN: "NewMutex(session, \"/locks/row-42\").Lock sends one Txn that Puts /locks/row-42/<lease id> with the lease if it does not exist, and reads the oldest key under the prefix. If that is its own key, it holds the lock. The token is the key's create revision.",
 					},
 				},
 				Do: []demo.Action{
