@@ -1626,8 +1626,8 @@ var builtinScenarios = []*demo.Scenario{
 			EN: "A holds a Redlock lock, pauses longer than its validity, and B takes the lock. Even a fencing resource cannot tell the late write apart, because Redlock's random value has no order.",
 		},
 		Lesson: demo.Text{
-			JA: "どんなロックも、持ち主の停止には勝てない。守れるのは資源側の検査だけで、それには取得のたびに単調に増える番号が要る。Redlock の乱数値は持ち主を見分けるだけで、順序を持たないのでトークンにならない。Kleppmann の言葉では \"The unique random value it uses does not provide the required monotonicity\"。antirez はこれに、一意な値で check-and-set ができると答えた (\"When starting to work with a shared resource, we set its state to \"<token>\", then we operate the read-modify-write only if the token is still the same when we write\")。ただしそれには、資源が持ち主の値を覚え、比べてから書くまでを 1 つの操作で行えなければならない。どちらの案でも、資源が検査に加わることは変わらない。Kleppmann もフェンシングについて \"this requires the storage server to take an active role in checking tokens\" と書いている。ZooKeeper ならロックノードの czxid か連番、etcd ならロックキーの create revision を、トークンとして資源まで運ぶ。",
-			EN: "No lock survives its holder pausing; only a check at the resource does, and that check needs a number that grows with every acquisition. Redlock's random value tells holders apart but has no order, so it is no such token. In Kleppmann's words, \"The unique random value it uses does not provide the required monotonicity.\" antirez answered that a unique value allows a check-and-set (\"When starting to work with a shared resource, we set its state to \"<token>\", then we operate the read-modify-write only if the token is still the same when we write\"). That asks the resource to store the holder's value and to compare and write in one atomic step. Either way the resource takes part in the check, as Kleppmann says of fencing, \"this requires the storage server to take an active role in checking tokens\". Carry a real token to the resource. In ZooKeeper the lock node's czxid or sequence number, in etcd the lock key's create revision.",
+			JA: "どんなロックも、持ち主の停止には勝てない。守れるのは資源側の検査だけで、それには取得のたびに単調に増える番号が要る。Redlock の乱数値は持ち主を見分けるだけで、順序を持たないのでトークンにならない。Kleppmann の言葉では \"The unique random value it uses does not provide the required monotonicity\"。antirez はこれに、一意な値で check-and-set ができると答えた (\"When starting to work with a shared resource, we set its state to “<token>”, then we operate the read-modify-write only if the token is still the same when we write\")。ただしそれには、資源が持ち主の値を覚え、比べてから書くまでを 1 つの操作で行えなければならない。どちらの案でも、資源が検査に加わることは変わらない。Kleppmann もフェンシングについて \"this requires the storage server to take an active role in checking tokens\" と書いている。ZooKeeper ならロックノードの czxid か連番、etcd ならロックキーの create revision を、トークンとして資源まで運ぶ。",
+			EN: "No lock survives its holder pausing; only a check at the resource does, and that check needs a number that grows with every acquisition. Redlock's random value tells holders apart but has no order, so it is no such token. In Kleppmann's words, \"The unique random value it uses does not provide the required monotonicity.\" antirez answered that a unique value allows a check-and-set (\"When starting to work with a shared resource, we set its state to “<token>”, then we operate the read-modify-write only if the token is still the same when we write\"). That asks the resource to store the holder's value and to compare and write in one atomic step. Either way the resource takes part in the check, as Kleppmann says of fencing, \"this requires the storage server to take an active role in checking tokens\". Carry a real token to the resource. In ZooKeeper the lock node's czxid or sequence number, in etcd the lock key's create revision.",
 		},
 		Sources: []demo.Source{
 			demo.Source{
@@ -2084,8 +2084,8 @@ var builtinScenarios = []*demo.Scenario{
 						EN: "A finishes, writes and releases",
 					},
 					Text: demo.Text{
-						JA: "45 秒で仕事が終わる。A は結果を row-42 に書き、unlock() を呼ぶ。解放のスクリプトは、A のフィールドが無ければ nil を返し (Redisson は IllegalMonitorStateException を投げる)、あれば HINCRBY で 1 減らす。0 になればキーを DEL し、redisson_lock__channel:{lock:row-42} に PUBLISH して待っている者を起こす。",
-						EN: "At 45 seconds the job is done. A writes its result to row-42 and calls unlock(). The unlock script returns nil if A's field is gone (Redisson then throws IllegalMonitorStateException); otherwise it takes 1 off the field with HINCRBY and, at 0, DELs the key and PUBLISHes to redisson_lock__channel:{lock:row-42} to wake anyone waiting.",
+						JA: "45 秒で仕事が終わる。A は結果を row-42 に書き、unlock() を呼ぶ。解放のスクリプトは、A のフィールドが無ければ nil を返し (Redisson は IllegalMonitorStateException を投げる)、あれば HINCRBY で 1 減らす。0 になればキーを DEL し、redisson_lock__channel:{lock:row-42} に PUBLISH して待っている者を起こす。A がロックを失っていたなら、A がそれを知るのはこの例外が初めてで、書き込みはもう出たあとだ。",
+						EN: "At 45 seconds the job is done. A writes its result to row-42 and calls unlock(). The unlock script returns nil if A's field is gone (Redisson then throws IllegalMonitorStateException); otherwise it takes 1 off the field with HINCRBY and, at 0, DELs the key and PUBLISHes to redisson_lock__channel:{lock:row-42} to wake anyone waiting. If A has lost the lock, that exception is the first A hears of it, after its write has gone out.",
 					},
 				},
 				Do: []demo.Action{
@@ -5055,24 +5055,21 @@ var builtinGuide = &guidedata.Guide{
 								},
 								Demos: []guidedata.DemoLink{
 									guidedata.DemoLink{
-										ID:   "no-lease",
-										Step: 1,
+										ID: "no-lease",
 										Note: demo.Text{
 											JA: "リース無: 持ち主が落ちるとロックが永久に残る",
 											EN: "no lease: the crashed holder's lock stays forever",
 										},
 									},
 									guidedata.DemoLink{
-										ID:   "setnx-expire",
-										Step: 1,
+										ID: "setnx-expire",
 										Note: demo.Text{
 											JA: "SETNX と EXPIRE の間で落ちると、期限のないキーが残る",
 											EN: "a crash between SETNX and EXPIRE leaves a key with no expiry",
 										},
 									},
 									guidedata.DemoLink{
-										ID:   "release-other",
-										Step: 1,
+										ID: "release-other",
 										Note: demo.Text{
 											JA: "ただの DEL が他人のロックを消し、B と C が同時に持つ",
 											EN: "a plain DEL frees someone else's lock, and B and C hold it at once",
@@ -5106,8 +5103,7 @@ var builtinGuide = &guidedata.Guide{
 								},
 								Demos: []guidedata.DemoLink{
 									guidedata.DemoLink{
-										ID:   "watchdog",
-										Step: 1,
+										ID: "watchdog",
 										Note: demo.Text{
 											JA: "watchdog 無: 仕事の途中でリースが切れ、B も書く。有にすると延長でロックが保たれる",
 											EN: "watchdog off: the lease runs out mid-job and B writes too; switch it on and the renewals keep the lock",
@@ -5267,8 +5263,7 @@ var builtinGuide = &guidedata.Guide{
 										},
 									},
 									guidedata.DemoLink{
-										ID:   "gc-pause",
-										Step: 1,
+										ID: "gc-pause",
 										Note: demo.Text{
 											JA: "章のロックサービスで同じことを: フェンシング無では A の古い書き込みが B のデータを壊す",
 											EN: "the same with the chapter's lock service: with fencing off, A's late write destroys B's data",
@@ -5303,27 +5298,44 @@ var builtinGuide = &guidedata.Guide{
 										JA: "1 台の時計が先へ飛ぶと、そのノードのキーが早く消え、別のクライアントも過半数を取れる (Kleppmann, 2016)。",
 										EN: "If one node's clock jumps forward, its key expires early and a second client can win a quorum too (Kleppmann, 2016).",
 									},
+									demo.Text{
+										JA: "「決済や残高の引き落としには Redlock か etcd が必須」と書く解説もある (教材の資料 003)。Redlock については Kleppmann (資料 000) が正しい。安全性がタイミングの仮定に頼り、トークンも出さないので、正しさの拠り所にならない。etcd は合意 (Raft) の上にあるが、そのロックだけでも相互排除にはならない (Jepsen の etcd 3.4.3 分析)。決済に要るのは、合意に基づくロックと資源側で検査するフェンシングトークンの組か、データベース自身のトランザクションだ。",
+										EN: "Some guides call Redlock or etcd a must for payments and balance deductions (the course's text 003). On Redlock, Kleppmann (text 000) is right: its safety rests on timing assumptions and it issues no token, so nothing correct can rest on it. etcd runs on consensus (Raft), but its lock alone is no mutual exclusion either (Jepsen's etcd 3.4.3 analysis). A payment needs a consensus-based lock together with a fencing token the resource checks, or the database's own transaction.",
+									},
 								},
 								Demos: []guidedata.DemoLink{
 									guidedata.DemoLink{
-										ID:   "redis-failover",
-										Step: 1,
+										ID: "redis-failover",
 										Note: demo.Text{
 											JA: "WAIT 無: フェイルオーバーのあと A と B が同時に持つ",
 											EN: "no WAIT: after the failover, A and B both hold the lock",
 										},
 									},
 									guidedata.DemoLink{
-										ID:   "redlock-quorum",
-										Step: 1,
+										ID: "redlock-quorum",
 										Note: demo.Text{
-											JA: "過半数と有効時間の計算を 1 手ずつ見る。3 台目も落とすと取れない",
-											EN: "the quorum and the validity sum, step by step; take a third node down and the lock is lost",
+											JA: "2 台落ちても 3 台で過半数: 有効時間 = TTL − 経過時間 − ドリフト が残り、A が持つ",
+											EN: "two nodes down and still a majority of three: validity = TTL − elapsed − drift is left, and A holds the lock",
 										},
 									},
 									guidedata.DemoLink{
-										ID:   "redlock-clock-jump",
-										Step: 1,
+										ID: "redlock-quorum",
+										On: true,
+										Note: demo.Text{
+											JA: "3 台目も落ちると A は 5 台中 2 台しか取れず、一度もロックを持たない。5 台すべてに解放を送って取り直す",
+											EN: "with a third node down A wins only two of five and never holds the lock; it unlocks all five and tries again",
+										},
+									},
+									guidedata.DemoLink{
+										ID: "redlock-gc-pause",
+										On: true,
+										Note: demo.Text{
+											JA: "資源がトークンを検査しても、止まっていた A の書き込みが通る。Redlock が渡すのは乱数値だけで、締め出しに使える番号は無い",
+											EN: "even a resource that checks tokens lets the paused A's write through: Redlock hands out a random value, no number that could fence",
+										},
+									},
+									guidedata.DemoLink{
+										ID: "redlock-clock-jump",
 										Note: demo.Text{
 											JA: "時計のジャンプで A と B が同時に持つ。ステップ補正を禁じて slew だけにすれば防げる",
 											EN: "a clock jump lets A and B hold the lock at once; forbidding clock steps (slew only) prevents it",
@@ -5363,6 +5375,14 @@ var builtinGuide = &guidedata.Guide{
 				demo.Text{
 					JA: "時計のジャンプ: あるノードの時計が先へ飛ぶと、そこのキーが早く消え、別のクライアントも 5 台中 3 台の過半数を取れる。",
 					EN: "A clock jump: one node's clock leaps forward, its key expires early, and a second client wins a quorum of 3 out of 5 as well.",
+				},
+				demo.Text{
+					JA: "antirez の反論 (「Is Redlock safe?」): 乱数値は一意なので check-and-set に使える。原文は \"When starting to work with a shared resource, we set its state to “<token>”, then we operate the read-modify-write only if the token is still the same when we write.\" つまり、持ち主は作業の初めに資源の状態を自分の値にし、書くときにその値がまだ残っている場合だけ書く。",
+					EN: "antirez's reply (\"Is Redlock safe?\"): the random value is unique and can serve for a check-and-set. In his words: \"When starting to work with a shared resource, we set its state to “<token>”, then we operate the read-modify-write only if the token is still the same when we write.\" The holder first sets the resource's state to its value, and writes only if that value is still there.",
+				},
+				demo.Text{
+					JA: "Kleppmann の側: \"The unique random value it uses does not provide the required monotonicity.\" また、フェンシングは \"requires the storage server to take an active role in checking tokens\"。check-and-set も資源に同じことを求める。資源は持ち主の値を覚え、比べることと書くことを 1 つの不可分な操作で行えなければならない。デモの資源にはその操作が無いので、「比べるもの」は順序のあるトークンしかない。",
+					EN: "Kleppmann's side: \"The unique random value it uses does not provide the required monotonicity,\" and fencing \"requires the storage server to take an active role in checking tokens\". The check-and-set asks the same of the resource: it must keep the holder's value, and compare and write in one atomic step. The demo's resource has no such step, so the only thing it can compare is a token with an order.",
 				},
 				demo.Text{
 					JA: "だから Redlock は効率のためのロックにとどめ、正しさが要るなら合意に基づくロックとフェンシングトークンを使う。",
@@ -5574,11 +5594,17 @@ var builtinGuide = &guidedata.Guide{
 					EN: "Actors: each actor handles one message at a time (Erlang/Elixir, Akka).",
 				},
 			},
-			Tree: "avoid",
-			NoDemo: demo.Text{
-				JA: "どれもロックを使わない方法なので、見せるシナリオはない。判断の木の最初の枝がこの話だ。",
-				EN: "These all do without a lock, so there is no scenario to show; the decision tree's first branch is about them.",
+			Demos: []guidedata.DemoLink{
+				guidedata.DemoLink{
+					ID: "optimistic-version",
+					On: true,
+					Note: demo.Text{
+						JA: "CAS をロックなしで: version の条件付き UPDATE が 0 行で衝突を知らせ、A は読み直してやり直す。ほかの 4 つの型は、判断の木の最初の枝で扱う",
+						EN: "compare-and-set without a lock: the UPDATE on the version updates zero rows, and A reads again and retries. The other four patterns are on the decision tree's first branch",
+					},
+				},
 			},
+			Tree: "avoid",
 		},
 	},
 }

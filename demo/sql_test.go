@@ -234,3 +234,14 @@ func TestWaitedRowStaysLocked(t *testing.T) {
 		t.Fatalf("row locks at frame 4: %s, want %s", got, want)
 	}
 }
+
+// The version check changes the outcome, not only the version: without it
+// B's sale is lost (stock 8), with it both sales count (stock 5).
+func TestOptimisticVersionChangesTheStock(t *testing.T) {
+	for on, want := range map[bool]string{false: "8", true: "5"} {
+		f := demotest.LastFrame(t, "optimistic-version", on)
+		if got := f.Database.Tables[0].Rows[0].Values[1]; got != want {
+			t.Errorf("version check %v: stock %s, want %s", on, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -212,4 +213,31 @@ func cycle(edges []demo.WaitEdge) bool {
 		}
 	}
 	return false
+}
+
+// The index and the verdict line say what is true of each scenario (issue 18,
+// points 10, 12 and 16): a lock-free database scenario is no "exclusion
+// held"; ZooKeeper's recipe is no lock for efficiency, its heading claims no
+// fencing it does not show, and its verdict carries the herd's cost, which
+// the switch changes; WAIT's answer reads as Japanese.
+func TestIndexAndVerdictWords(t *testing.T) {
+	if got := OutcomeShort("en", demotest.LastFrame(t, "optimistic-version", true)); got != "no anomaly" {
+		t.Errorf("optimistic-version on, on the index: %q, want no anomaly", got)
+	}
+	sc := demotest.Scenario(t, "zookeeper-recipe")
+	if sc.Purpose != "correctness" || strings.Contains(T("en", "topology."+sc.Topology), "fencing") {
+		t.Errorf("zookeeper-recipe sits under %q · %q", T("en", "purpose."+sc.Purpose), T("en", "topology."+sc.Topology))
+	}
+	off, on := Verdict("en", demotest.LastFrame(t, sc.ID, false)), Verdict("en", demotest.LastFrame(t, sc.ID, true))
+	if off == on || !strings.Contains(off, "watch notifications") {
+		t.Errorf("zookeeper-recipe's verdict does not carry the herd's cost: off %q, on %q", off, on)
+	}
+	for _, n := range []int{15, 18} {
+		if !strings.Contains(off, strconv.Itoa(n)) {
+			t.Errorf("zookeeper-recipe off: %q lacks %d", off, n)
+		}
+	}
+	if s := T("ja", "ev.wait"); strings.Contains(s, "台まで待った") {
+		t.Errorf("ev.wait ja: %q", s)
+	}
 }

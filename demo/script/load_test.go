@@ -474,3 +474,84 @@ func TestLoadTitleAndTextPerPosition(t *testing.T) {
 		}
 	}
 }
+
+// The shipped scenarios say, in the position and language they are shown in,
+// only what is true there (issue 18's list, point by point). frame 0 is the
+// scenario's lesson; a frame from 2 is that frame's title and text.
+func TestScenarioTextsTrueWhereShown(t *testing.T) {
+	c := demotest.Catalog(t)
+	for _, tt := range []struct {
+		point     int
+		id        string
+		positions []bool
+		frame     int
+		lang      string
+		want      []string
+		notWant   []string
+	}{
+		{1, "etcd-lease", both, 2, "en", []string{`NewMutex(session, "/locks/row-42")`}, []string{`"/locks/row-42/")`}},
+		{2, "watchdog", on, 2, "ja", []string{"HINCRBY で 1 増やし、PEXPIRE 30000 で期限を付けて nil を返す"}, []string{"HINCRBY と PEXPIRE 30000、あれば nil"}},
+		{5, "redis-failover", both, 5, "en", []string{"down-after-milliseconds", "30000", "tuned down"}, nil},
+		{5, "redis-failover", both, 5, "ja", []string{"down-after-milliseconds", "30000"}, []string{"に話す"}},
+		{6, "redlock-clock-jump", both, 0, "en", []string{"#416 (2012)", "#7012 (2020)", "not for key expiry"}, []string{"2022"}},
+		{7, "redlock-gc-pause", both, 7, "en", []string{"check-and-set", "antirez"}, []string{"has nothing to compare"}},
+		{7, "redlock-gc-pause", both, 0, "en", []string{"does not provide the required monotonicity", "we set its state to", "take an active role in checking tokens"}, nil},
+		{8, "release-other", both, 0, "en", []string{"contains it"}, []string{"Only a fencing token, checked by the resource, stops that overlap"}},
+		{8, "release-other", both, 0, "ja", []string{"封じ込め"}, []string{"その重なりを止められる"}},
+		{9, "lock-delay", off, 7, "en", []string{"Without a lock-delay"}, []string{"Once the lock-delay is over", "tries again"}},
+		{9, "lock-delay", on, 7, "en", []string{"Once the lock-delay is over"}, nil},
+		{10, "optimistic-version", both, 0, "en", []string{"ends at 8", "ends at 5", "No lock is taken"}, []string{"Carol"}},
+		{13, "watchdog", both, 0, "en", []string{"IllegalMonitorStateException", "too late", "RFencedLock", "lockAndGetToken()"}, []string{"and the holder does not notice"}},
+		{13, "watchdog", both, 8, "en", []string{"first A hears of it"}, nil},
+		{14, "advisory-pooler", on, 3, "en", []string{"s2"}, []string{"came back last"}},
+		{14, "advisory-pooler", off, 3, "en", []string{"came back last"}, nil},
+		{15, "reentrant", off, 6, "en", []string{"still stuck"}, []string{"finishes and unlocks"}},
+		{15, "reentrant", off, 4, "en", nil, []string{"finishes and unlocks"}},
+		{15, "fencing-sql", off, 7, "en", []string{"without a token"}, []string{"old token"}},
+		{15, "deadlock", on, 7, "en", nil, []string{"ROLLBACK", "failed"}},
+		{16, "redis-failover", both, 3, "ja", []string{"作業に入る"}, []string{"ロックを信じ"}},
+		{16, "zookeeper-session-expiry", both, 7, "ja", nil, []string{"サーバーと話していない"}},
+		{16, "reentrant", both, 0, "ja", nil, []string{"待っている接続の持ち主の接続"}},
+		{17, "job-queue", both, 0, "en", []string{"keeps the lock on the row it skipped"}, nil},
+		{18, "redlock-quorum", both, 4, "en", []string{"retries once", "retry 3 times"}, nil},
+	} {
+		sc, ok := c.Get(tt.id)
+		if !ok {
+			t.Fatalf("point %d: no scenario %s", tt.point, tt.id)
+		}
+		for _, pos := range tt.positions {
+			text := sc.Lesson.In(tt.lang)
+			if tt.frame > 0 {
+				r, err := Replay(sc, pos, tt.frame)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := r.Frame()
+				text = f.Title.In(tt.lang) + "\n" + f.Text.In(tt.lang)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("point %d, %s on=%v frame %d (%s): %q does not say %q", tt.point, tt.id, pos, tt.frame, tt.lang, text, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(text, w) {
+					t.Errorf("point %d, %s on=%v frame %d (%s): %q still says %q", tt.point, tt.id, pos, tt.frame, tt.lang, text, w)
+				}
+			}
+		}
+	}
+	// Every lesson rests on its sources, listed with it (a scenario without
+	// any fails to load: see TestLoadErrors).
+	for _, sc := range c.Scenarios {
+		if len(sc.Sources) == 0 {
+			t.Errorf("%s lists no sources", sc.ID)
+		}
+	}
+}
+
+var (
+	both = []bool{false, true}
+	on   = []bool{true}
+	off  = []bool{false}
+)
