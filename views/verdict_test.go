@@ -170,7 +170,7 @@ func TestFindingsFromTheFrame(t *testing.T) {
 			for more := true; more; more = r.Step() {
 				f := r.Frame()
 				here := Place{Sc: sc, On: on, Step: f.Index, Lang: "en"}
-				doc := render(t, DemoFragment(Demo{Page: Page{Lang: "en"}, Frame: f, Here: here}))
+				doc := render(t, verdict(Demo{Page: Page{Lang: "en"}, Frame: f, Here: here}))
 				text := doc.Find(`[data-testid="verdict"]`).Text()
 				where := fmt.Sprintf("%s %s frame %d", sc.ID, OnOff(on), f.Index)
 				for _, v := range f.Violations {
