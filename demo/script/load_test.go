@@ -412,6 +412,22 @@ func TestLoadErrorsRedisGrammar(t *testing.T) {
 			msg:  []string{"switch-label has no Japanese"},
 		},
 		{
+			name: "no sources",
+			src: demotest.Replace(t, lockservice("tick 1"),
+				"    sources:\n      - title: {ja: 出典, en: Source}\n        url: https://example.com/source\n", ""),
+			msg: []string{"no sources", "sources:"},
+		},
+		{
+			name: "a source without Japanese",
+			src:  demotest.Replace(t, lockservice("tick 1"), "title: {ja: 出典, en: Source}", "title: {en: Source}"),
+			msg:  []string{"source 1 title has no Japanese"},
+		},
+		{
+			name: "a source that is no https address",
+			src:  demotest.Replace(t, lockservice("tick 1"), "url: https://example.com/source", "url: javascript:alert(1)"),
+			msg:  []string{"source 1", "not an https:// address"},
+		},
+		{
 			name: "unknown store",
 			src:  demotest.File(demotest.OnStore(t, "chubby", demotest.YAML("s", "tick 1"))),
 			msg:  []string{`store "chubby"`},
