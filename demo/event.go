@@ -70,6 +70,13 @@ type WriteResult struct {
 
 func (e WriteResult) Kind() Kind { return Pick(e.OK, Accepted, Rejected) }
 
+func (e WriteResult) Deeds() Deed {
+	if e.Token > 0 {
+		return Wrote | SentToken
+	}
+	return Wrote
+}
+
 func (e WriteResult) Wire() (string, string) {
 	return fmt.Sprintf("Write(%d, %q)", e.Token, e.Value), strconv.FormatBool(e.OK)
 }
@@ -90,6 +97,7 @@ type SkippedWrite struct {
 }
 
 func (SkippedWrite) Kind() Kind             { return WriteSkipped }
+func (SkippedWrite) Deeds() Deed            { return Wrote }
 func (SkippedWrite) Wire() (string, string) { return "", "" }
 
 // Story is the transcript's line for the skipped write.
@@ -106,6 +114,24 @@ type ClientChange struct {
 
 func (e ClientChange) Kind() Kind           { return e.What }
 func (ClientChange) Wire() (string, string) { return "", "" }
+
+// Deed is what an event shows a client doing, in the words a narration may
+// use of it: the loader holds each move's narration against its events'
+// deeds, so that no sentence names a write, a token, an unlock, a wait or a
+// request for the lock that its frame does not contain.
+type Deed uint8
+
+// The deeds.
+const (
+	Wrote     Deed = 1 << iota // it wrote (or meant to write) the resource
+	SentToken                  // its write carried a fencing token
+	Unlocked                   // it gave up, or lost, the lock
+	Waited                     // it waited: for a lock, a watch, a replica, a retry
+	Asked                      // it asked for the lock
+)
+
+// Doer is an event that shows a client doing something a narration may name.
+type Doer interface{ Deeds() Deed }
 
 // Noted is an event that adds a few words to its transcript line after the
 // wire (the lease a call ended with, the czxid a create left).

@@ -25,6 +25,9 @@ type Scenario struct {
 	Title   Text
 	Summary Text // one line of what it teaches
 	Lesson  Text // shown at the last frame
+	// Sources are the primary texts the lesson rests on, listed with it,
+	// so a reader can check the lesson against them.
+	Sources []Source
 
 	// Purpose and Topology group the scenarios as the texts do: a lock for
 	// efficiency or for correctness; one node, a replicated pair, a quorum
@@ -56,6 +59,12 @@ type Scenario struct {
 	Horizon int
 }
 
+// Source is one primary text: its title in both languages and its address.
+type Source struct {
+	Title Text
+	URL   string
+}
+
 // Narration is the title and text shown with a frame.
 type Narration struct {
 	Title Text
@@ -63,23 +72,28 @@ type Narration struct {
 }
 
 // Move is one click of the Step button: narration plus the actions it plays.
-// Where the switch changes what a client does, TextOn or TextOff replaces
-// the text for that position; it still says what is done, never the outcome.
+// Where the switch changes what a client does, TitleOn or TitleOff replaces
+// the title and TextOn or TextOff the text for that position: each still
+// says what is done, never the outcome, and must be true where it is shown.
 type Move struct {
 	Narration
-	TextOn  *Text
-	TextOff *Text
-	Do      []Action
+	TitleOn, TitleOff *Text
+	TextOn, TextOff   *Text
+	Do                []Action
 }
 
 // narration returns the move's narration for the switch position on.
 func (m Move) narration(on bool) Narration {
 	n := m.Narration
-	if on && m.TextOn != nil {
-		n.Text = *m.TextOn
+	title, text := m.TitleOff, m.TextOff
+	if on {
+		title, text = m.TitleOn, m.TextOn
 	}
-	if !on && m.TextOff != nil {
-		n.Text = *m.TextOff
+	if title != nil {
+		n.Title = *title
+	}
+	if text != nil {
+		n.Text = *text
 	}
 	return n
 }

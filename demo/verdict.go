@@ -49,9 +49,13 @@ const (
 	// LostUpdate: a client committed a write based on a read that another
 	// transaction's commit had already made stale, and that commit is gone.
 	LostUpdate ViolationKind = 100 + iota
-	// DeadlockAbort: transactions waited for each other in a cycle and
-	// PostgreSQL aborted one of them after deadlock_timeout.
-	DeadlockAbort
+	// Deadlock: transactions wait for each other in a cycle. It is a
+	// deadlock from the moment the cycle forms (At, between Client, whose
+	// wait closed it, and Other); PostgreSQL only finds it once a waiter
+	// has waited deadlock_timeout, and then aborts one transaction: Value
+	// is that victim and Before the time, in ms, or both "" while nobody
+	// has looked yet.
+	Deadlock
 	// QueuedBehind: a worker waited for a row lock and, once it was free,
 	// took a different row: the wait bought nothing, the workers ran one
 	// after another.
@@ -64,11 +68,11 @@ const (
 // A deadlock the server broke and a queue of workers cost time or a retry,
 // not data; a lost update and a client waiting on itself are broken.
 var sqlViolationClasses = map[ViolationKind]Class{
-	LostUpdate: Broken, DeadlockAbort: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
+	LostUpdate: Broken, Deadlock: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
 }
 
 var sqlViolationNames = map[ViolationKind]string{
-	LostUpdate: "lost-update", DeadlockAbort: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
+	LostUpdate: "lost-update", Deadlock: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
 }
 
 var violationNames = [...]string{
@@ -256,6 +260,19 @@ func (r *Run) checkStuck() {
 	if dead := r.store.Forever(r); dead != "" {
 		r.Violate(Violation{Kind: Stuck, At: r.now, Client: dead})
 	}
+}
+
+// Amend offers each violation found so far to change, in order, until
+// change says it found the one it wanted (and perhaps changed it): a store
+// that learns more of a violation later, such as a deadlock the detector
+// broke. It reports whether change found one.
+func (r *Run) Amend(change func(v *Violation) bool) bool {
+	for i := range r.violations {
+		if change(&r.violations[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // Violate records v in the current frame.

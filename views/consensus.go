@@ -127,3 +127,13 @@ func coordChecked(sc *demo.Scenario) string {
 	}
 	return ""
 }
+
+// coordCost is what ZooKeeper's lock recipe cost the service: the watch
+// notifications it delivered and the reads they caused (the herd's cost).
+func coordCost(lang string, f demo.Frame) string {
+	c, ok := consensus.Of(f)
+	if !ok || c.Kind != consensus.ZooKeeperStore {
+		return ""
+	}
+	return fmt.Sprintf(T(lang, "verdict.cost.zookeeper"), c.Notified, c.Reads)
+}

@@ -48,13 +48,17 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 	at := Clock(sc, v.At)
 	switch v.Kind {
 	case demo.MutualExclusionHeld:
-		if sc.Store == sql.DatabaseStore {
+		if familyPanels[sc.Family.Name].NoAnomaly {
 			return T(lang, "verdict.safe.database"), true
 		}
 	case demo.LostUpdate:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
-	case demo.DeadlockAbort:
-		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at), true
+	case demo.Deadlock:
+		if v.Value == "" {
+			return fmt.Sprintf(T(lang, key+".formed"), v.Client, v.Other, at), true
+		}
+		ms, _ := strconv.Atoi(v.Before)
+		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at, Clock(sc, ms), v.Value), true
 	case demo.QueuedBehind:
 		ms, _ := strconv.Atoi(v.Before)
 		return fmt.Sprintf(T(lang, key), v.Client, Duration(sc, ms), v.Other, v.Value), true

@@ -88,6 +88,9 @@ const latchScenario = `scenarios:
     store: latch
     resource: row-42
     clients: [A, B]
+    sources:
+      - title: {ja: "Martin Kleppmann: How to do distributed locking (2016)", en: "Martin Kleppmann: How to do distributed locking (2016)"}
+        url: https://martin.kleppmann.com/2016/02/08/how-to-do-distributed-locking.html
     initial:
       title: {ja: 始め, en: Start}
       text: {ja: 誰も持っていない, en: Nobody holds the latch}

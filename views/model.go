@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"github.com/distlock/fencing-demo/demo"
+	"slices"
 )
 
 // Assets are the fingerprinted addresses of the files under static/.
@@ -108,7 +109,52 @@ func ownerOf(lang, client string) string {
 
 // Verdict is the frame's verdict in words: the heaviest of what the model
 // found, with its evidence, or that mutual exclusion held.
-func Verdict(lang string, f demo.Frame) string { return Violation(lang, f.Scenario, f.Verdict()) }
+func Verdict(lang string, f demo.Frame) string {
+	s := Finding(lang, f, f.Verdict())
+	if cost := familyPanels[f.Scenario.Family.Name].Cost; cost != nil && f.Verdict().Kind == demo.MutualExclusionHeld {
+		// Where the lock held, what it cost the store may be the lesson.
+		if c := cost(lang, f); c != "" {
+			s += " " + c
+		}
+	}
+	return s
+}
+
+// Findings are what the frame lists as found, in order. An overlap whose
+// holder has since landed a stale write is told by that write's finding,
+// which says more, so it is not listed again beside it.
+func Findings(f demo.Frame) []demo.Violation {
+	var out []demo.Violation
+	for _, v := range f.Violations {
+		if v.Kind == demo.Overlap && slices.ContainsFunc(f.Violations, func(w demo.Violation) bool {
+			return w.Kind == demo.StaleWrite && w.Client == v.Client && w.At >= v.At
+		}) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Finding is one finding in words, as it stands at frame f: an overlap says
+// whether its holder is stopped, running or has learned it lost the lock,
+// from the frame's own state, never from the frame where it was found.
+func Finding(lang string, f demo.Frame, v demo.Violation) string {
+	if v.Kind != demo.Overlap {
+		return Violation(lang, f.Scenario, v)
+	}
+	state := ".running"
+	for _, c := range f.Clients {
+		switch {
+		case c.Name != v.Client:
+		case !c.Holds:
+			state = ".learned"
+		case c.Paused:
+			state = ".paused"
+		}
+	}
+	return fmt.Sprintf(T(lang, "verdict."+v.Kind.String()+state), v.Client, v.Other, Clock(f.Scenario, v.At))
+}
 
 // Violation is one finding of the model in words.
 func Violation(lang string, sc *demo.Scenario, v demo.Violation) string {
@@ -148,9 +194,22 @@ func VerdictMark(c demo.Class) string {
 	return "⚠"
 }
 
-// VerdictKinds lists every kind, lightest first, for the index's legend.
+// VerdictKinds lists every kind, lightest first within each family, for the
+// index's legend.
 var VerdictKinds = []demo.ViolationKind{
 	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
+	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate,
+}
+
+// OutcomeShort is the name of frame f's verdict on the index: the kind's,
+// except where a database scenario found nothing, which may hold no lock at
+// all and so is "no anomaly", as its page says.
+func OutcomeShort(lang string, f demo.Frame) string {
+	k := f.Verdict().Kind
+	if k == demo.MutualExclusionHeld && familyPanels[f.Scenario.Family.Name].NoAnomaly {
+		return T(lang, "verdict.safe.database.short")
+	}
+	return VerdictShort(lang, k)
 }
 
 // WireReply is the answer a command got, for the screen: the protocol's own

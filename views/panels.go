@@ -29,14 +29,21 @@ type Panel struct {
 	// commands were checked against; nil where nothing checks them (the
 	// chapter's own lock service, Consul, which Debian does not package).
 	Checked func(sc *demo.Scenario) string
+	// Cost says what the lock cost the store in a frame where it held (a
+	// herd's watch notifications); "" or nil for nothing to say.
+	Cost func(lang string, f demo.Frame) string
+	// NoAnomaly: the family's scenarios may hold no lock at all (a
+	// database's), so a frame that found nothing says "no anomaly" rather
+	// than that mutual exclusion held.
+	NoAnomaly bool
 }
 
 // familyPanels is the registry: one line per family, by demo.Family.Name.
 var familyPanels = map[string]Panel{
 	"lockservice": {Store: lockPanel, Describe: describeLock},
 	"redis":       {Store: nodesPanel, Wide: true, Describe: describeRedis, Reply: redisReply, Checked: redisChecked},
-	"consensus":   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked},
-	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked},
+	"consensus":   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked, Cost: coordCost},
+	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked, NoAnomaly: true},
 }
 
 // RegisterPanel adds the panel of a family of one's own, for a program that

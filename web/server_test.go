@@ -204,7 +204,7 @@ func TestIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := r.Frame()
-			want := views.VerdictShort("en", f.Verdict().Kind)
+			want := views.OutcomeShort("en", f)
 			o := entry.Find(`[data-testid="outcome-` + views.OnOff(on) + `"]`)
 			if !strings.Contains(o.Text(), want) {
 				t.Fatalf("%s %s: outcome %q does not say %q", sc.ID, views.OnOff(on), o.Text(), want)
@@ -833,7 +833,9 @@ func TestHealthz(t *testing.T) {
 // Other hosts.
 
 // The page works offline and in a school's filtered network: everything it
-// loads or links to is on our own origin.
+// loads or links to is on our own origin, except the lesson's sources, which
+// are plain links to the primary texts that a reader may follow and the page
+// never loads.
 func TestNoOtherHost(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
 	abs := regexp.MustCompile(`(?i)\b(src|href|action|hx-post|hx-get)\s*=\s*["']?\s*(https?:)?//`)
@@ -847,10 +849,24 @@ func TestNoOtherHost(t *testing.T) {
 	}
 	for name, w := range pages {
 		t.Run(name, func(t *testing.T) {
-			if loc := abs.FindString(w.Body.String()); loc != "" {
+			doc := testkit.Parse(t, w.Body.Bytes())
+			sources := doc.Find(`[data-testid="sources"]`)
+			if sources.Find("[src],[action],[hx-get],[hx-post],link,script,img,iframe").Length() > 0 {
+				t.Fatal("the sources list loads something")
+			}
+			sources.Find("[href]").Each(func(_ int, a *goquery.Selection) {
+				if u, err := url.Parse(a.AttrOr("href", "")); goquery.NodeName(a) != "a" || err != nil || u.Scheme != "https" || !strings.Contains(a.AttrOr("rel", ""), "noreferrer") {
+					t.Fatalf("source link %s href=%q rel=%q: want a plain https link with rel noreferrer", goquery.NodeName(a), a.AttrOr("href", ""), a.AttrOr("rel", ""))
+				}
+			})
+			sources.Remove()
+			rest, err := doc.Html()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loc := abs.FindString(rest); loc != "" {
 				t.Fatalf("the page refers to another host: %s", loc)
 			}
-			doc := testkit.Parse(t, w.Body.Bytes())
 			doc.Find("[src],[href],[action]").Each(func(_ int, e *goquery.Selection) {
 				for _, a := range []string{"src", "href", "action"} {
 					v, ok := e.Attr(a)

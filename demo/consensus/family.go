@@ -235,3 +235,24 @@ func transcript(b *strings.Builder, sc *demo.Scenario, st State) {
 		fmt.Fprintf(b, "    watch: %s on %s (%s)\n", w.Client, w.Path, kind)
 	}
 }
+
+// What a narration may say of the family's events.
+
+func (e SessionEnded) Deeds() demo.Deed {
+	if len(e.Released) > 0 || len(e.Deleted) > 0 {
+		return demo.Unlocked
+	}
+	return 0
+}
+
+func (e Call) Deeds() demo.Deed {
+	switch e.Op {
+	case OpDelete, OpRelease:
+		return demo.Unlocked
+	case OpExists, OpWaitDeletes, OpChildren:
+		return demo.Waited
+	case OpCreate, OpTxnLock, OpAcquire:
+		return demo.Asked
+	}
+	return 0
+}

@@ -96,6 +96,9 @@ func YAML(id string, do ...string) string {
     title: {ja: 題, en: Title}
     summary: {ja: 要約, en: Summary}
     lesson: {ja: 教訓, en: Lesson}
+    sources:
+      - title: {ja: 出典, en: Source}
+        url: https://example.com/source
     purpose: correctness
     topology: consensus
     switch: fencing

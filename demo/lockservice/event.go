@@ -106,3 +106,6 @@ func (e LeaseExpiry) Draw(d *demo.Drawing) {
 	d.Stop("", e.Client, e.At)
 	d.Mark(demo.Mark{Lane: "", At: e.At, What: "expiry"})
 }
+
+func (AcquireCall) Deeds() demo.Deed { return demo.Asked }
+func (ReleaseCall) Deeds() demo.Deed { return demo.Unlocked }

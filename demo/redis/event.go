@@ -221,3 +221,17 @@ func (WatchdogSkipped) Wire() (string, string) { return "", "" }
 func (RetryDelay) Wire() (string, string)      { return "", "" }
 func (BlockedWait) Wire() (string, string)     { return "", "" }
 func (Replication) Wire() (string, string)     { return "", "" }
+
+// What a narration may say of the family's events.
+
+func (UnlockScript) Deeds() demo.Deed   { return demo.Unlocked }
+func (DelCommand) Deeds() demo.Deed     { return demo.Unlocked }
+func (RedissonUnlock) Deeds() demo.Deed { return demo.Unlocked }
+func (RetryDelay) Deeds() demo.Deed     { return demo.Waited }
+func (BlockedWait) Deeds() demo.Deed    { return demo.Waited }
+func (WaitCommand) Deeds() demo.Deed    { return demo.Waited }
+func (SetCommand) Deeds() demo.Deed     { return demo.Asked }
+func (SetNXCommand) Deeds() demo.Deed   { return demo.Asked }
+func (RedlockResult) Deeds() demo.Deed  { return demo.Asked }
+func (RedissonLock) Deeds() demo.Deed   { return demo.Asked }
+func (NoAnswer) Deeds() demo.Deed       { return demo.Asked }

@@ -3,6 +3,7 @@ package script
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -26,7 +27,8 @@ var (
 
 // check fills in defaults and finds what is wrong with sc, one concern at a
 // time: its names, its store, its grouping, its cast, its prose, its
-// actions, and last whether it plays.
+// actions, whether it plays, and last whether its narration is true in
+// both positions.
 func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) *checkError {
 	if err := checkNames(sc); err != nil {
 		return err
@@ -38,7 +40,7 @@ func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) *checkError {
 		return err
 	}
 	for _, c := range []func(*demo.Scenario) *checkError{
-		checkGrouping, checkCast, checkTexts, checkMoves, checkPlays,
+		checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPlays, checkNarration,
 	} {
 		if err := c(sc); err != nil {
 			return err
@@ -141,6 +143,24 @@ func checkTexts(sc *demo.Scenario) *checkError {
 	return nil
 }
 
+// checkSources: a lesson names the primary texts it rests on, each with a
+// title in both languages and an address on the web a reader can follow.
+func checkSources(sc *demo.Scenario) *checkError {
+	if len(sc.Sources) == 0 {
+		return fail(0, "no sources: a lesson lists the primary texts it rests on, under \"sources:\"")
+	}
+	for i, s := range sc.Sources {
+		if err := complete(fmt.Sprintf("source %d title", i+1), s.Title); err != "" {
+			return fail(0, "%s", err)
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || strings.ContainsAny(s.URL, " \"'<>") {
+			return fail(0, "source %d: %q is not an https:// address", i+1, s.URL)
+		}
+	}
+	return nil
+}
+
 // checkMoves: the setup's actions, then each move's prose and actions.
 func checkMoves(sc *demo.Scenario) *checkError {
 	if len(sc.Moves) == 0 {
@@ -157,9 +177,12 @@ func checkMoves(sc *demo.Scenario) *checkError {
 		texts := []struct {
 			what string
 			text *demo.Text
-		}{{"title", &m.Title}, {"text", &m.Text}, {"text-on", m.TextOn}, {"text-off", m.TextOff}}
+		}{{"title", &m.Title}, {"text", &m.Text}, {"title-on", m.TitleOn}, {"title-off", m.TitleOff},
+			{"text-on", m.TextOn}, {"text-off", m.TextOff}}
 		for _, t := range texts {
-			if t.text == nil {
+			// A title or text that each position replaces is not needed.
+			if t.text == nil || t.text == &m.Title && m.TitleOn != nil && m.TitleOff != nil && *t.text == (demo.Text{}) ||
+				t.text == &m.Text && m.TextOn != nil && m.TextOff != nil && *t.text == (demo.Text{}) {
 				continue
 			}
 			if err := complete(fmt.Sprintf("move %d %s", i+1, t.what), *t.text); err != "" {

@@ -24,6 +24,15 @@ type text struct {
 
 func (t text) demo() demo.Text { return demo.Text{JA: t.JA, EN: t.EN} }
 
+// optional converts a text that one position may replace: nil stays nil.
+func optional(t *text) *demo.Text {
+	if t == nil {
+		return nil
+	}
+	d := demo.Text{JA: t.JA, EN: t.EN}
+	return &d
+}
+
 type narration struct {
 	Title text `yaml:"title"`
 	Text  text `yaml:"text"`
@@ -38,6 +47,7 @@ type scenario struct {
 	Title       text      `yaml:"title"`
 	Summary     text      `yaml:"summary"`
 	Lesson      text      `yaml:"lesson"`
+	Sources     []source  `yaml:"sources"`
 	Purpose     string    `yaml:"purpose"`
 	Topology    string    `yaml:"topology"`
 	Switch      string    `yaml:"switch"`
@@ -56,8 +66,19 @@ type scenario struct {
 	Moves       []move    `yaml:"moves"`
 }
 
+// source is one primary text the lesson rests on.
+type source struct {
+	Title text   `yaml:"title"`
+	URL   string `yaml:"url"`
+}
+
+// move is one step as written. Where a position changes what a client does,
+// title-on/title-off and text-on/text-off replace the title and the text
+// for that position.
 type move struct {
 	Narration narration `yaml:",inline"`
+	TitleOn   *text     `yaml:"title-on"`
+	TitleOff  *text     `yaml:"title-off"`
 	TextOn    *text     `yaml:"text-on"`
 	TextOff   *text     `yaml:"text-off"`
 	Do        []action  `yaml:"do"`
@@ -74,17 +95,15 @@ func (s *scenario) scenario() *demo.Scenario {
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Initial: s.Initial.demo(),
 	}
+	for _, src := range s.Sources {
+		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})
+	}
 	for _, m := range s.Moves {
-		dm := demo.Move{Narration: m.Narration.demo()}
-		if m.TextOn != nil {
-			t := m.TextOn.demo()
-			dm.TextOn = &t
-		}
-		if m.TextOff != nil {
-			t := m.TextOff.demo()
-			dm.TextOff = &t
-		}
-		sc.Moves = append(sc.Moves, dm)
+		sc.Moves = append(sc.Moves, demo.Move{
+			Narration: m.Narration.demo(),
+			TitleOn:   optional(m.TitleOn), TitleOff: optional(m.TitleOff),
+			TextOn: optional(m.TextOn), TextOff: optional(m.TextOff),
+		})
 	}
 	return sc
 }

@@ -413,6 +413,22 @@ func TestLoadErrorsRedisGrammar(t *testing.T) {
 			msg:  []string{"switch-label has no Japanese"},
 		},
 		{
+			name: "no sources",
+			src: demotest.Replace(t, lockservice("tick 1"),
+				"    sources:\n      - title: {ja: 出典, en: Source}\n        url: https://example.com/source\n", ""),
+			msg: []string{"no sources", "sources:"},
+		},
+		{
+			name: "a source without Japanese",
+			src:  demotest.Replace(t, lockservice("tick 1"), "title: {ja: 出典, en: Source}", "title: {en: Source}"),
+			msg:  []string{"source 1 title has no Japanese"},
+		},
+		{
+			name: "a source that is no https address",
+			src:  demotest.Replace(t, lockservice("tick 1"), "url: https://example.com/source", "url: javascript:alert(1)"),
+			msg:  []string{"source 1", "not an https:// address"},
+		},
+		{
 			name: "unknown store",
 			src:  demotest.File(demotest.OnStore(t, "chubby", demotest.YAML("s", "tick 1"))),
 			msg:  []string{`store "chubby"`},
@@ -433,3 +449,126 @@ func TestLoadErrorsRedisGrammar(t *testing.T) {
 		})
 	}
 }
+
+// A narration that names an action its frame does not contain, in either
+// position, fails to load: a write, a token, an unlock, a wait.
+func TestLoadNarrationMustBeTrueInBothPositions(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		do         []string
+		msg        string
+	}{
+		{"a write only one position makes", "A writes", []string{"A acquire 10", "if-on: A write x"}, "names a write by A"},
+		{"a token the write does not carry", "A writes with its token", []string{"A write x"}, "names a token sent with a write by A"},
+		{"an unlock nobody sends", "A finishes and releases", []string{"A acquire 10"}, "names an unlock by A"},
+		{"a wait nobody waits", "B waits", []string{"A acquire 10", "B acquire 10"}, "names a wait by B"},
+		{"another client's write", "A takes the lock, and B writes", []string{"A acquire 10", "A write x"}, "names a write by B"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := demotest.File(demotest.Replace(t, demotest.YAML("s", tt.do...), "text: {ja: 本文, en: Text}", "text: {ja: 本文, en: \""+tt.text+"\"}"))
+			le := loadError(t, src)
+			if !strings.Contains(le.Msg, tt.msg) || le.Line == 0 {
+				t.Fatalf("LoadError %v: want line of the move and %q", le, tt.msg)
+			}
+		})
+	}
+}
+
+// Where a position's title or text says what only that position does, the
+// narration loads, and each position shows its own.
+func TestLoadTitleAndTextPerPosition(t *testing.T) {
+	sc := demotest.Replace(t, demotest.YAML("s", "A acquire 10", "if-on: A write x"),
+		"      - title: {ja: 一手, en: One move}\n        text: {ja: 本文, en: Text}\n",
+		"      - title: {ja: 一手, en: One move}\n        title-on: {ja: 書く, en: A writes}\n"+
+			"        text-on: {ja: A が書く, en: A takes the lock and writes}\n        text-off: {ja: A が取る, en: A takes the lock}\n")
+	for _, tt := range []struct {
+		on          bool
+		title, text string
+	}{{true, "A writes", "A takes the lock and writes"}, {false, "One move", "A takes the lock"}} {
+		f := demotest.Play(t, demotest.File(sc), tt.on)
+		if f.Title.EN != tt.title || f.Text.EN != tt.text {
+			t.Errorf("on=%v: title %q text %q, want %q and %q", tt.on, f.Title.EN, f.Text.EN, tt.title, tt.text)
+		}
+	}
+}
+
+// The shipped scenarios say, in the position and language they are shown in,
+// only what is true there (issue 18's list, point by point). frame 0 is the
+// scenario's lesson; a frame from 2 is that frame's title and text.
+func TestScenarioTextsTrueWhereShown(t *testing.T) {
+	c := demotest.Catalog(t)
+	for _, tt := range []struct {
+		point     int
+		id        string
+		positions []bool
+		frame     int
+		lang      string
+		want      []string
+		notWant   []string
+	}{
+		{1, "etcd-lease", both, 2, "en", []string{`NewMutex(session, "/locks/row-42")`}, []string{`"/locks/row-42/")`}},
+		{2, "watchdog", on, 2, "ja", []string{"HINCRBY で 1 増やし、PEXPIRE 30000 で期限を付けて nil を返す"}, []string{"HINCRBY と PEXPIRE 30000、あれば nil"}},
+		{5, "redis-failover", both, 5, "en", []string{"down-after-milliseconds", "30000", "tuned down"}, nil},
+		{5, "redis-failover", both, 5, "ja", []string{"down-after-milliseconds", "30000"}, []string{"に話す"}},
+		{6, "redlock-clock-jump", both, 0, "en", []string{"#416 (2012)", "#7012 (2020)", "not for key expiry"}, []string{"2022"}},
+		{7, "redlock-gc-pause", both, 7, "en", []string{"check-and-set", "antirez"}, []string{"has nothing to compare"}},
+		{7, "redlock-gc-pause", both, 0, "en", []string{"does not provide the required monotonicity", "we set its state to", "take an active role in checking tokens"}, nil},
+		{8, "release-other", both, 0, "en", []string{"contains it"}, []string{"Only a fencing token, checked by the resource, stops that overlap"}},
+		{8, "release-other", both, 0, "ja", []string{"封じ込め"}, []string{"その重なりを止められる"}},
+		{9, "lock-delay", off, 7, "en", []string{"Without a lock-delay"}, []string{"Once the lock-delay is over", "tries again"}},
+		{9, "lock-delay", on, 7, "en", []string{"Once the lock-delay is over"}, nil},
+		{10, "optimistic-version", both, 0, "en", []string{"ends at 8", "ends at 5", "No lock is taken"}, []string{"Carol"}},
+		{13, "watchdog", both, 0, "en", []string{"IllegalMonitorStateException", "too late", "RFencedLock", "lockAndGetToken()"}, []string{"and the holder does not notice"}},
+		{13, "watchdog", both, 8, "en", []string{"first A hears of it"}, nil},
+		{14, "advisory-pooler", on, 3, "en", []string{"s2"}, []string{"came back last"}},
+		{14, "advisory-pooler", off, 3, "en", []string{"came back last"}, nil},
+		{15, "reentrant", off, 6, "en", []string{"still stuck"}, []string{"finishes and unlocks"}},
+		{15, "reentrant", off, 4, "en", nil, []string{"finishes and unlocks"}},
+		{15, "fencing-sql", off, 7, "en", []string{"without a token"}, []string{"old token"}},
+		{15, "deadlock", on, 7, "en", nil, []string{"ROLLBACK", "failed"}},
+		{16, "redis-failover", both, 3, "ja", []string{"作業に入る"}, []string{"ロックを信じ"}},
+		{16, "zookeeper-session-expiry", both, 7, "ja", nil, []string{"サーバーと話していない"}},
+		{16, "reentrant", both, 0, "ja", nil, []string{"待っている接続の持ち主の接続"}},
+		{17, "job-queue", both, 0, "en", []string{"keeps the lock on the row it skipped"}, nil},
+		{18, "redlock-quorum", both, 4, "en", []string{"retries once", "retry 3 times"}, nil},
+	} {
+		sc, ok := c.Get(tt.id)
+		if !ok {
+			t.Fatalf("point %d: no scenario %s", tt.point, tt.id)
+		}
+		for _, pos := range tt.positions {
+			text := sc.Lesson.In(tt.lang)
+			if tt.frame > 0 {
+				r, err := Replay(sc, pos, tt.frame)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := r.Frame()
+				text = f.Title.In(tt.lang) + "\n" + f.Text.In(tt.lang)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("point %d, %s on=%v frame %d (%s): %q does not say %q", tt.point, tt.id, pos, tt.frame, tt.lang, text, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(text, w) {
+					t.Errorf("point %d, %s on=%v frame %d (%s): %q still says %q", tt.point, tt.id, pos, tt.frame, tt.lang, text, w)
+				}
+			}
+		}
+	}
+	// Every lesson rests on its sources, listed with it (a scenario without
+	// any fails to load: see TestLoadErrors).
+	for _, sc := range c.Scenarios {
+		if len(sc.Sources) == 0 {
+			t.Errorf("%s lists no sources", sc.ID)
+		}
+	}
+}
+
+var (
+	both = []bool{false, true}
+	on   = []bool{true}
+	off  = []bool{false}
+)

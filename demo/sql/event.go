@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,4 +159,73 @@ func (e SQLStatement) Note(*demo.Scenario) string {
 
 func (e DeadlockCheck) Story(*demo.Scenario) string {
 	return fmt.Sprintf("deadlock check after deadlock_timeout finds the cycle %s", strings.Join(append(e.Cycle, e.Cycle[0]), " -> "))
+}
+
+// checkCycle follows the wait-for graph from s, which has just begun to
+// wait: if the path comes back to s, the transactions on it are deadlocked
+// now, though PostgreSQL will not look until deadlock_timeout has passed.
+func (d *database) checkCycle(r *demo.Run, s *backend, at int) {
+	seen := map[*backend]bool{}
+	for h := s.wait.holder(); h != nil && !seen[h]; {
+		if h == s {
+			other := s.wait.holder().client
+			if r.Amend(func(v *demo.Violation) bool {
+				return v.Kind == demo.Deadlock && v.Value == "" && (v.Client == s.client || v.Other == s.client)
+			}) {
+				return // the same cycle, still unbroken
+			}
+			r.Violate(demo.Violation{Kind: demo.Deadlock, At: at, Client: s.client, Other: other})
+			return
+		}
+		seen[h] = true
+		if h.wait == nil {
+			return
+		}
+		h = h.wait.holder()
+	}
+}
+
+// brokeDeadlock records that the detector aborted victim's transaction at at
+// to break the cycle it is in with other.
+func brokeDeadlock(r *demo.Run, victim, other string, at int) {
+	if r.Amend(func(v *demo.Violation) bool {
+		if v.Kind != demo.Deadlock || v.Value != "" || v.Client != victim && v.Other != victim {
+			return false
+		}
+		v.Value, v.Before = victim, strconv.Itoa(at)
+		return true
+	}) {
+		return
+	}
+	r.Violate(demo.Violation{Kind: demo.Deadlock, At: at, Client: victim, Other: other, Value: victim, Before: strconv.Itoa(at)})
+}
+
+// Deeds is what a statement shows its client doing: an UPDATE or INSERT
+// writes (with the token where it sends one), an advisory unlock or the
+// end of a transaction lets locks go, a statement blocked on a lock waits,
+// and an advisory lock or FOR UPDATE asks for one.
+func (e SQLStatement) Deeds() demo.Deed {
+	var d demo.Deed
+	if sqlIs(e.SQL, "UPDATE", "INSERT") {
+		d |= demo.Wrote
+		if strings.Contains(e.SQL, "token") {
+			d |= demo.SentToken
+		}
+	}
+	if strings.Contains(e.SQL, "advisory_unlock") || sqlIs(e.SQL, "COMMIT", "ROLLBACK") {
+		d |= demo.Unlocked
+	}
+	if e.Waiting {
+		d |= demo.Waited
+	}
+	if strings.Contains(e.SQL, "advisory_lock") || strings.Contains(e.SQL, "FOR UPDATE") {
+		d |= demo.Asked
+	}
+	return d
+}
+
+// sqlIs reports whether sql is a statement of one of the kinds.
+func sqlIs(sql string, kinds ...string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(sql), " ")
+	return slices.Contains(kinds, strings.ToUpper(first))
 }

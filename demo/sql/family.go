@@ -9,6 +9,7 @@ package sql
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -195,8 +196,13 @@ func story(sc *demo.Scenario, v demo.Violation) string {
 	switch v.Kind {
 	case demo.LostUpdate:
 		return fmt.Sprintf("%s committed %s at %s, computed from a read older than %s's commit, which set %s", v.Client, v.Value, at, v.Other, v.Before)
-	case demo.DeadlockAbort:
-		return fmt.Sprintf("%s and %s waited for each other; %s was aborted at %s", v.Client, v.Other, v.Client, at)
+	case demo.Deadlock:
+		s := fmt.Sprintf("%s and %s wait for each other from %s", v.Client, v.Other, at)
+		if v.Value != "" {
+			ms, _ := strconv.Atoi(v.Before)
+			s += fmt.Sprintf("; the detector aborted %s at %s", v.Value, demo.Clock(sc, ms))
+		}
+		return s
 	case demo.QueuedBehind:
 		return fmt.Sprintf("%s waited %sms behind %s for %s, then took another row at %s", v.Client, v.Before, v.Other, v.Value, at)
 	case demo.WaitsOnItself:

@@ -108,6 +108,7 @@ type wait struct {
 	first   *row // the first row it waited for
 	firstBy string
 	got     []*row // select: the rows it returned
+	freed   *row   // the row whose lock was freed for it, when it is woken
 
 	started  bool // it has run once
 	implicit bool // sent outside BEGIN: a transaction of its own
@@ -290,6 +291,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 		} else {
 			blocked.adv.waiters = append(blocked.adv.waiters, s)
 		}
+		d.checkCycle(r, s, at)
 		if w.logged {
 			return // woken, but the lock went to someone queued before it
 		}
@@ -453,6 +455,13 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 		cols = t.cols
 	}
 	e.Cols = cols
+	if w.freed != nil && st.forUpd && w.freed.locker == nil {
+		// The row it waited for is free: PostgreSQL locks it before it looks
+		// again at whether it still matches, and keeps that lock until the
+		// transaction ends, even when the row is passed over.
+		d.lockRow(s, w.freed)
+	}
+	w.freed = nil
 	var got []*row
 	for _, row := range candidates(t, s, st) {
 		if st.limit > 0 && len(got) == st.limit {
@@ -748,7 +757,7 @@ func (d *database) wake(r *demo.Run, at int) {
 		if w == nil {
 			continue
 		}
-		w.row, w.adv = nil, nil
+		w.freed, w.row, w.adv = w.row, nil, nil
 		w.from, w.checked = at, false
 		d.run(r, s, w, at)
 	}
@@ -813,7 +822,7 @@ func (d *database) deadlockCheck(r *demo.Run, s *backend, at int) {
 			if o := s.wait.holder(); o != nil {
 				other = o.client
 			}
-			r.Violate(demo.Violation{Kind: demo.DeadlockAbort, At: at, Client: s.client, Other: other})
+			brokeDeadlock(r, s.client, other, at)
 			d.fail(r, s, errDeadlock, at)
 			return
 		}

@@ -141,7 +141,7 @@ func TestDeadlockDetectedAfterTimeout(t *testing.T) {
 		if f.Store.(State).Sessions[0].State != "idle in transaction (aborted)" {
 			t.Fatalf("A's state %q, want aborted", f.Store.(State).Sessions[0].State)
 		}
-		if len(f.Violations) != 1 || f.Violations[0].Kind != demo.DeadlockAbort {
+		if len(f.Violations) != 1 || f.Violations[0].Kind != demo.Deadlock || f.Violations[0].Value != "A" {
 			t.Fatalf("violations %+v, want one deadlock", f.Violations)
 		}
 	}
@@ -213,3 +213,36 @@ func TestUnknownSQLIsALoadError(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A FOR UPDATE that waited for a row keeps that row's lock once it is freed,
+// even when the row no longer matches and another is returned: real
+// PostgreSQL 15 lists both rows under W2 in pgrowlocks until W2 commits.
+func TestWaitedRowStaysLocked(t *testing.T) {
+	r, err := demo.Replay(demotest.Scenario(t, "job-queue"), false, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Frame()
+	var locked []string
+	for _, tb := range f.Store.(State).Tables {
+		for _, row := range tb.Rows {
+			if row.LockedBy != "" {
+				locked = append(locked, row.Values[0]+" by "+row.LockedBy)
+			}
+		}
+	}
+	if got, want := strings.Join(locked, ", "), "1 by W2, 2 by W2"; got != want {
+		t.Fatalf("row locks at frame 4: %s, want %s", got, want)
+	}
+}
+
+// The version check changes the outcome, not only the version: without it
+// B's sale is lost (stock 8), with it both sales count (stock 5).
+func TestOptimisticVersionChangesTheStock(t *testing.T) {
+	for on, want := range map[bool]string{false: "8", true: "5"} {
+		f := demotest.LastFrame(t, "optimistic-version", on)
+		if got := f.Store.(State).Tables[0].Rows[0].Values[1]; got != want {
+			t.Errorf("version check %v: stock %s, want %s", on, got, want)
+		}
+	}
+}

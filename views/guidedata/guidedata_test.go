@@ -169,3 +169,68 @@ quiz:
 		})
 	}
 }
+
+// The guide links what it says to the frames that show it, and says nothing
+// a frame contradicts (issue 18, points 7 and 11): a link opens where its
+// caption's outcome is, the last frame; the Redis leaf shows the scenario
+// where no number could fence; the quiz's compare-and-set links its demo;
+// the check-and-set argument is given by both sides in their own words; and
+// the guide says which of the two texts is right about payments.
+func TestGuideSaysWhatItsFramesShow(t *testing.T) {
+	g := testkit.Guide(t)
+	var all []guidedata.DemoLink
+	var leaf guidedata.Node
+	var walk func(n guidedata.Node)
+	walk = func(n guidedata.Node) {
+		all = append(all, n.Demos...)
+		if n.ID == "redis-for-correctness" {
+			leaf = n
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(g.Tree)
+	for _, q := range g.Quiz {
+		all = append(all, q.Demos...)
+	}
+	for _, l := range all {
+		if l.Step != guidedata.LastStep {
+			t.Errorf("link to %s opens at step %d: %q describes the end", l.ID, l.Step, l.Note.EN)
+		}
+		if strings.Contains(l.Note.EN, "the lock is lost") && l.ID == "redlock-quorum" {
+			t.Errorf("redlock-quorum link %q: A never gets the lock", l.Note.EN)
+		}
+	}
+	linked := func(ls []guidedata.DemoLink, id string, on bool) bool {
+		for _, l := range ls {
+			if l.ID == id && l.On == on {
+				return true
+			}
+		}
+		return false
+	}
+	if !linked(leaf.Demos, "redlock-gc-pause", true) {
+		t.Error("the Redis leaf does not link redlock-gc-pause, which shows there is no number that could fence")
+	}
+	var points string
+	for _, p := range leaf.Points {
+		points += p.EN + "\n"
+	}
+	if !strings.Contains(points, "payments") || !strings.Contains(points, "Kleppmann (text 000) is right") {
+		t.Errorf("the Redis leaf does not settle text 003's claim about payments: %q", points)
+	}
+	q1, q5 := g.Quiz[0], g.Quiz[4]
+	var answer string
+	for _, p := range q1.Answer {
+		answer += p.EN + "\n"
+	}
+	for _, w := range []string{"we set its state to", "does not provide the required monotonicity", "take an active role in checking tokens"} {
+		if !strings.Contains(answer, w) {
+			t.Errorf("quiz 1 does not quote %q: %q", w, answer)
+		}
+	}
+	if !linked(q5.Demos, "optimistic-version", true) || q5.NoDemo.EN != "" {
+		t.Errorf("quiz 5 names compare-and-set and must link optimistic-version, not say there is no scenario: %+v", q5)
+	}
+}

@@ -252,14 +252,31 @@ func TestExportLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// An SVG names its namespace with a URL; that is not a reference.
-		if s := strings.ReplaceAll(string(b), `xmlns="http://www.w3.org/2000/svg"`, ""); strings.Contains(s, "http://") || strings.Contains(s, "https://") {
-			t.Errorf("%s mentions http:// or https://", name)
-		}
 		if !strings.HasSuffix(name, ".html") {
+			// An SVG names its namespace with a URL; that is not a reference.
+			if s := strings.ReplaceAll(string(b), `xmlns="http://www.w3.org/2000/svg"`, ""); strings.Contains(s, "http://") || strings.Contains(s, "https://") {
+				t.Errorf("%s mentions http:// or https://", name)
+			}
 			continue
 		}
 		doc := readPage(t, dir, name)
+		// The lesson's sources are the one way off the site: plain links to
+		// the primary texts, which a reader may follow and nothing loads.
+		sources := doc.Find(`[data-testid="sources"]`)
+		sources.Find("a[href]").Each(func(_ int, a *goquery.Selection) {
+			if !strings.HasPrefix(a.AttrOr("href", ""), "https://") {
+				t.Errorf("%s: source link %q is not https", name, a.AttrOr("href", ""))
+			}
+		})
+		sources.Remove()
+		html, err := doc.Html()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// An SVG names its namespace with a URL; that is not a reference.
+		if s := strings.ReplaceAll(html, `xmlns="http://www.w3.org/2000/svg"`, ""); strings.Contains(s, "http://") || strings.Contains(s, "https://") {
+			t.Errorf("%s mentions http:// or https://", name)
+		}
 		if n := doc.Find("script").Length(); n > 0 {
 			t.Errorf("%s: %d scripts, want none", name, n)
 		}
@@ -579,5 +596,37 @@ func TestExportScenariosFlag(t *testing.T) {
 	err := exportCommand(t, ctx, []string{filepath.Join(t.TempDir(), "site")}, env, &stdout, &stderr)
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("export with SCENARIOS=%s: err=%v, want the file's absence", missing, err)
+	}
+}
+
+// Every scenario's last page, in both languages and positions, lists the
+// primary texts its lesson rests on, each with its title and address; no
+// earlier page does.
+func TestExportSources(t *testing.T) {
+	dir, _ := exportSite(t)
+	for _, sc := range testCatalog(t).Scenarios {
+		for _, lang := range []string{"ja", "en"} {
+			for _, pos := range []string{"off", "on"} {
+				for _, step := range []int{sc.Frames() - 1, sc.Frames()} {
+					name := fmt.Sprintf("%s/%s/%s/%d.html", lang, sc.ID, pos, step)
+					links := readPage(t, dir, name).Find(`[data-testid="sources"] a`)
+					if step < sc.Frames() {
+						if links.Length() != 0 {
+							t.Errorf("%s: sources before the last frame", name)
+						}
+						continue
+					}
+					if links.Length() != len(sc.Sources) {
+						t.Fatalf("%s: %d sources, want %d", name, links.Length(), len(sc.Sources))
+					}
+					links.Each(func(i int, a *goquery.Selection) {
+						s := sc.Sources[i]
+						if a.AttrOr("href", "") != s.URL || strings.TrimSpace(a.Text()) != s.Title.In(lang) {
+							t.Errorf("%s: source %d is %q → %q, want %q → %q", name, i+1, a.Text(), a.AttrOr("href", ""), s.Title.In(lang), s.URL)
+						}
+					})
+				}
+			}
+		}
 	}
 }

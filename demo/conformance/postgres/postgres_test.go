@@ -146,8 +146,11 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 	first := frames[1] // the stage the setup built
 	ctx := context.Background()
 
-	watch := dial(t, pg) // looks at pg_stat_activity and pg_locks
+	watch := dial(t, pg) // looks at pg_stat_activity, pg_locks and pgrowlocks
 	alone(t, watch)
+	// Row locks live in the rows themselves, not in pg_locks (which shows a
+	// row only while someone queues for it): pgrowlocks reads them.
+	mustExec(t, watch, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
 	for _, tb := range first.Store.(model.State).Tables {
 		ddl := make([]string, len(tb.Cols))
 		for i, c := range tb.Cols {
@@ -177,6 +180,9 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 	for _, ev := range f.Events {
 		if n := ev.Header().Frame; n != frame {
 			advisoryLocks(t, watch, conns, frames[n-1])
+			if victim == "" || victim == deadlocked[0] {
+				rowLocks(t, watch, conns, frames[n-1])
+			}
 			frame = n
 		}
 		switch e := ev.(type) {
@@ -222,6 +228,9 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 		}
 	}
 	advisoryLocks(t, watch, conns, f)
+	if victim == "" || victim == deadlocked[0] {
+		rowLocks(t, watch, conns, f)
+	}
 	for s := range pending {
 		stillWaiting(t, watch, conns[s], pending[s], s, f)
 	}
@@ -288,6 +297,42 @@ func advisoryLocks(t *testing.T, watch *conn, conns map[string]*conn, f demo.Fra
 	slices.Sort(have)
 	if g, w := strings.Join(have, "; "), strings.Join(want, "; "); g != w {
 		t.Errorf("frame %d: advisory locks in pg_locks: %q, the page: %q", f.Index, g, w)
+	}
+}
+
+// rowLocks holds the rows' locks, as pgrowlocks reads them from the heap,
+// against the frame's: which row each connection holds locked (for update,
+// or because it changed the row) until its transaction ends. A row lock kept
+// on a row that no longer matches its query shows here and nowhere else.
+func rowLocks(t *testing.T, watch *conn, conns map[string]*conn, f demo.Frame) {
+	t.Helper()
+	pid := func(session string) string {
+		if c := conns[session]; c != nil {
+			return strconv.Itoa(int(c.pg.PID()))
+		}
+		return session + " (never connected)"
+	}
+	var want, have []string
+	for _, tb := range f.Store.(model.State).Tables {
+		id := slices.Index(tb.Cols, "id") // the model names a row by its id
+		for _, r := range tb.Rows {
+			if r.LockedBy != "" {
+				want = append(want, fmt.Sprintf("%s id=%s locked by %s", tb.Name, r.Values[id], pid(r.LockedBy)))
+			}
+		}
+		got := watch.send(context.Background(), fmt.Sprintf(`SELECT '%[1]s id=' || t.id || ' locked by ' || array_to_string(p.pids, ',')
+			FROM %[1]s t JOIN pgrowlocks('%[1]s') p ON p.locked_row = t.ctid`, tb.Name))
+		if got.Err != nil {
+			t.Fatalf("pgrowlocks(%s): %s", tb.Name, got.Reply())
+		}
+		for _, row := range got.Rows {
+			have = append(have, row[0])
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(have)
+	if g, w := strings.Join(have, "; "), strings.Join(want, "; "); g != w {
+		t.Errorf("frame %d: row locks in pgrowlocks: %q, the page: %q", f.Index, g, w)
 	}
 }
 
