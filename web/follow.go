@@ -49,7 +49,7 @@ func (s *Server) followPage(c echo.Context) error {
 	if !follow.ValidID(fid) {
 		return followGone(lang)
 	}
-	s.runs.openSession(fid) // runs.go: the first follower makes the session
+	s.runs.openSession(c.Request().Context(), fid) // runs.go: the first follower makes the session
 	at, version, ok := s.follow.Current(c.Request().Context(), fid)
 	if !ok {
 		return followWaiting(c, fid, lang)
@@ -130,7 +130,7 @@ func (s *Server) followEvents(c echo.Context) error {
 	if !follow.ValidID(fid) {
 		return followGone(lang)
 	}
-	s.runs.openSession(fid)
+	s.runs.openSession(c.Request().Context(), fid)
 	f, err := s.follow.Subscribe(c.Request().Context(), fid, addrKey(c.RealIP()))
 	switch {
 	case errors.Is(err, follow.ErrFull):
@@ -140,7 +140,7 @@ func (s *Server) followEvents(c echo.Context) error {
 		return err
 	}
 	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
-		follow.TuneConn(conn, s.follow.WriteWait)
+		f.Probe = follow.TuneConn(conn, s.follow.WriteWait)
 	}
 	w := c.Response()
 	h := w.Header()

@@ -367,3 +367,58 @@ func TestRunKeyNotLogged(t *testing.T) {
 	}
 	_ = netip.Addr{}
 }
+
+// A squatter's streams that never read are dropped at the next heartbeat
+// their machine does not take, while the lecturer makes no move at all; a
+// student who reads keeps the stream, and a student at a full lecture gets
+// the place of one of the squatter's (its address holds more).
+func TestFollowNonReaderDroppedWithoutMoves(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FollowPerLecture = 3
+	s := newTestServer(t, cfg)
+	s.follow.Heartbeat, s.follow.HeartWait = 50*time.Millisecond, 200*time.Millisecond
+	addr := serveLimited(t, s)
+	lecturer := clientFrom("127.0.0.1")
+	l := startLectureVia(t, lecturer, addr)
+
+	for range 3 {
+		c := dialFrom(t, "127.0.0.2", addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			raw, _ := tc.SyscallConn()
+			_ = raw.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1) })
+		}
+		fmt.Fprintf(c, "GET %s/events?lang=en HTTP/1.1\r\nHost: x\r\n\r\n", l.follow)
+	}
+	testkit.Eventually(t, 5*time.Second, "three squatting streams", func() bool { return s.follow.Streams() == 3 })
+	student := testkit.OpenStream(t, clientFrom("127.0.0.4"), "http://"+addr+l.follow+"/events?lang=en")
+	student.Next(t, 5*time.Second)
+	if got := s.follow.Evicted.Load(); got != 1 {
+		t.Fatalf("%d streams evicted for the student, want 1 of the squatter's", got)
+	}
+	testkit.Eventually(t, 10*time.Second, "the squatter's streams dropped without a move", func() bool { return s.follow.Streams() == 1 })
+	if got := s.follow.Stalled.Load(); got != 2 {
+		t.Fatalf("%d streams dropped as stalled, want the squatter's 2", got)
+	}
+	if ev, err := student.Wait(500 * time.Millisecond); err == nil {
+		t.Fatalf("the student got %+v without a move", ev)
+	} else if err.Error() == "the stream ended" {
+		t.Fatal("the reading student's stream was dropped")
+	}
+}
+
+// startLectureVia is the lecturer's first click over the network from c: its
+// run key and follow link.
+func startLectureVia(t *testing.T, c *http.Client, addr string) (l struct{ run, follow string }) {
+	t.Helper()
+	p := place{from: 1, on: true, lang: "en"}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/scenarios/gc-pause/step", strings.NewReader(p.form().Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := testkit.Parse(t, readAll(t, resp))
+	l.run, l.follow = runID(t, doc), followLink(t, doc)
+	return l
+}
