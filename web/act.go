@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"net"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -28,7 +29,11 @@ func (s *Server) act(c echo.Context) error {
 	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
 		return err
 	}
-	return s.answerClick(c, there, s.runs.goTo(run, there))
+	m := s.runs.goTo(run, there)
+	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
+		s.conns.keep(conn, m.run) // limit.go: the lecturer's connection stays while the bound is hit
+	}
+	return s.answerClick(c, there, m)
 }
 
 // readClick reads the scenario, the place the click was made on and the run

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -78,28 +81,35 @@ func lecturerClick(t *testing.T, c *http.Client, addr string, p place) {
 	}
 }
 
-// Connections are bounded per address and in all. A squatter's idle
-// keep-alive connections make room for new ones (its oldest is closed); its
-// stalled connections (headers never finished) are not idle, so a new one
-// from the same address is refused with a 503. The lecturer, from another
-// address, is served all the while, even with the server at its bound in
-// all. Headers over 16 KiB are refused.
+// Connections are bounded per address and in all. A squatter's connections
+// that never finish a request are the first closed for room: a fifth from
+// the same address closes its oldest. Another squatter's idle keep-alive
+// connections make room next. The lecturer, from another address, is served
+// all the while, even with the server at its bound in all. Headers over 16
+// KiB are refused.
 func TestConnectionLimits(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MaxConns, cfg.MaxConnsPerAddr = 8, 4
 	s := newTestServer(t, cfg)
+	s.conns.silentGrace = 0 // a connection that has not sent a request is silent at once
 	addr := serveLimited(t, s)
 
 	// The squatter at 127.0.0.2 holds four stalled connections: its limit.
+	var stalled []net.Conn
 	for range 4 {
 		c := dialFrom(t, "127.0.0.2", addr)
 		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n") // never finished
+		stalled = append(stalled, c)
 	}
 	testkit.Eventually(t, 2*time.Second, "four connections counted", func() bool { return connsFrom(s, "127.0.0.2") == 4 })
 	extra := dialFrom(t, "127.0.0.2", addr)
-	line, _ := bufio.NewReader(extra).ReadString('\n')
-	if !strings.Contains(line, "503") {
-		t.Fatalf("a fifth connection from the squatter: %q, want a 503", line)
+	fmt.Fprintf(extra, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	if line, _ := bufio.NewReader(extra).ReadString('\n'); !strings.Contains(line, "200") {
+		t.Fatalf("a fifth connection from the squatter: %q, want it answered in place of a stalled one", line)
+	}
+	_ = stalled[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := stalled[0].Read(make([]byte, 1)); n != 0 || err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the oldest stalled connection: read %d, %v; want it closed", n, err)
 	}
 
 	// Another at 127.0.0.3 fills the rest with idle keep-alive connections.
@@ -421,4 +431,46 @@ func startLectureVia(t *testing.T, c *http.Client, addr string) (l struct{ run, 
 	doc := testkit.Parse(t, readAll(t, resp))
 	l.run, l.follow = runID(t, doc), followLink(t, doc)
 	return l
+}
+
+// Six addresses' worth of connections that never send a request fill the
+// server's bound; students keep arriving, each served in place of one of
+// them, and the lecturer's keep-alive connection, which carried a click of
+// a live run, is never the one closed: every click of theirs goes over the
+// one connection they opened.
+func TestConnectionLimitsKeepTheLecturer(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxConns, cfg.MaxConnsPerAddr = 10, 6
+	s := newTestServer(t, cfg)
+	s.conns.silentGrace = 0
+	addr := serveLimited(t, s)
+	var dials atomic.Int64
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.1")}, Timeout: 2 * time.Second}
+	lecturer := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxConnsPerHost: 1,
+		DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
+			dials.Add(1)
+			return d.DialContext(ctx, network, a)
+		}}}
+	l := startLectureVia(t, lecturer, addr)
+	p := place{run: l.run, from: 2, on: true, lang: "en"}
+
+	for i := range 9 {
+		dialFrom(t, fmt.Sprintf("127.0.0.%d", 2+i%6), addr) // silent
+	}
+	testkit.Eventually(t, 2*time.Second, "the server at its bound", func() bool { return connsTotal(s) == 10 })
+	for i := range 12 {
+		student := clientFrom(fmt.Sprintf("127.0.0.%d", 20+i))
+		resp, err := student.Get("http://" + addr + "/healthz")
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("student %d: %v %v, want 200", i+1, resp, err)
+		}
+		readAll(t, resp)
+		if p.from < 6 {
+			lecturerClick(t, lecturer, addr, p)
+			p.from++
+		}
+	}
+	if got := dials.Load(); got != 1 {
+		t.Fatalf("the lecturer dialled %d times, want once: their connection was closed for room", got)
+	}
 }

@@ -247,8 +247,15 @@ func (s *Server) checkRequest(next echo.HandlerFunc) echo.HandlerFunc {
 // pile up. Serve it on Listen's listener, which bounds the connections.
 func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
-		Addr:              addr,
-		Handler:           s,
+		Addr: addr,
+		// A request that reached a handler was whole: its connection is no
+		// longer one of the silent ones the limiter may close (limit.go).
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
+				s.conns.spoke(c)
+			}
+			s.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
