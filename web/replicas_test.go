@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,50 @@ func TestFollowAcrossReplicas(t *testing.T) {
 		ev := st.Next(t, 5*time.Second)
 		if got := testkit.StepShown([]byte(ev.Data)); got != "7 / 7" {
 			t.Fatalf("after the Redis restart a follower got %q, want frame 7", got)
+		}
+	}
+}
+
+// The lecturer's clicks land on two replicas in turn, so each replica's own
+// run cache trails the lecture by a move. A student who opens the follow link
+// late on either replica is shown the latest move as Redis holds it, with
+// Redis's version, on the page and as the stream's first event; and stays
+// there, rather than on the frame that replica last saw.
+func TestFollowLateJoinerSeesRedisLatest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server: not with -short")
+	}
+	sc := gcPause(t)
+	rd := realserver.StartRedis(t, "follow")
+	cfg := DefaultConfig()
+	cfg.FollowRedis = "redis://" + rd.Addr() + "/0"
+	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
+	srvA, srvB := followServer(t, a), followServer(t, b)
+
+	l := startLecture(t, a, true, "en") // frame 2 on A
+	for _, replica := range []*Server{b, a, b, a} {
+		l.step(t, replica) // frames 3 (B), 4 (A), 5 (B), 6 (A)
+	}
+	val, err := rd.Client(t).Get(t.Context(), "fencing-demo:follow:"+l.fid()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, _, _ := strings.Cut(val, " ")
+	for name, srv := range map[string]*httptest.Server{"A": srvA, "B": srvB} {
+		resp, err := srv.Client().Get(srv.URL + l.follow + "?lang=en")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := readAll(t, resp)
+		doc := testkit.Parse(t, body)
+		mustFollowShow(t, doc, testkit.Frame(t, sc, true, 6), "en")
+		if got := doc.Find("#demo").AttrOr("data-version", ""); got != version {
+			t.Fatalf("replica %s's follow page has version %s, want Redis's %s", name, got, version)
+		}
+		st := testkit.OpenStream(t, srv.Client(), srv.URL+l.follow+"/events?lang=en")
+		ev := st.Next(t, 5*time.Second)
+		if ev.ID != version || testkit.StepShown([]byte(ev.Data)) != "6 / 7" {
+			t.Fatalf("replica %s's first event: id %s, %q; want Redis's %s at frame 6", name, ev.ID, testkit.StepShown([]byte(ev.Data)), version)
 		}
 	}
 }

@@ -4,6 +4,7 @@ package follow
 // happens once per language, the limits, and how long a lecture is kept.
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -329,5 +330,50 @@ func TestBrokerWaitingLecture(t *testing.T) {
 	b.Unsubscribe(other)
 	if got := b.Len(); got != 1 {
 		t.Fatalf("%d lectures, want 1: one made for a follower who left is forgotten", got)
+	}
+}
+
+// slowRelay is a Redis that takes its time over each question, counting
+// them.
+type slowRelay struct {
+	asked   atomic.Int64
+	release chan struct{}
+	at      At
+}
+
+func (r *slowRelay) Publish(context.Context, string, At, uint64) (uint64, error) { return 0, nil }
+func (r *slowRelay) Latest(ctx context.Context, fid string) (At, uint64, bool, error) {
+	r.asked.Add(1)
+	<-r.release
+	return r.at, 41, true, nil
+}
+
+// A room opening the follow link at once on one replica costs one question
+// to Redis, and every student gets its answer: the latest move with
+// Redis's version, not a "waiting" page for those who came after the first.
+func TestBrokerSharesLookups(t *testing.T) {
+	sc := gcPause(t)
+	b, _ := testBroker(t, 10)
+	relay := &slowRelay{release: make(chan struct{}), at: at(sc, 5)}
+	b.relay = relay
+	fid := LectureID("a lecture moving on another replica")
+	var wg sync.WaitGroup
+	var shown atomic.Int64
+	for range 50 {
+		wg.Go(func() {
+			b.Seek(t.Context(), fid, func() (At, bool) { return at(sc, 3), true })
+			if a, v, ok := b.Current(t.Context(), fid); ok && a.Step == 5 && v == 41 {
+				shown.Add(1)
+			}
+		})
+	}
+	testkit.Eventually(t, 5*time.Second, "the first question to Redis", func() bool { return relay.asked.Load() > 0 })
+	close(relay.release)
+	wg.Wait()
+	if got := relay.asked.Load(); got != 1 {
+		t.Fatalf("%d questions to Redis for 50 students, want 1", got)
+	}
+	if got := shown.Load(); got != 50 {
+		t.Fatalf("%d of 50 students shown Redis's frame 5 at version 41", got)
 	}
 }
