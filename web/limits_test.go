@@ -241,7 +241,11 @@ func readAll(t *testing.T, resp *http.Response) []byte {
 func TestClientAddr(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BehindProxy = true
+	cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.0.0/16")}
 	s := newTestServer(t, cfg)
+	defaults := DefaultConfig()
+	defaults.BehindProxy = true
+	lan := newTestServer(t, defaults)
 	direct := newTestServer(t, DefaultConfig())
 	for _, tc := range []struct {
 		srv  *Server
@@ -257,6 +261,11 @@ func TestClientAddr(t *testing.T) {
 		{s, "10.0.0.1:1", nil, "10.0.0.1"},
 		{s, "198.51.100.1:1", []string{"203.0.113.7"}, "198.51.100.1"}, // not a trusted proxy
 		{direct, "10.0.0.1:1", []string{"203.0.113.7"}, "10.0.0.1"},    // no -behind-proxy
+		// By default only loopback is a proxy: a student on the campus LAN
+		// who writes X-Forwarded-For is still counted as themselves.
+		{lan, "192.168.1.5:1", []string{"203.0.113.7"}, "192.168.1.5"},
+		{lan, "10.1.2.3:1", []string{"203.0.113.8"}, "10.1.2.3"},
+		{lan, "127.0.0.1:1", []string{"203.0.113.7"}, "203.0.113.7"},
 	} {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.RemoteAddr = tc.peer
@@ -337,7 +346,7 @@ func TestQROrigin(t *testing.T) {
 	if _, got := qr(proxied, "203.0.113.1:1", "demo.example", "X-Forwarded-Proto", "https"); got != base {
 		t.Fatal("X-Forwarded-Proto from a peer that is no trusted proxy changed the code")
 	}
-	if _, got := qr(proxied, "10.0.0.1:1", "demo.example", "X-Forwarded-Proto", "https"); got == base {
+	if _, got := qr(proxied, "127.0.0.1:1", "demo.example", "X-Forwarded-Proto", "https"); got == base {
 		t.Fatal("X-Forwarded-Proto from the trusted proxy did not change the code")
 	}
 
