@@ -1,6 +1,11 @@
 package web
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -109,6 +114,69 @@ func TestFollowLateJoinerSeesRedisLatest(t *testing.T) {
 		ev := st.Next(t, 5*time.Second)
 		if ev.ID != version || testkit.StepShown([]byte(ev.Data)) != "6 / 7" {
 			t.Fatalf("replica %s's first event: id %s, %q; want Redis's %s at frame 6", name, ev.ID, testkit.StepShown([]byte(ev.Data)), version)
+		}
+	}
+}
+
+// A click still being sent when the drain ends is answered, and its move
+// reaches Redis (and so every other replica): the relay closes only after
+// the requests in flight are done, and the streams with it.
+func TestDrainRelaysInFlightClick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server: not with -short")
+	}
+	rd := realserver.StartRedis(t, "drain")
+	cfg := DefaultConfig()
+	cfg.FollowRedis = "redis://" + rd.Addr() + "/0"
+	cfg.DrainWait = 100 * time.Millisecond
+	s := newTestServer(t, cfg)
+	hs := s.HTTPServer("127.0.0.1:0")
+	ln, err := s.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = hs.Serve(ln) }()
+	addr := ln.Addr().String()
+	l := startLectureVia(t, clientFrom("127.0.0.1"), addr) // frame 2
+	follower := testkit.OpenStream(t, clientFrom("127.0.0.3"), "http://"+addr+l.follow+"/events?lang=en")
+	follower.Next(t, 5*time.Second)
+
+	// The click to frame 3: its headers and half its form, the rest later.
+	form := place{run: l.run, from: 2, on: true, lang: "en"}.form().Encode()
+	c := dialFrom(t, "127.0.0.2", addr)
+	fmt.Fprintf(c, "POST /scenarios/gc-pause/step HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nHX-Request: true\r\nContent-Length: %d\r\n\r\n%s", len(form), form[:len(form)/2])
+	testkit.Eventually(t, 5*time.Second, "the click in its handler", func() bool { return s.inflight.Load() == 1 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown(ctx, hs) }()
+	testkit.Eventually(t, 10*time.Second, "the server to stop taking connections", func() bool {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	})
+	fmt.Fprint(c, form[len(form)/2:])
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("the click in flight: %v", err)
+	}
+	if body := readAll(t, resp); resp.StatusCode != http.StatusOK || testkit.StepShown(body) != "3 / 7" {
+		t.Fatalf("the click in flight: %s, %q; want frame 3", resp.Status, testkit.StepShown(body))
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	val, err := rd.Client(t).Get(t.Context(), "fencing-demo:follow:"+strings.TrimPrefix(l.follow, "/follow/")).Result()
+	if err != nil || !strings.HasSuffix(val, " gc-pause on 3") {
+		t.Fatalf("Redis holds %q (%v), want the click's move, frame 3", val, err)
+	}
+	if _, err := follower.Wait(5 * time.Second); err == nil {
+		// The move itself may reach the follower before the stream ends.
+		if _, err := follower.Wait(5 * time.Second); err == nil {
+			t.Fatal("the follower's stream is still open after Shutdown")
 		}
 	}
 }

@@ -51,7 +51,8 @@ type Server struct {
 	log    *slog.Logger
 	echo   *echo.Echo
 
-	draining  atomic.Bool // a graceful shutdown has begun: /healthz fails
+	draining  atomic.Bool  // a graceful shutdown has begun: /healthz fails
+	inflight  atomic.Int64 // requests being answered, follow streams aside (drain)
 	stopRelay func()      // nil without -follow-redis
 }
 
@@ -254,6 +255,10 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 			if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
 				s.conns.spoke(c)
 			}
+			if !isStream(r) { // a stream is never done: Shutdown ends it (drain)
+				s.inflight.Add(1)
+				defer s.inflight.Add(-1)
+			}
 			s.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -288,19 +293,49 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 // Limit wraps ln with the connection limits.
 func (s *Server) Limit(ln net.Listener) net.Listener { return limitListener{Listener: ln, l: s.conns} }
 
-// Shutdown ends hs gracefully: /healthz fails for DrainWait first, so a load
-// balancer stops sending new visitors while the requests already here are
-// answered; then the followers' streams end (their EventSource reconnects,
-// to another replica or to this one when it is back) and hs waits for the
-// requests in flight, until ctx ends.
+// Shutdown ends hs gracefully, in the order that loses nothing: /healthz
+// fails for DrainWait first, so a load balancer stops sending new visitors
+// while the requests already here are answered; then hs stops taking
+// connections and the requests in flight finish, each click telling the
+// other replicas of its move through the relay, still open; only then do
+// the followers' streams end (their EventSource reconnects, to another
+// replica or to this one when it is back) and the relay close. Until ctx
+// ends.
 func (s *Server) Shutdown(ctx context.Context, hs *http.Server) error {
 	s.draining.Store(true)
 	select {
 	case <-time.After(s.cfg.DrainWait):
 	case <-ctx.Done():
 	}
-	s.Close()
-	return hs.Shutdown(ctx)
+	done := make(chan error, 1)
+	go func() { done <- hs.Shutdown(ctx) }() // closes the listener at once, then waits for every connection
+	s.drain(ctx)
+	s.follow.Close() // the streams, which would keep hs.Shutdown waiting
+	err := <-done
+	if s.stopRelay != nil {
+		s.stopRelay()
+	}
+	return err
+}
+
+// drain waits until no request but a follow stream is being answered, or
+// ctx ends. hs.Shutdown has stopped new ones coming: a connection that
+// finishes its request is closed rather than kept alive.
+func (s *Server) drain(ctx context.Context) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for s.inflight.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// isStream reports whether r asks for a follow stream.
+func isStream(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/follow/") && strings.HasSuffix(r.URL.Path, "/events")
 }
 
 // runInURI is a run key in an address: no page of ours puts one there any
