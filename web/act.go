@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"mime"
 	"net"
 	"net/http"
 
@@ -42,6 +43,13 @@ func (s *Server) readClick(c echo.Context) (here views.Place, run string, err er
 	sc, err := s.scenario(c)
 	if err != nil {
 		return views.Place{}, "", err
+	}
+	// A click is a form. A body of any other kind (multipart, JSON) would
+	// parse as no form at all and be read as a click on frame 1.
+	if r := c.Request(); r.ContentLength != 0 {
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); mt != echo.MIMEApplicationForm {
+			return views.Place{}, "", &problem{status: http.StatusUnsupportedMediaType, key: "err.form.type", args: []any{mt}, title: "err.badrequest"}
+		}
 	}
 	// Parse the form here rather than through FormValue, which would swallow
 	// a body that broke the size limit and carry on with an empty form.

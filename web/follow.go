@@ -75,6 +75,7 @@ const followWaitSecs = 5
 // 503 that says the lecture goes on at the lecturer's next click and reloads
 // itself (Refresh works without JavaScript) until then.
 func followWaiting(c echo.Context, fid, lang string) error {
+	refuse503(c)
 	h := c.Response().Header()
 	h.Set("Retry-After", strconv.Itoa(followWaitSecs))
 	h.Set("Refresh", strconv.Itoa(followWaitSecs))
@@ -134,6 +135,7 @@ func (s *Server) followEvents(c echo.Context) error {
 	f, err := s.follow.Subscribe(c.Request().Context(), fid, addrKey(c.RealIP()))
 	switch {
 	case errors.Is(err, follow.ErrFull):
+		refuse503(c)
 		c.Response().Header().Set("Retry-After", "60")
 		return &problem{status: http.StatusServiceUnavailable, key: "err.follow.full", cont: views.FollowLangURL(fid, lang)}
 	case err != nil:

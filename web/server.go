@@ -53,7 +53,8 @@ type Server struct {
 
 	draining  atomic.Bool  // a graceful shutdown has begun: /healthz fails
 	inflight  atomic.Int64 // requests being answered, follow streams aside (drain)
-	stopRelay func()      // nil without -follow-redis
+	refusals  atomic.Int64 // refusals the server meant (refuse), so far
+	stopRelay func()       // nil without -follow-redis
 }
 
 // New makes the server of catalog's scenarios, guide's words and the files
@@ -176,7 +177,13 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 		HandleError: true,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			level := slog.LevelDebug
+			refusal, _ := c.Get(refusalKey).(bool)
 			switch {
+			case refusal:
+				// A 503 the server meant: a full lecture, a lecture not
+				// started yet, a drain. Counted, and no alarm.
+				level = slog.LevelInfo
+				s.refusals.Add(1)
 			case v.Status >= 500:
 				level = slog.LevelError
 			case v.Status >= 400:
@@ -194,6 +201,18 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 		},
 	})
 }
+
+// refusalKey marks a request whose 503 is one the server meant (refuse).
+const refusalKey = "web.refusal"
+
+// refuse503 marks c's answer as an expected refusal: logged at INFO, not ERROR,
+// and counted (Refusals).
+func refuse503(c echo.Context) { c.Set(refusalKey, true) }
+
+// Refusals is how many expected refusals (a full lecture's stream, a
+// "waiting for the lecturer" page, /healthz while draining) the server has
+// answered.
+func (s *Server) Refusals() int64 { return s.refusals.Load() }
 
 // maxBody is the largest request body read: 16 KiB, as the README says. A
 // click's form is a few hundred bytes.
