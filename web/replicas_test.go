@@ -180,3 +180,44 @@ func TestDrainRelaysInFlightClick(t *testing.T) {
 		}
 	}
 }
+
+// With replicas, the limits per address hold across all of them, counted in
+// the shared Redis: two follow streams from one address on two replicas use
+// up a bound of two, and a run started on one replica spends the address's
+// allowance on the other. A stream that ends gives its place back.
+func TestLimitsAcrossReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server: not with -short")
+	}
+	rd := realserver.StartRedis(t, "limits")
+	cfg := DefaultConfig()
+	cfg.FollowRedis = "redis://" + rd.Addr() + "/0"
+	cfg.FollowPerAddr = 2
+	cfg.RunRate, cfg.RunBurst = 0.001, 1
+	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
+	srvA, srvB := followServer(t, a), followServer(t, b)
+	l := startLecture(t, a, true, "en")
+	events := l.follow + "/events?lang=en"
+
+	one := testkit.OpenStream(t, srvA.Client(), srvA.URL+events)
+	testkit.OpenStream(t, srvB.Client(), srvB.URL+events)
+	if st, err := testkit.DialStream(srvA.Client(), srvA.URL+events); err == nil || !strings.Contains(err.Error(), "503") {
+		if st != nil {
+			st.Close()
+		}
+		t.Fatalf("a third stream from the address, on replica A: %v, want a 503", err)
+	}
+	one.Close()
+	testkit.Eventually(t, 5*time.Second, "the place given back", func() bool {
+		st, err := testkit.DialStream(srvB.Client(), srvB.URL+events)
+		if st != nil {
+			defer st.Close()
+		}
+		return err == nil
+	})
+
+	start := place{from: 1, on: true, lang: "en"}
+	testkit.MustStatus(t, clickFrom(t, a, "192.0.2.9:1", "step", start, true), http.StatusOK)
+	mustRateLimited(t, clickFrom(t, b, "192.0.2.9:1", "step", start, true), gcPauseURL(true, 1, "en"), "en", true)
+	testkit.MustStatus(t, clickFrom(t, b, "192.0.2.10:1", "step", start, true), http.StatusOK)
+}

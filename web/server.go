@@ -91,6 +91,12 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		s.follow.UseRelay(ctx, relay, log)
+		if s.limiter != nil {
+			s.limiter.shared = func(ctx context.Context, addr string) (bool, time.Duration, error) {
+				return relay.TakeRun(ctx, addr, cfg.RunRate, cfg.RunBurst)
+			}
+			s.limiter.log = log
+		}
 		s.stopRelay = func() { cancel(); _ = relay.Close() }
 	}
 	s.runs = newRuns(cfg.MaxRuns, cfg.RunIdle, s.follow)

@@ -98,7 +98,8 @@ type Broker struct {
 	Clock func() time.Time
 
 	render Render
-	relay  Relay // nil: this server alone
+	relay  Relay  // nil: this server alone
+	shared *Redis // with replicas, where the streams per address are counted (shared.go)
 	log    *slog.Logger
 
 	mu      sync.Mutex
@@ -146,7 +147,10 @@ type Follower struct {
 	sess *Session
 	addr string
 	wake chan struct{}
-	gone chan struct{} // closed when the follower's place is given to another (Broker.evict)
+	gone chan struct{} // closed when the follower's place is given to another (Subscribe)
+	// lease names the follower's place among its address's streams in the
+	// shared Redis; "" without one.
+	lease string
 	// Probe, when set (TuneConn), tells whether the follower's machine has
 	// taken what was sent, so a follower that stopped reading is found
 	// out at the next heartbeat, not when the buffers on both sides are full.
@@ -458,6 +462,66 @@ func (b *Broker) lookup(ctx context.Context, fid string) (At, uint64, bool) {
 // addresses cannot keep a whole room out by coming first. ErrFull when the
 // address is at its own bound, or nobody holds more than addr.
 func (b *Broker) Subscribe(ctx context.Context, fid, addr string) (*Follower, error) {
+	lease, ok := b.holdPlace(ctx, addr)
+	if !ok {
+		return nil, ErrFull
+	}
+	f, err := b.subscribe(ctx, fid, addr)
+	if err != nil {
+		b.letGo(addr, lease)
+		return nil, err
+	}
+	f.lease = lease
+	return f, nil
+}
+
+// holdPlace takes one of addr's MaxPerAddr places across every replica, in
+// the shared Redis; without one, or when Redis does not answer in time, the
+// bound is this server's alone (ok, and no lease) rather than a refusal.
+func (b *Broker) holdPlace(ctx context.Context, addr string) (lease string, ok bool) {
+	if b.shared == nil {
+		return "", true
+	}
+	ctx, cancel := context.WithTimeout(ctx, relayWait)
+	defer cancel()
+	lease, ok, err := b.shared.hold(ctx, addr, b.MaxPerAddr, b.leaseTTL())
+	if err != nil {
+		b.log.Warn("follow: counting an address's streams in redis", "err", err)
+		return "", true
+	}
+	return lease, ok
+}
+
+// leaseTTL is how long a shared place outlives its stream's last heartbeat:
+// a replica killed with its streams open gives their places back by then.
+func (b *Broker) leaseTTL() time.Duration { return 3*b.Heartbeat + b.HeartWait }
+
+// letGo gives a shared place back, without making anyone wait for Redis.
+func (b *Broker) letGo(addr, lease string) {
+	if lease == "" || b.shared == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		defer cancel()
+		_ = b.shared.release(ctx, addr, lease)
+	}()
+}
+
+// renewPlace keeps f's shared place for another leaseTTL, at each heartbeat.
+func (b *Broker) renewPlace(f *Follower) {
+	if f.lease == "" || b.shared == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		defer cancel()
+		_ = b.shared.renew(ctx, f.addr, f.lease, b.leaseTTL())
+	}()
+}
+
+// subscribe is Subscribe on this server.
+func (b *Broker) subscribe(ctx context.Context, fid, addr string) (*Follower, error) {
 	b.mu.Lock()
 	if b.isShut || len(b.perAddr[addr]) >= b.MaxPerAddr {
 		b.mu.Unlock()
@@ -588,6 +652,7 @@ func (b *Broker) detach(f *Follower) bool {
 // A lecture with no move and no follower left is forgotten at once: it was
 // only made for its followers to wait in.
 func (b *Broker) Unsubscribe(f *Follower) {
+	b.letGo(f.addr, f.lease)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.detach(f)
