@@ -109,6 +109,10 @@ type Broker struct {
 	closed  chan struct{}                     // closed by Close: every stream returns
 	isShut  bool
 	lookups map[string]*lookup // Redis lookups under way, by follow id
+	// unrelayed is, per follow id, the number (counted in moves) of its
+	// latest move Redis did not take, while relayLater tries it again.
+	unrelayed map[string]uint64
+	moves     uint64
 
 	// Lookups counts the questions put to Redis for a lecture's latest move.
 	Lookups atomic.Int64
@@ -191,6 +195,7 @@ func NewBroker(maxSessions int, render Render) *Broker {
 		perAddr:      map[string]map[*Follower]struct{}{},
 		closed:       make(chan struct{}),
 		lookups:      map[string]*lookup{},
+		unrelayed:    map[string]uint64{},
 	}
 }
 
@@ -222,12 +227,64 @@ func (b *Broker) Publish(fid string, at At) {
 		cancel()
 		if err != nil {
 			b.log.Warn("follow: telling the other replicas", "err", err)
+			b.relayLater(fid, at, floor)
 		} else {
 			version = v
+			b.mu.Lock()
+			delete(b.unrelayed, fid) // any older move still being retried is stale now
+			b.mu.Unlock()
 		}
 	}
 	b.apply(fid, at, version, false)
 }
+
+// relayLater tells the other replicas of a move Redis did not take in time
+// (it is restarting, or the connection was lost), trying again every
+// relayRetry for relayRetries, unless the lecturer moves again first: so
+// the followers on the other replicas catch up once Redis is back rather
+// than at the lecturer's next click.
+func (b *Broker) relayLater(fid string, at At, floor uint64) {
+	b.mu.Lock()
+	b.moves++
+	seq := b.moves
+	b.unrelayed[fid] = seq
+	b.mu.Unlock()
+	current := func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.unrelayed[fid] == seq
+	}
+	go func() {
+		for range relayRetries {
+			select {
+			case <-time.After(relayRetry):
+			case <-b.closed:
+				return
+			}
+			if !current() {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+			v, err := b.relay.Publish(ctx, fid, at, floor)
+			cancel()
+			if err == nil {
+				b.mu.Lock()
+				if b.unrelayed[fid] == seq {
+					delete(b.unrelayed, fid)
+				}
+				b.mu.Unlock()
+				b.apply(fid, at, v, false)
+				return
+			}
+		}
+	}()
+}
+
+// How a move Redis did not take is tried again: for half a minute.
+const (
+	relayRetry   = 200 * time.Millisecond
+	relayRetries = 150
+)
 
 // Open makes lecture fid's session, at frame at, if it has none or one with
 // no move yet: for the first follower of a lecture whose run is live here.
