@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	fl.Float64Var(&cfg.RunRate, "run-rate", envFloat(getenv, "RUN_RATE", cfg.RunRate, &envErrs), "new runs one client address may start per second; 0 for no limit (env RUN_RATE)")
 	fl.IntVar(&cfg.RunBurst, "run-burst", envInt(getenv, "RUN_BURST", cfg.RunBurst, &envErrs), "new runs one client address may start at once (env RUN_BURST)")
 	fl.BoolVar(&cfg.BehindProxy, "behind-proxy", envBool(getenv, "BEHIND_PROXY", &envErrs), "believe X-Forwarded-For/-Proto/-Host from the trusted proxies (env BEHIND_PROXY)")
-	trusted := fl.String("trusted-proxies", getenv("TRUSTED_PROXIES"), "with -behind-proxy, the proxies' networks, comma-separated CIDRs; default loopback, private and link-local (env TRUSTED_PROXIES)")
+	trusted := fl.String("trusted-proxies", getenv("TRUSTED_PROXIES"), "with -behind-proxy, the proxies' networks, comma-separated CIDRs; default loopback only (env TRUSTED_PROXIES)")
 	fl.StringVar(&cfg.PublicURL, "public-url", getenv("PUBLIC_URL"), "scheme://host[:port] the site is reached at, drawn into QR codes; default: worked out per request (env PUBLIC_URL)")
 	fl.StringVar(&cfg.FollowRedis, "follow-redis", getenv("FOLLOW_REDIS"), "redis://host:port/db shared by replicas, so followers on any replica see the lecturer's moves; default: this server alone (env FOLLOW_REDIS)")
 	fl.IntVar(&cfg.FollowPerLecture, "follow-per-lecture", envInt(getenv, "FOLLOW_PER_LECTURE", cfg.FollowPerLecture, &envErrs), "follow streams of one lecture at once (env FOLLOW_PER_LECTURE)")

@@ -20,13 +20,30 @@
 
     // EventSource reconnects by itself after a network error, sending the
     // last event id it saw; the server then sends the latest frame if it is
-    // newer. It gives up only when the server answers with an error (the
-    // lecture is over, or the server restarted and lost it).
-    var events = new EventSource(banner.dataset.events);
-    events.onopen = function () { say("live"); };
-    events.onerror = function () { say(events.readyState === EventSource.CLOSED ? "stopped" : "lost"); };
-    events.addEventListener("end", function () { events.close(); say("ended"); });
-    events.onmessage = function (ev) {
+    // newer. But it gives up for good when the server answers with an error
+    // (a full lecture's 503, a replica going away behind a balancer), and it
+    // ignores Retry-After. So then this opens a new one itself, after a
+    // wait that doubles up to half a minute, each a random part shorter so a
+    // room cut off at once does not come back at once; the new stream's
+    // first event is the latest frame, which the version check below swaps
+    // in if it is newer than the one shown.
+    var events, tries = 0, timer = 0;
+    function connect() {
+      timer = 0;
+      events = new EventSource(banner.dataset.events);
+      events.onopen = function () { tries = 0; say("live"); };
+      events.onerror = function () {
+        say("lost");
+        if (events.readyState !== EventSource.CLOSED || timer) return;
+        var wait = Math.min(30000, 1000 * Math.pow(2, tries));
+        tries++;
+        timer = setTimeout(connect, wait / 2 + Math.random() * wait / 2);
+      };
+      events.addEventListener("end", function () { events.close(); say("ended"); });
+      events.onmessage = show;
+    }
+    connect();
+    function show(ev) {
       var tpl = doc.createElement("template");
       tpl.innerHTML = ev.data;
       var next = tpl.content.getElementById("demo");
@@ -38,7 +55,7 @@
       var line = next.querySelector("[data-announce]");
       var announce = doc.getElementById("announce");
       if (line && announce) announce.textContent = line.textContent.trim();
-    };
+    }
   });
 
   // keep carries over what the follower did to the old frame: the event log

@@ -202,6 +202,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"err.run":       {"run %q は実行 ID の形をしていない (16 進 32 文字)。", "run %q is not a run id (32 hexadecimal characters)."},
 	"err.action":    {"%q という操作は無い。使えるのは step、back、reset、last、switch。", "There is no action %q; the actions are step, back, reset, last and switch."},
 	"err.form":      {"フォームを読めなかった。", "The form could not be read."},
+	"err.form.type": {"操作はフォーム (application/x-www-form-urlencoded) で送る。%q はフォームとして読めない。", "A click is sent as a form (application/x-www-form-urlencoded); %q cannot be read as one."},
 	"err.query":     {"アドレスの ? 以降を読めなかった (%% の後に 16 進 2 文字が無い)。", "The address's query could not be read (a %% not followed by two hexadecimal digits)."},
 	"err.methodmsg": {"%s %s は使えない。デモの操作はボタンから行う。", "%s is not allowed on %s; use the demo's buttons."},
 	"err.body":      {"リクエストの本文が大きすぎる。", "The request body is too large."},

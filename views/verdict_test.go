@@ -11,8 +11,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/demo/sql"
 )
 
 // render renders c and parses it.

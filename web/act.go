@@ -2,6 +2,8 @@ package web
 
 import (
 	"errors"
+	"mime"
+	"net"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -27,7 +29,11 @@ func (s *Server) act(c echo.Context) error {
 	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
 		return err
 	}
-	return s.answerClick(c, there, s.runs.goTo(run, there))
+	m := s.runs.goTo(run, there)
+	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
+		s.conns.keep(conn, m.run) // limit.go: the lecturer's connection stays while the bound is hit
+	}
+	return s.answerClick(c, there, m)
 }
 
 // readClick reads the scenario, the place the click was made on and the run
@@ -36,6 +42,13 @@ func (s *Server) readClick(c echo.Context) (here views.Place, run string, err er
 	sc, err := s.scenario(c)
 	if err != nil {
 		return views.Place{}, "", err
+	}
+	// A click is a form. A body of any other kind (multipart, JSON) would
+	// parse as no form at all and be read as a click on frame 1.
+	if r := c.Request(); r.ContentLength != 0 {
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); mt != echo.MIMEApplicationForm {
+			return views.Place{}, "", &problem{status: http.StatusUnsupportedMediaType, key: "err.form.type", args: []any{mt}, title: "err.badrequest"}
+		}
 	}
 	// Parse the form here rather than through FormValue, which would swallow
 	// a body that broke the size limit and carry on with an empty form.

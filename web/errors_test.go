@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -120,5 +121,75 @@ func TestLongAcceptLanguage(t *testing.T) {
 	testkit.MustStatus(t, w, http.StatusOK)
 	if got := testkit.Parse(t, w.Body.Bytes()).Find("html").AttrOr("lang", ""); got != "ja" {
 		t.Fatalf("lang=%q, want ja: the header's first entry", got)
+	}
+}
+
+// loggedServer is a test server whose log the test reads.
+func loggedServer(t *testing.T, cfg Config) (*Server, *testkit.LockedBuffer) {
+	t.Helper()
+	var log testkit.LockedBuffer
+	s, err := New(cfg, testkit.Catalog(t), testkit.Guide(t), testkit.Static(t), slog.New(slog.NewTextHandler(&log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, &log
+}
+
+// A page asked for by a client that has half-closed (its request's context
+// is cancelled before the answer is drawn) is drawn all the same: no 500, no
+// ERROR in the log.
+func TestPageOnCancelledRequest(t *testing.T) {
+	s, log := loggedServer(t, DefaultConfig())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, target := range []string{gcPauseURL(true, 3, "en"), "/scenarios", "/"} {
+		w := testkit.Do(t, s, httptest.NewRequest(http.MethodGet, target, nil).WithContext(ctx))
+		if w.Code >= 500 {
+			t.Errorf("GET %s with a cancelled context: %d, want no 5xx", target, w.Code)
+		}
+	}
+	if strings.Contains(log.String(), "level=ERROR") {
+		t.Fatalf("the log has errors:\n%s", log.String())
+	}
+}
+
+// A click whose body is not a form (multipart, JSON) is a 415 whose way back
+// is the start, never a click silently read as one made on frame 1.
+func TestClickBodyNotAForm(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	for _, tc := range []struct{ ctype, body string }{
+		{"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"from\"\r\n\r\n5\r\n--x--\r\n"},
+		{"application/json", `{"from": 5, "fencing": "on"}`},
+		{"", "from=5&fencing=on"},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/scenarios/gc-pause/step", strings.NewReader(tc.body))
+		if tc.ctype != "" {
+			r.Header.Set("Content-Type", tc.ctype)
+		}
+		w := testkit.Do(t, s, r)
+		testkit.MustStatus(t, w, http.StatusUnsupportedMediaType)
+		if got := testkit.TestID(t, testkit.Parse(t, w.Body.Bytes()), "error-message"); !strings.Contains(got, "application/x-www-form-urlencoded") {
+			t.Fatalf("%q body: error-message=%q, want it to say a click is a form", tc.ctype, got)
+		}
+	}
+}
+
+// The 503s the server means (a lecture not started yet, /healthz while
+// draining) are logged at INFO and counted, never at ERROR.
+func TestExpectedRefusalsNotErrors(t *testing.T) {
+	s, log := loggedServer(t, DefaultConfig())
+	get := func(target string) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, target, nil))
+		return w
+	}
+	testkit.MustStatus(t, get("/follow/"+newRunID()+"?lang=en"), http.StatusServiceUnavailable)
+	s.draining.Store(true)
+	testkit.MustStatus(t, get("/healthz"), http.StatusServiceUnavailable)
+	if got := s.Refusals(); got != 2 {
+		t.Fatalf("%d refusals counted, want 2", got)
+	}
+	if out := log.String(); strings.Contains(out, "level=ERROR") || strings.Count(out, "level=INFO msg=request") != 2 {
+		t.Fatalf("want two INFO request lines and no ERROR:\n%s", out)
 	}
 }

@@ -49,7 +49,7 @@ func (s *Server) followPage(c echo.Context) error {
 	if !follow.ValidID(fid) {
 		return followGone(lang)
 	}
-	s.runs.openSession(fid) // runs.go: the first follower makes the session
+	s.runs.openSession(c.Request().Context(), fid) // runs.go: the first follower makes the session
 	at, version, ok := s.follow.Current(c.Request().Context(), fid)
 	if !ok {
 		return followWaiting(c, fid, lang)
@@ -75,6 +75,7 @@ const followWaitSecs = 5
 // 503 that says the lecture goes on at the lecturer's next click and reloads
 // itself (Refresh works without JavaScript) until then.
 func followWaiting(c echo.Context, fid, lang string) error {
+	refuse503(c)
 	h := c.Response().Header()
 	h.Set("Retry-After", strconv.Itoa(followWaitSecs))
 	h.Set("Refresh", strconv.Itoa(followWaitSecs))
@@ -130,17 +131,18 @@ func (s *Server) followEvents(c echo.Context) error {
 	if !follow.ValidID(fid) {
 		return followGone(lang)
 	}
-	s.runs.openSession(fid)
+	s.runs.openSession(c.Request().Context(), fid)
 	f, err := s.follow.Subscribe(c.Request().Context(), fid, addrKey(c.RealIP()))
 	switch {
 	case errors.Is(err, follow.ErrFull):
+		refuse503(c)
 		c.Response().Header().Set("Retry-After", "60")
 		return &problem{status: http.StatusServiceUnavailable, key: "err.follow.full", cont: views.FollowLangURL(fid, lang)}
 	case err != nil:
 		return err
 	}
 	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
-		follow.TuneConn(conn, s.follow.WriteWait)
+		f.Probe = follow.TuneConn(conn, s.follow.WriteWait)
 	}
 	w := c.Response()
 	h := w.Header()

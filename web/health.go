@@ -15,6 +15,7 @@ import (
 func (s *Server) healthz(c echo.Context) error {
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	if s.draining.Load() {
+		refuse503(c)
 		return c.String(http.StatusServiceUnavailable, "shutting down")
 	}
 	return c.String(http.StatusOK, "ok")

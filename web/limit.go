@@ -1,6 +1,7 @@
 package web
 
 import (
+	"container/list"
 	"net"
 	"net/http"
 	"net/netip"
@@ -10,33 +11,49 @@ import (
 
 // connLimiter bounds the server's connections, per client address and in
 // all. Each costs a file descriptor and tens of kilobytes, and a script can
-// open thousands and leave them idle; then the lecturer's click finds no
-// room. When a new connection would pass a bound, the oldest idle
-// keep-alive connection (of that address, for the address's bound) is
-// closed to make room: it costs its owner a reconnect, never a request. Only
-// when none is idle is the new connection refused, with a 503.
+// open thousands and leave them idle, or open them and send nothing; then the
+// lecturer's click finds no room. When a new connection would pass a bound,
+// one that is doing nothing is closed to make room: first the oldest of those
+// that have not sent a whole request within silentGrace (a browser sends its
+// request at once; a script holding places does not), then the oldest idle
+// keep-alive connection. Either costs its owner a reconnect, never a request.
+// A connection that carried a click of a live run (keep: the lecturer's,
+// and every student who has clicked) is closed for room only by its own
+// IdleTimeout. Only when nothing can go is the new connection refused, with
+// a 503.
 //
 // Behind a proxy every connection comes from the proxy, so the bound per
 // address is left to it and only the bound in all applies.
 type connLimiter struct {
-	maxTotal, maxPerAddr int // 0: no bound
+	maxTotal, maxPerAddr int           // 0: no bound
+	silentGrace          time.Duration // how long a new connection may take over its first request
 
 	mu     sync.Mutex
 	total  int
 	byAddr map[string]int
 	idle   map[*limitedConn]time.Time // keep-alive connections waiting for a request
+	silent *list.List                 // *limitedConn with no whole request yet, oldest first
+	kept   map[string]*limitedConn    // run key -> the connection that carried its latest click
 }
 
+// silentGrace is how long a connection may take to send its first whole
+// request before it may be closed for room: a browser takes milliseconds.
+const silentGrace = time.Second
+
 func newConnLimiter(maxTotal, maxPerAddr int) *connLimiter {
-	return &connLimiter{maxTotal: maxTotal, maxPerAddr: maxPerAddr, byAddr: map[string]int{}, idle: map[*limitedConn]time.Time{}}
+	return &connLimiter{maxTotal: maxTotal, maxPerAddr: maxPerAddr, silentGrace: silentGrace, byAddr: map[string]int{},
+		idle: map[*limitedConn]time.Time{}, silent: list.New(), kept: map[string]*limitedConn{}}
 }
 
 // limitedConn is a connection the limiter counts until it is closed.
 type limitedConn struct {
 	net.Conn
-	l    *connLimiter
-	key  string
-	once sync.Once
+	l      *connLimiter
+	key    string
+	opened time.Time
+	quiet  *list.Element // in l.silent until its first whole request
+	run    string        // the run key whose click it carried last; "": none
+	once   sync.Once
 }
 
 // Close gives the connection's place back, once.
@@ -49,19 +66,13 @@ func (c *limitedConn) Close() error {
 func (c *limitedConn) NetConn() net.Conn { return c.Conn }
 
 func (l *connLimiter) release(c *limitedConn) {
-	c.once.Do(func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		delete(l.idle, c)
-		l.total--
-		if l.byAddr[c.key]--; l.byAddr[c.key] <= 0 {
-			delete(l.byAddr, c.key)
-		}
-	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.drop(c)
 }
 
-// admit counts c in, closing idle connections to make room; nil when there
-// is none, and then c has been answered and closed.
+// admit counts c in, closing connections that do nothing to make room; nil
+// when there is none, and then c has been answered and closed.
 func (l *connLimiter) admit(c net.Conn) net.Conn {
 	key := ""
 	if l.maxPerAddr > 0 {
@@ -69,11 +80,12 @@ func (l *connLimiter) admit(c net.Conn) net.Conn {
 			key = addrKeyOf(ap.Addr())
 		}
 	}
+	now := time.Now()
 	var evict []*limitedConn
 	l.mu.Lock()
 	ok := true
 	if l.maxPerAddr > 0 && l.byAddr[key] >= l.maxPerAddr {
-		if v := l.oldestIdle(key, true); v != nil {
+		if v := l.spare(key, true, now); v != nil {
 			evict = append(evict, v)
 			l.drop(v)
 		} else {
@@ -81,7 +93,7 @@ func (l *connLimiter) admit(c net.Conn) net.Conn {
 		}
 	}
 	if ok && l.maxTotal > 0 && l.total >= l.maxTotal {
-		if v := l.oldestIdle("", false); v != nil {
+		if v := l.spare("", false, now); v != nil {
 			evict = append(evict, v)
 			l.drop(v)
 		} else {
@@ -90,7 +102,8 @@ func (l *connLimiter) admit(c net.Conn) net.Conn {
 	}
 	var lc *limitedConn
 	if ok {
-		lc = &limitedConn{Conn: c, l: l, key: key}
+		lc = &limitedConn{Conn: c, l: l, key: key, opened: now}
+		lc.quiet = l.silent.PushBack(lc)
 		l.total++
 		l.byAddr[key]++
 	}
@@ -105,11 +118,18 @@ func (l *connLimiter) admit(c net.Conn) net.Conn {
 	return lc
 }
 
-// drop takes v's place back before it is closed, so the new connection can
-// have it; l.mu is held.
+// drop takes v's place back, once, before it is closed, so a new
+// connection can have it; l.mu is held.
 func (l *connLimiter) drop(v *limitedConn) {
 	v.once.Do(func() {
 		delete(l.idle, v)
+		if v.quiet != nil {
+			l.silent.Remove(v.quiet)
+			v.quiet = nil
+		}
+		if v.run != "" && l.kept[v.run] == v {
+			delete(l.kept, v.run)
+		}
 		l.total--
 		if l.byAddr[v.key]--; l.byAddr[v.key] <= 0 {
 			delete(l.byAddr, v.key)
@@ -117,13 +137,24 @@ func (l *connLimiter) drop(v *limitedConn) {
 	})
 }
 
-// oldestIdle is the connection idle longest, of address key when byKey;
-// l.mu is held. A scan: it runs only at a bound.
-func (l *connLimiter) oldestIdle(key string, byKey bool) *limitedConn {
+// spare is the connection to close for room, of address key when byKey:
+// the oldest silent one past its grace, else the oldest idle one not kept;
+// nil when there is none. l.mu is held. The silent list is in age order; the
+// idle map is scanned, which happens only at a bound.
+func (l *connLimiter) spare(key string, byKey bool, now time.Time) *limitedConn {
+	for e := l.silent.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitedConn)
+		if now.Sub(c.opened) < l.silentGrace {
+			break // the rest are younger still
+		}
+		if !byKey || c.key == key {
+			return c
+		}
+	}
 	var oldest *limitedConn
 	var since time.Time
 	for c, t := range l.idle {
-		if byKey && c.key != key {
+		if byKey && c.key != key || c.run != "" {
 			continue
 		}
 		if oldest == nil || t.Before(since) {
@@ -147,6 +178,43 @@ func (l *connLimiter) state(c net.Conn, st http.ConnState) {
 	} else {
 		delete(l.idle, lc)
 	}
+}
+
+// spoke marks c as having sent a whole request: it is no longer silent.
+func (l *connLimiter) spoke(c net.Conn) {
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lc.quiet != nil {
+		l.silent.Remove(lc.quiet)
+		lc.quiet = nil
+	}
+}
+
+// keep marks c as the connection of run key run (a click of a live run
+// came on it), which is then never closed for room. One connection per
+// run: a key cannot be used to keep a crowd of connections.
+func (l *connLimiter) keep(c net.Conn, run string) {
+	lc, ok := c.(*limitedConn)
+	if !ok || run == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lc.run == run {
+		return
+	}
+	if old := l.kept[run]; old != nil {
+		old.run = ""
+	}
+	if lc.run != "" && l.kept[lc.run] == lc {
+		delete(l.kept, lc.run)
+	}
+	lc.run = run
+	l.kept[run] = lc
 }
 
 // refused is the whole answer to a connection there is no room for.

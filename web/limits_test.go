@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -78,28 +81,35 @@ func lecturerClick(t *testing.T, c *http.Client, addr string, p place) {
 	}
 }
 
-// Connections are bounded per address and in all. A squatter's idle
-// keep-alive connections make room for new ones (its oldest is closed); its
-// stalled connections (headers never finished) are not idle, so a new one
-// from the same address is refused with a 503. The lecturer, from another
-// address, is served all the while, even with the server at its bound in
-// all. Headers over 16 KiB are refused.
+// Connections are bounded per address and in all. A squatter's connections
+// that never finish a request are the first closed for room: a fifth from
+// the same address closes its oldest. Another squatter's idle keep-alive
+// connections make room next. The lecturer, from another address, is served
+// all the while, even with the server at its bound in all. Headers over 16
+// KiB are refused.
 func TestConnectionLimits(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.MaxConns, cfg.MaxConnsPerAddr = 8, 4
 	s := newTestServer(t, cfg)
+	s.conns.silentGrace = 0 // a connection that has not sent a request is silent at once
 	addr := serveLimited(t, s)
 
 	// The squatter at 127.0.0.2 holds four stalled connections: its limit.
+	var stalled []net.Conn
 	for range 4 {
 		c := dialFrom(t, "127.0.0.2", addr)
 		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n") // never finished
+		stalled = append(stalled, c)
 	}
 	testkit.Eventually(t, 2*time.Second, "four connections counted", func() bool { return connsFrom(s, "127.0.0.2") == 4 })
 	extra := dialFrom(t, "127.0.0.2", addr)
-	line, _ := bufio.NewReader(extra).ReadString('\n')
-	if !strings.Contains(line, "503") {
-		t.Fatalf("a fifth connection from the squatter: %q, want a 503", line)
+	fmt.Fprintf(extra, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	if line, _ := bufio.NewReader(extra).ReadString('\n'); !strings.Contains(line, "200") {
+		t.Fatalf("a fifth connection from the squatter: %q, want it answered in place of a stalled one", line)
+	}
+	_ = stalled[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := stalled[0].Read(make([]byte, 1)); n != 0 || err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the oldest stalled connection: read %d, %v; want it closed", n, err)
 	}
 
 	// Another at 127.0.0.3 fills the rest with idle keep-alive connections.
@@ -231,7 +241,11 @@ func readAll(t *testing.T, resp *http.Response) []byte {
 func TestClientAddr(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BehindProxy = true
+	cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.0.0/16")}
 	s := newTestServer(t, cfg)
+	defaults := DefaultConfig()
+	defaults.BehindProxy = true
+	lan := newTestServer(t, defaults)
 	direct := newTestServer(t, DefaultConfig())
 	for _, tc := range []struct {
 		srv  *Server
@@ -247,6 +261,11 @@ func TestClientAddr(t *testing.T) {
 		{s, "10.0.0.1:1", nil, "10.0.0.1"},
 		{s, "198.51.100.1:1", []string{"203.0.113.7"}, "198.51.100.1"}, // not a trusted proxy
 		{direct, "10.0.0.1:1", []string{"203.0.113.7"}, "10.0.0.1"},    // no -behind-proxy
+		// By default only loopback is a proxy: a student on the campus LAN
+		// who writes X-Forwarded-For is still counted as themselves.
+		{lan, "192.168.1.5:1", []string{"203.0.113.7"}, "192.168.1.5"},
+		{lan, "10.1.2.3:1", []string{"203.0.113.8"}, "10.1.2.3"},
+		{lan, "127.0.0.1:1", []string{"203.0.113.7"}, "203.0.113.7"},
 	} {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		r.RemoteAddr = tc.peer
@@ -327,7 +346,7 @@ func TestQROrigin(t *testing.T) {
 	if _, got := qr(proxied, "203.0.113.1:1", "demo.example", "X-Forwarded-Proto", "https"); got != base {
 		t.Fatal("X-Forwarded-Proto from a peer that is no trusted proxy changed the code")
 	}
-	if _, got := qr(proxied, "10.0.0.1:1", "demo.example", "X-Forwarded-Proto", "https"); got == base {
+	if _, got := qr(proxied, "127.0.0.1:1", "demo.example", "X-Forwarded-Proto", "https"); got == base {
 		t.Fatal("X-Forwarded-Proto from the trusted proxy did not change the code")
 	}
 
@@ -366,4 +385,101 @@ func TestRunKeyNotLogged(t *testing.T) {
 		t.Fatalf("the log has no redacted run, so the test saw nothing:\n%s", log.String())
 	}
 	_ = netip.Addr{}
+}
+
+// A squatter's streams that never read are dropped at the next heartbeat
+// their machine does not take, while the lecturer makes no move at all; a
+// student who reads keeps the stream, and a student at a full lecture gets
+// the place of one of the squatter's (its address holds more).
+func TestFollowNonReaderDroppedWithoutMoves(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FollowPerLecture = 3
+	s := newTestServer(t, cfg)
+	s.follow.Heartbeat, s.follow.HeartWait = 50*time.Millisecond, 200*time.Millisecond
+	addr := serveLimited(t, s)
+	lecturer := clientFrom("127.0.0.1")
+	l := startLectureVia(t, lecturer, addr)
+
+	for range 3 {
+		c := dialFrom(t, "127.0.0.2", addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			raw, _ := tc.SyscallConn()
+			_ = raw.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1) })
+		}
+		fmt.Fprintf(c, "GET %s/events?lang=en HTTP/1.1\r\nHost: x\r\n\r\n", l.follow)
+	}
+	testkit.Eventually(t, 5*time.Second, "three squatting streams", func() bool { return s.follow.Streams() == 3 })
+	student := testkit.OpenStream(t, clientFrom("127.0.0.4"), "http://"+addr+l.follow+"/events?lang=en")
+	student.Next(t, 5*time.Second)
+	if got := s.follow.Evicted.Load(); got != 1 {
+		t.Fatalf("%d streams evicted for the student, want 1 of the squatter's", got)
+	}
+	testkit.Eventually(t, 10*time.Second, "the squatter's streams dropped without a move", func() bool { return s.follow.Streams() == 1 })
+	if got := s.follow.Stalled.Load(); got != 2 {
+		t.Fatalf("%d streams dropped as stalled, want the squatter's 2", got)
+	}
+	if ev, err := student.Wait(500 * time.Millisecond); err == nil {
+		t.Fatalf("the student got %+v without a move", ev)
+	} else if err.Error() == "the stream ended" {
+		t.Fatal("the reading student's stream was dropped")
+	}
+}
+
+// startLectureVia is the lecturer's first click over the network from c: its
+// run key and follow link.
+func startLectureVia(t *testing.T, c *http.Client, addr string) (l struct{ run, follow string }) {
+	t.Helper()
+	p := place{from: 1, on: true, lang: "en"}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/scenarios/gc-pause/step", strings.NewReader(p.form().Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := testkit.Parse(t, readAll(t, resp))
+	l.run, l.follow = runID(t, doc), followLink(t, doc)
+	return l
+}
+
+// Six addresses' worth of connections that never send a request fill the
+// server's bound; students keep arriving, each served in place of one of
+// them, and the lecturer's keep-alive connection, which carried a click of
+// a live run, is never the one closed: every click of theirs goes over the
+// one connection they opened.
+func TestConnectionLimitsKeepTheLecturer(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxConns, cfg.MaxConnsPerAddr = 10, 6
+	s := newTestServer(t, cfg)
+	s.conns.silentGrace = 0
+	addr := serveLimited(t, s)
+	var dials atomic.Int64
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.1")}, Timeout: 2 * time.Second}
+	lecturer := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxConnsPerHost: 1,
+		DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
+			dials.Add(1)
+			return d.DialContext(ctx, network, a)
+		}}}
+	l := startLectureVia(t, lecturer, addr)
+	p := place{run: l.run, from: 2, on: true, lang: "en"}
+
+	for i := range 9 {
+		dialFrom(t, fmt.Sprintf("127.0.0.%d", 2+i%6), addr) // silent
+	}
+	testkit.Eventually(t, 2*time.Second, "the server at its bound", func() bool { return connsTotal(s) == 10 })
+	for i := range 12 {
+		student := clientFrom(fmt.Sprintf("127.0.0.%d", 20+i))
+		resp, err := student.Get("http://" + addr + "/healthz")
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("student %d: %v %v, want 200", i+1, resp, err)
+		}
+		readAll(t, resp)
+		if p.from < 6 {
+			lecturerClick(t, lecturer, addr, p)
+			p.from++
+		}
+	}
+	if got := dials.Load(); got != 1 {
+		t.Fatalf("the lecturer dialled %d times, want once: their connection was closed for room", got)
+	}
 }

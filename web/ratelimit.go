@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/netip"
@@ -24,7 +26,15 @@ type runLimiter struct {
 	burst  int
 	mu     sync.Mutex
 	byAddr *lru.Cache[string, *rate.Limiter] // the addresses seen last; an evicted one starts afresh
+	// shared, with replicas (-follow-redis), counts each address's new runs
+	// in Redis across every replica; when Redis does not answer in time,
+	// this server's own count decides.
+	shared func(ctx context.Context, addr string) (bool, time.Duration, error)
+	log    *slog.Logger
 }
+
+// sharedWait is as long as a new run waits for Redis's count.
+const sharedWait = 250 * time.Millisecond
 
 // limiterAddrs is how many client addresses the limiter remembers: enough
 // for every address active within the time a bucket takes to refill.
@@ -40,9 +50,18 @@ func newRunLimiter(perSecond float64, burst int) *runLimiter {
 }
 
 // allow takes one new run from addr's allowance, or says how long to wait.
-func (l *runLimiter) allow(addr string) (ok bool, retry time.Duration) {
+func (l *runLimiter) allow(ctx context.Context, addr string) (ok bool, retry time.Duration) {
 	if l == nil {
 		return true, 0
+	}
+	if l.shared != nil {
+		ctx, cancel := context.WithTimeout(ctx, sharedWait)
+		ok, retry, err := l.shared(ctx, addr)
+		cancel()
+		if err == nil {
+			return ok, retry
+		}
+		l.log.Warn("counting new runs in redis", "err", err)
 	}
 	l.mu.Lock()
 	lim, found := l.byAddr.Get(addr)
@@ -67,7 +86,7 @@ func (s *Server) admitRun(c echo.Context, run, here string) error {
 	if run != "" && s.runs.has(run) {
 		return nil
 	}
-	ok, retry := s.limiter.allow(addrKey(c.RealIP()))
+	ok, retry := s.limiter.allow(c.Request().Context(), addrKey(c.RealIP()))
 	if ok {
 		return nil
 	}

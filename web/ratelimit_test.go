@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,11 +86,13 @@ func TestRunRateLimit(t *testing.T) {
 	testkit.MustStatus(t, clickFrom(t, s, b, "step", start, true), http.StatusOK)
 }
 
-// Behind a proxy on a private network, each visitor's address comes from
-// X-Forwarded-For; from anyone else the header is not believed.
+// Behind a proxy on a private network (named by -trusted-proxies), each
+// visitor's address comes from X-Forwarded-For; from anyone else the header
+// is not believed.
 func TestRunRateLimitBehindProxy(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.RunRate, cfg.RunBurst, cfg.BehindProxy = 0.001, 1, true
+	cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.2/32")}
 	s := newTestServer(t, cfg)
 	const proxy, stranger = "10.0.0.2:5555", "203.0.113.50:80"
 	start := place{from: 1, on: true, lang: "en"}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
@@ -85,24 +86,39 @@ func (rs *runs) goTo(id string, there views.Place) moved {
 	return moved{run: id, follow: views.FollowURL(fid)}
 }
 
-// openSession makes sure lecture fid has a session when its run is live
-// here: the first follower to open a lecture's link makes it, at the run's
-// frame. A lecture whose run this server does not have (it restarted, or the
-// run went idle) is left to wait for the lecturer's next click.
-func (rs *runs) openSession(fid string) {
-	if rs.follow.Has(fid) {
+// openSession readies lecture fid for its first follower here
+// (follow.Broker.Seek): alone, from the run this server holds, at its frame;
+// with replicas, from Redis, which this replica's run cache may trail. A
+// lecture whose run nobody has (a restart, a run gone idle) is left to wait
+// for the lecturer's next click.
+func (rs *runs) openSession(ctx context.Context, fid string) {
+	if !rs.follow.Relayed() {
+		if rs.follow.Has(fid) {
+			return
+		}
+		lr, ok := rs.cache.Peek(fid)
+		if !ok {
+			return
+		}
+		// Under lr.mu, so that a move at the same moment (goTo) either
+		// comes before this and is what opens, or after and reaches the
+		// session.
+		lr.mu.Lock()
+		defer lr.mu.Unlock()
+		if lr.at.Sc != nil {
+			rs.follow.Open(fid, lr.at)
+		}
 		return
 	}
-	lr, ok := rs.cache.Peek(fid)
-	if !ok {
-		return
-	}
-	lr.mu.Lock()
-	defer lr.mu.Unlock()
-	if lr.at.Sc == nil {
-		return // the run has not moved yet
-	}
-	rs.follow.Open(fid, lr.at)
+	rs.follow.Seek(ctx, fid, func() (follow.At, bool) {
+		lr, ok := rs.cache.Peek(fid)
+		if !ok {
+			return follow.At{}, false
+		}
+		lr.mu.Lock()
+		defer lr.mu.Unlock()
+		return lr.at, lr.at.Sc != nil
+	})
 }
 
 // lectureLink is the follow link of the lecture with run key id, or "" when

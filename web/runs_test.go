@@ -69,7 +69,7 @@ func TestRunSessionOnlyWhenFollowed(t *testing.T) {
 		t.Fatalf("%d sessions before anyone follows, want 0", got)
 	}
 	fid := m.follow[len("/follow/"):]
-	rs.openSession(fid)
+	rs.openSession(t.Context(), fid)
 	if at, _, ok := b.Current(t.Context(), fid); !ok || at.Step != 3 {
 		t.Fatalf("the follower's session: %v at %+v, want it at step 3", ok, at)
 	}
@@ -94,7 +94,7 @@ func TestRunSessionOutlivesEvictionWhenFollowed(t *testing.T) {
 	here := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 2}, Lang: "en"}
 	lecture := rs.goTo("", here)
 	fid := lecture.follow[len("/follow/"):]
-	rs.openSession(fid)
+	rs.openSession(t.Context(), fid)
 	if _, err := b.Subscribe(t.Context(), fid, "192.0.2.9"); err != nil {
 		t.Fatal(err)
 	}

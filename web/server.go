@@ -53,8 +53,10 @@ type Server struct {
 	log    *slog.Logger
 	echo   *echo.Echo
 
-	draining  atomic.Bool // a graceful shutdown has begun: /healthz fails
-	stopRelay func()      // nil without -follow-redis
+	draining  atomic.Bool  // a graceful shutdown has begun: /healthz fails
+	inflight  atomic.Int64 // requests being answered, follow streams aside (drain)
+	refusals  atomic.Int64 // refusals the server meant (refuse), so far
+	stopRelay func()       // nil without -follow-redis
 }
 
 // New makes the server of catalog's scenarios, guide's words and the files
@@ -91,6 +93,12 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		s.follow.UseRelay(ctx, relay, log)
+		if s.limiter != nil {
+			s.limiter.shared = func(ctx context.Context, addr string) (bool, time.Duration, error) {
+				return relay.TakeRun(ctx, addr, cfg.RunRate, cfg.RunBurst)
+			}
+			s.limiter.log = log
+		}
 		s.stopRelay = func() { cancel(); _ = relay.Close() }
 	}
 	s.runs = newRuns(cfg.MaxRuns, cfg.RunIdle, s.follow)
@@ -177,7 +185,13 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 		HandleError: true,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			level := slog.LevelDebug
+			refusal, _ := c.Get(refusalKey).(bool)
 			switch {
+			case refusal:
+				// A 503 the server meant: a full lecture, a lecture not
+				// started yet, a drain. Counted, and no alarm.
+				level = slog.LevelInfo
+				s.refusals.Add(1)
 			case v.Status >= 500:
 				level = slog.LevelError
 			case v.Status >= 400:
@@ -195,6 +209,18 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 		},
 	})
 }
+
+// refusalKey marks a request whose 503 is one the server meant (refuse).
+const refusalKey = "web.refusal"
+
+// refuse503 marks c's answer as an expected refusal: logged at INFO, not ERROR,
+// and counted (Refusals).
+func refuse503(c echo.Context) { c.Set(refusalKey, true) }
+
+// Refusals is how many expected refusals (a full lecture's stream, a
+// "waiting for the lecturer" page, /healthz while draining) the server has
+// answered.
+func (s *Server) Refusals() int64 { return s.refusals.Load() }
 
 // maxBody is the largest request body read: 16 KiB, as the README says. A
 // click's form is a few hundred bytes.
@@ -249,8 +275,19 @@ func (s *Server) checkRequest(next echo.HandlerFunc) echo.HandlerFunc {
 // pile up. Serve it on Listen's listener, which bounds the connections.
 func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
-		Addr:              addr,
-		Handler:           s,
+		Addr: addr,
+		// A request that reached a handler was whole: its connection is no
+		// longer one of the silent ones the limiter may close (limit.go).
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
+				s.conns.spoke(c)
+			}
+			if !isStream(r) { // a stream is never done: Shutdown ends it (drain)
+				s.inflight.Add(1)
+				defer s.inflight.Add(-1)
+			}
+			s.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -283,19 +320,49 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 // Limit wraps ln with the connection limits.
 func (s *Server) Limit(ln net.Listener) net.Listener { return limitListener{Listener: ln, l: s.conns} }
 
-// Shutdown ends hs gracefully: /healthz fails for DrainWait first, so a load
-// balancer stops sending new visitors while the requests already here are
-// answered; then the followers' streams end (their EventSource reconnects,
-// to another replica or to this one when it is back) and hs waits for the
-// requests in flight, until ctx ends.
+// Shutdown ends hs gracefully, in the order that loses nothing: /healthz
+// fails for DrainWait first, so a load balancer stops sending new visitors
+// while the requests already here are answered; then hs stops taking
+// connections and the requests in flight finish, each click telling the
+// other replicas of its move through the relay, still open; only then do
+// the followers' streams end (their EventSource reconnects, to another
+// replica or to this one when it is back) and the relay close. Until ctx
+// ends.
 func (s *Server) Shutdown(ctx context.Context, hs *http.Server) error {
 	s.draining.Store(true)
 	select {
 	case <-time.After(s.cfg.DrainWait):
 	case <-ctx.Done():
 	}
-	s.Close()
-	return hs.Shutdown(ctx)
+	done := make(chan error, 1)
+	go func() { done <- hs.Shutdown(ctx) }() // closes the listener at once, then waits for every connection
+	s.drain(ctx)
+	s.follow.Close() // the streams, which would keep hs.Shutdown waiting
+	err := <-done
+	if s.stopRelay != nil {
+		s.stopRelay()
+	}
+	return err
+}
+
+// drain waits until no request but a follow stream is being answered, or
+// ctx ends. hs.Shutdown has stopped new ones coming: a connection that
+// finishes its request is closed rather than kept alive.
+func (s *Server) drain(ctx context.Context) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for s.inflight.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// isStream reports whether r asks for a follow stream.
+func isStream(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/follow/") && strings.HasSuffix(r.URL.Path, "/events")
 }
 
 // runInURI is a run key in an address: no page of ours puts one there any

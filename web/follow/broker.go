@@ -30,7 +30,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -46,6 +48,7 @@ const (
 	MaxStreams   = 6000 // followers of all lectures at once, on this server
 
 	Heartbeat   = 15 * time.Second // a comment line, so proxies and browsers keep an idle stream open
+	HeartWait   = 5 * time.Second  // a follower whose machine has not taken the last heartbeat this long after it was sent is dropped
 	WriteWait   = 10 * time.Second // a follower that has not taken an event this long after it was sent is dropped
 	Retry       = 3 * time.Second  // how long EventSource waits before it reconnects
 	LectureIdle = 6 * time.Hour    // a lecture nobody follows and nobody moves is forgotten after this
@@ -77,24 +80,47 @@ type Broker struct {
 	// MaxFollowers, MaxPerAddr and MaxStreams are the limits above; tests
 	// lower them.
 	MaxFollowers, MaxPerAddr, MaxStreams int
-	// Heartbeat, WriteWait and Idle are the constants above; tests shorten
-	// them.
-	Heartbeat, WriteWait, Idle time.Duration
+	// Heartbeat, HeartWait, WriteWait and Idle are the constants above;
+	// tests shorten them.
+	Heartbeat, HeartWait, WriteWait, Idle time.Duration
+
+	// Evicted counts the streams closed to give their place to a follower
+	// from an address holding fewer; Stalled, those dropped for not taking
+	// a heartbeat in time.
+	Evicted, Stalled atomic.Int64
 
 	// Clock is the wall clock that versions start from; tests stop it, and
 	// then versions count moves from 1.
 	Clock func() time.Time
 
 	render Render
-	relay  Relay // nil: this server alone
+	relay  Relay  // nil: this server alone
+	shared *Redis // with replicas, where the streams per address are counted (shared.go)
 	log    *slog.Logger
 
 	mu      sync.Mutex
-	byID    map[string]*Session // follow id -> lecture
-	streams int                 // followers connected, all lectures together
-	perAddr map[string]int      // followers connected, by client address
-	closed  chan struct{}       // closed by Close: every stream returns
+	byID    map[string]*Session               // follow id -> lecture
+	streams int                               // followers connected, all lectures together
+	perAddr map[string]map[*Follower]struct{} // followers connected, by client address
+	closed  chan struct{}                     // closed by Close: every stream returns
 	isShut  bool
+	lookups map[string]*lookup // Redis lookups under way, by follow id
+	// unrelayed is, per follow id, the number (counted in moves) of its
+	// latest move Redis did not take, while relayLater tries it again.
+	unrelayed map[string]uint64
+	moves     uint64
+
+	// Lookups counts the questions put to Redis for a lecture's latest move.
+	Lookups atomic.Int64
+}
+
+// lookup is one question to Redis for a lecture's latest move, shared by
+// every follower who asks while it is under way.
+type lookup struct {
+	done chan struct{}
+	at   At
+	v    uint64
+	ok   bool
 }
 
 // Session is one lecture as its followers see it.
@@ -107,7 +133,10 @@ type Session struct {
 	mu      sync.Mutex
 	at      At
 	version uint64 // 0: no move yet; followers wait
+	// subs and byAddr change only with Broker.mu held as well, so the
+	// broker may read them under its own lock alone.
 	subs    map[*Follower]struct{}
+	byAddr  map[string]int       // followers of this lecture, by client address
 	renders map[string]*rendered // lang -> the current version, drawn
 }
 
@@ -118,7 +147,20 @@ type Follower struct {
 	sess *Session
 	addr string
 	wake chan struct{}
+	gone chan struct{} // closed when the follower's place is given to another (Subscribe)
+	// lease names the follower's place among its address's streams in the
+	// shared Redis; "" without one.
+	lease string
+	// Probe, when set (TuneConn), tells whether the follower's machine has
+	// taken what was sent, so a follower that stopped reading is found
+	// out at the next heartbeat, not when the buffers on both sides are full.
+	Probe Probe
 }
+
+// Probe reports how many bytes of a connection the other end has
+// acknowledged, and how many the server has handed to its kernel; ok is false
+// when the connection cannot tell.
+type Probe func() (delivered, handed uint64, ok bool)
 
 // rendered is one version drawn in one language. The first follower to ask
 // draws it; the others wait for that drawing and share its bytes.
@@ -139,14 +181,17 @@ func NewBroker(maxSessions int, render Render) *Broker {
 		MaxPerAddr:   MaxPerAddr,
 		MaxStreams:   MaxStreams,
 		Heartbeat:    Heartbeat,
+		HeartWait:    HeartWait,
 		WriteWait:    WriteWait,
 		Idle:         LectureIdle,
 		render:       render,
 		log:          slog.New(slog.DiscardHandler),
 		Clock:        time.Now,
 		byID:         map[string]*Session{},
-		perAddr:      map[string]int{},
+		perAddr:      map[string]map[*Follower]struct{}{},
 		closed:       make(chan struct{}),
+		lookups:      map[string]*lookup{},
+		unrelayed:    map[string]uint64{},
 	}
 }
 
@@ -178,12 +223,64 @@ func (b *Broker) Publish(fid string, at At) {
 		cancel()
 		if err != nil {
 			b.log.Warn("follow: telling the other replicas", "err", err)
+			b.relayLater(fid, at, floor)
 		} else {
 			version = v
+			b.mu.Lock()
+			delete(b.unrelayed, fid) // any older move still being retried is stale now
+			b.mu.Unlock()
 		}
 	}
 	b.apply(fid, at, version, false)
 }
+
+// relayLater tells the other replicas of a move Redis did not take in time
+// (it is restarting, or the connection was lost), trying again every
+// relayRetry for relayRetries, unless the lecturer moves again first: so
+// the followers on the other replicas catch up once Redis is back rather
+// than at the lecturer's next click.
+func (b *Broker) relayLater(fid string, at At, floor uint64) {
+	b.mu.Lock()
+	b.moves++
+	seq := b.moves
+	b.unrelayed[fid] = seq
+	b.mu.Unlock()
+	current := func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.unrelayed[fid] == seq
+	}
+	go func() {
+		for range relayRetries {
+			select {
+			case <-time.After(relayRetry):
+			case <-b.closed:
+				return
+			}
+			if !current() {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+			v, err := b.relay.Publish(ctx, fid, at, floor)
+			cancel()
+			if err == nil {
+				b.mu.Lock()
+				if b.unrelayed[fid] == seq {
+					delete(b.unrelayed, fid)
+				}
+				b.mu.Unlock()
+				b.apply(fid, at, v, false)
+				return
+			}
+		}
+	}()
+}
+
+// How a move Redis did not take is tried again: for half a minute.
+const (
+	relayRetry   = 200 * time.Millisecond
+	relayRetries = 150
+)
 
 // Open makes lecture fid's session, at frame at, if it has none or one with
 // no move yet: for the first follower of a lecture whose run is live here.
@@ -262,7 +359,7 @@ func (b *Broker) add(fid string) *Session {
 	if len(b.byID) >= b.MaxSessions {
 		return nil
 	}
-	s := &Session{id: fid, used: b.Clock(), subs: map[*Follower]struct{}{}, renders: map[string]*rendered{}}
+	s := &Session{id: fid, used: b.Clock(), subs: map[*Follower]struct{}{}, byAddr: map[string]int{}, renders: map[string]*rendered{}}
 	b.byID[fid] = s
 	return s
 }
@@ -328,25 +425,158 @@ func (b *Broker) Current(ctx context.Context, fid string) (At, uint64, bool) {
 		}
 	}
 	if b.relay != nil {
-		ctx, cancel := context.WithTimeout(ctx, relayWait)
-		defer cancel()
-		at, v, ok, err := b.relay.Latest(ctx, fid)
-		if err != nil {
-			b.log.Warn("follow: asking for a lecture's latest move", "err", err)
-		}
-		if ok {
-			return at, v, true
-		}
+		return b.lookup(ctx, fid)
 	}
 	return At{}, 0, false
 }
 
-// Subscribe adds a follower from client address addr to lecture fid. A
-// lecture with no move yet is made, to wait for one. ErrFull when the
-// lecture, the address or the server has no room.
-func (b *Broker) Subscribe(ctx context.Context, fid, addr string) (*Follower, error) {
+// Relayed reports whether moves go through a relay (replicas).
+func (b *Broker) Relayed() bool { return b.relay != nil }
+
+// Seek readies lecture fid for a follower who just arrived, from Redis: its
+// latest move there, with Redis's version, never this replica's own idea of
+// the run, which a round-robin balancer leaves behind whenever the
+// lecturer's clicks went to another replica. The session is made before the
+// question is asked, so a move relayed meanwhile is not lost. Only when
+// Redis has no move or does not answer is the lecture opened from local,
+// the run this replica holds, at version 1, which any move Redis hands out
+// outranks. Without a relay it is Open.
+func (b *Broker) Seek(ctx context.Context, fid string, local func() (At, bool)) {
+	if b.relay == nil {
+		if !b.Has(fid) {
+			if at, ok := local(); ok {
+				b.Open(fid, at)
+			}
+		}
+		return
+	}
 	b.mu.Lock()
-	if b.isShut || b.streams >= b.MaxStreams || b.perAddr[addr] >= b.MaxPerAddr {
+	s := b.byID[fid]
+	if s == nil {
+		s = b.add(fid)
+	}
+	b.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if _, v := s.latest(); v > 0 {
+		return // kept up to date by the relay since it was made
+	}
+	if at, v, ok := b.lookup(ctx, fid); ok {
+		s.set(at, v)
+	} else if at, ok := local(); ok {
+		s.set(at, 1)
+	}
+}
+
+// lookupWait is as long as a follower's first page or stream waits for
+// Redis: longer than a click's relayWait, as one question serves every
+// follower who arrives meanwhile.
+const lookupWait = 2 * time.Second
+
+// lookup asks Redis for lecture fid's latest move, once however many
+// followers ask at the same moment: a room opening the link together costs
+// one round trip per replica, not one per student.
+func (b *Broker) lookup(ctx context.Context, fid string) (At, uint64, bool) {
+	b.mu.Lock()
+	l := b.lookups[fid]
+	if l == nil {
+		l = &lookup{done: make(chan struct{})}
+		b.lookups[fid] = l
+		b.Lookups.Add(1)
+		go func() {
+			rctx, cancel := context.WithTimeout(context.Background(), lookupWait)
+			at, v, ok, err := b.relay.Latest(rctx, fid)
+			cancel()
+			if err != nil {
+				b.log.Warn("follow: asking for a lecture's latest move", "err", err)
+			}
+			l.at, l.v, l.ok = at, v, ok && err == nil
+			b.mu.Lock()
+			delete(b.lookups, fid)
+			b.mu.Unlock()
+			close(l.done)
+		}()
+	}
+	b.mu.Unlock()
+	select {
+	case <-l.done:
+		return l.at, l.v, l.ok
+	case <-ctx.Done():
+		return At{}, 0, false
+	}
+}
+
+// Subscribe adds a follower from client address addr to lecture fid. A
+// lecture with no move yet is made, to wait for one. A lecture or a server
+// at its bound makes room by closing a stream of the address that holds the
+// most (evict), as long as that address would still hold at least as many
+// as addr: so near the bound every address gets its share, and a few
+// addresses cannot keep a whole room out by coming first. ErrFull when the
+// address is at its own bound, or nobody holds more than addr.
+func (b *Broker) Subscribe(ctx context.Context, fid, addr string) (*Follower, error) {
+	lease, ok := b.holdPlace(ctx, addr)
+	if !ok {
+		return nil, ErrFull
+	}
+	f, err := b.subscribe(ctx, fid, addr)
+	if err != nil {
+		b.letGo(addr, lease)
+		return nil, err
+	}
+	f.lease = lease
+	return f, nil
+}
+
+// holdPlace takes one of addr's MaxPerAddr places across every replica, in
+// the shared Redis; without one, or when Redis does not answer in time, the
+// bound is this server's alone (ok, and no lease) rather than a refusal.
+func (b *Broker) holdPlace(ctx context.Context, addr string) (lease string, ok bool) {
+	if b.shared == nil {
+		return "", true
+	}
+	ctx, cancel := context.WithTimeout(ctx, relayWait)
+	defer cancel()
+	lease, ok, err := b.shared.hold(ctx, addr, b.MaxPerAddr, b.leaseTTL())
+	if err != nil {
+		b.log.Warn("follow: counting an address's streams in redis", "err", err)
+		return "", true
+	}
+	return lease, ok
+}
+
+// leaseTTL is how long a shared place outlives its stream's last heartbeat:
+// a replica killed with its streams open gives their places back by then.
+func (b *Broker) leaseTTL() time.Duration { return 3*b.Heartbeat + b.HeartWait }
+
+// letGo gives a shared place back, without making anyone wait for Redis.
+func (b *Broker) letGo(addr, lease string) {
+	if lease == "" || b.shared == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		defer cancel()
+		_ = b.shared.release(ctx, addr, lease)
+	}()
+}
+
+// renewPlace keeps f's shared place for another leaseTTL, at each heartbeat.
+func (b *Broker) renewPlace(f *Follower) {
+	if f.lease == "" || b.shared == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
+		defer cancel()
+		_ = b.shared.renew(ctx, f.addr, f.lease, b.leaseTTL())
+	}()
+}
+
+// subscribe is Subscribe on this server.
+func (b *Broker) subscribe(ctx context.Context, fid, addr string) (*Follower, error) {
+	b.mu.Lock()
+	if b.isShut || len(b.perAddr[addr]) >= b.MaxPerAddr {
 		b.mu.Unlock()
 		return nil, ErrFull
 	}
@@ -358,52 +588,131 @@ func (b *Broker) Subscribe(ctx context.Context, fid, addr string) (*Follower, er
 			return nil, ErrFull
 		}
 	}
-	s.mu.Lock()
+	var victims []*Follower
 	if len(s.subs) >= b.MaxFollowers {
-		s.mu.Unlock()
-		b.mu.Unlock()
-		return nil, ErrFull
+		v := heaviest(s.subs, func(a string) int { return s.byAddr[a] }, addr, nil)
+		if v == nil {
+			b.refused(s, fresh)
+			return nil, ErrFull
+		}
+		victims = append(victims, v)
 	}
-	f := &Follower{sess: s, addr: addr, wake: make(chan struct{}, 1)}
+	if b.streams-len(victims) >= b.MaxStreams {
+		v := b.heaviestAnywhere(addr, victims)
+		if v == nil {
+			b.refused(s, fresh)
+			return nil, ErrFull
+		}
+		victims = append(victims, v)
+	}
+	for _, v := range victims {
+		b.detach(v)
+		close(v.gone)
+		b.Evicted.Add(1)
+	}
+	f := &Follower{sess: s, addr: addr, wake: make(chan struct{}, 1), gone: make(chan struct{})}
+	s.mu.Lock()
 	s.subs[f] = struct{}{}
+	s.byAddr[addr]++
 	s.mu.Unlock()
 	b.streams++
-	b.perAddr[addr]++
+	if b.perAddr[addr] == nil {
+		b.perAddr[addr] = map[*Follower]struct{}{}
+	}
+	b.perAddr[addr][f] = struct{}{}
 	b.mu.Unlock()
 	if fresh && b.relay != nil {
 		// The lecture may be moving on another replica: start from its
 		// latest move rather than wait for the next.
-		rctx, cancel := context.WithTimeout(ctx, relayWait)
-		at, v, ok, err := b.relay.Latest(rctx, fid)
-		cancel()
-		if err != nil {
-			b.log.Warn("follow: asking for a lecture's latest move", "err", err)
-		}
-		if ok {
+		if at, v, ok := b.lookup(ctx, fid); ok {
 			s.set(at, v)
 		}
 	}
 	return f, nil
 }
 
+// refused undoes a session made only for a follower who was then refused,
+// and lets b.mu go.
+func (b *Broker) refused(s *Session, fresh bool) {
+	if fresh && b.byID[s.id] == s {
+		delete(b.byID, s.id)
+	}
+	b.mu.Unlock()
+}
+
+// heaviest is a follower, among subs, of the address that holds the most of
+// them (count), if it holds at least two more than addr: after the swap it
+// still holds as many as addr. Followers in skip are already going. b.mu is
+// held. A scan: it runs only at a bound.
+func heaviest(subs map[*Follower]struct{}, count func(string) int, addr string, skip []*Follower) *Follower {
+	var top *Follower
+	most := count(addr) + 1
+	for f := range subs {
+		if f.addr == addr || slices.Contains(skip, f) {
+			continue
+		}
+		if n := count(f.addr); n > most {
+			top, most = f, n
+		}
+	}
+	return top
+}
+
+// heaviestAnywhere is heaviest over every lecture on this server. b.mu is
+// held.
+func (b *Broker) heaviestAnywhere(addr string, skip []*Follower) *Follower {
+	var topAddr string
+	most := len(b.perAddr[addr]) + 1
+	for a, fs := range b.perAddr {
+		if a != addr && len(fs) > most {
+			topAddr, most = a, len(fs)
+		}
+	}
+	for f := range b.perAddr[topAddr] {
+		if !slices.Contains(skip, f) {
+			return f
+		}
+	}
+	return nil
+}
+
+// detach takes f out of its lecture and the counts, once; b.mu is held.
+func (b *Broker) detach(f *Follower) bool {
+	s := f.sess
+	s.mu.Lock()
+	_, ok := s.subs[f]
+	if ok {
+		delete(s.subs, f)
+		if s.byAddr[f.addr]--; s.byAddr[f.addr] <= 0 {
+			delete(s.byAddr, f.addr)
+		}
+	}
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	b.streams--
+	if fs := b.perAddr[f.addr]; fs != nil {
+		delete(fs, f)
+		if len(fs) == 0 {
+			delete(b.perAddr, f.addr)
+		}
+	}
+	return true
+}
+
 // Unsubscribe removes a follower whose stream has ended, for whatever reason.
 // A lecture with no move and no follower left is forgotten at once: it was
 // only made for its followers to wait in.
 func (b *Broker) Unsubscribe(f *Follower) {
+	b.letGo(f.addr, f.lease)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.detach(f)
 	s := f.sess
 	s.mu.Lock()
-	_, ok := s.subs[f]
-	delete(s.subs, f)
 	empty := len(s.subs) == 0 && s.version == 0
 	s.mu.Unlock()
-	if ok {
-		b.streams--
-		if b.perAddr[f.addr]--; b.perAddr[f.addr] <= 0 {
-			delete(b.perAddr, f.addr)
-		}
-	}
 	if empty && b.byID[s.id] == s {
 		delete(b.byID, s.id)
 	}

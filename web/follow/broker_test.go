@@ -4,6 +4,7 @@ package follow
 // happens once per language, the limits, and how long a lecture is kept.
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -247,31 +248,68 @@ func TestBrokerIdleLecture(t *testing.T) {
 }
 
 // Followers are bounded per lecture, per client address and across lectures.
+// At a bound a newcomer takes the place of a follower from the address that
+// holds the most, while that address would still hold at least as many: so a
+// squatter who came first keeps only its share, and the evicted stream ends.
 func TestBrokerBoundedFollowers(t *testing.T) {
 	sc := gcPause(t)
 	b, _ := testBroker(t, 10)
-	b.MaxFollowers, b.MaxPerAddr, b.MaxStreams = 2, 3, 4
+	b.MaxFollowers, b.MaxPerAddr, b.MaxStreams = 4, 5, 7
+	const squatter, student = "198.51.100.9", "192.0.2.7"
 	one, two := started(t, b, at(sc, 2)).ID(), started(t, b, at(sc, 2)).ID()
-	f1 := subscribed(t, b, one)
-	subscribed(t, b, one)
-	if _, err := b.Subscribe(t.Context(), one, "198.51.100.1"); err != ErrFull {
-		t.Fatalf("third follower of one lecture: err=%v, want %v", err, ErrFull)
+	var squat []*Follower
+	for range 4 {
+		f, err := b.Subscribe(t.Context(), one, squatter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		squat = append(squat, f)
 	}
+	for i := range 2 {
+		if _, err := b.Subscribe(t.Context(), one, student); err != nil {
+			t.Fatalf("student %d at a full lecture the squatter holds: %v, want a place", i+1, err)
+		}
+	}
+	if _, err := b.Subscribe(t.Context(), one, student); err != ErrFull {
+		t.Fatalf("a third student when the squatter is down to 2: err=%v, want %v", err, ErrFull)
+	}
+	ended := 0
+	for _, f := range squat {
+		select {
+		case <-f.gone:
+			ended++
+		default:
+		}
+	}
+	if ended != 2 || b.Evicted.Load() != 2 {
+		t.Fatalf("%d of the squatter's streams told to end (%d evicted), want 2", ended, b.Evicted.Load())
+	}
+
+	// The address bound holds whatever else has room; then the server's.
 	subscribed(t, b, two)
-	if _, err := b.Subscribe(t.Context(), two, follower); err != ErrFull {
-		t.Fatalf("fourth stream from one address: err=%v, want %v", err, ErrFull)
+	if _, err := b.Subscribe(t.Context(), two, squatter); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := b.Subscribe(t.Context(), two, "198.51.100.1"); err != nil {
-		t.Fatalf("another address: %v", err)
+	if _, err := b.Subscribe(t.Context(), two, squatter); err != nil { // 7 streams on the server, 4 from the squatter
+		t.Fatal(err)
 	}
-	if _, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.2"); err != ErrFull {
-		t.Fatalf("fifth stream on the server: err=%v, want %v", err, ErrFull)
+	f, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.2")
+	if err != nil {
+		t.Fatalf("a newcomer at the server's bound: %v, want the place of one of the squatter's", err)
 	}
-	b.Unsubscribe(f1)
-	if got, want := b.Streams(), 3; got != want {
+	if got := len(b.perAddr[squatter]); got != 3 {
+		t.Fatalf("the squatter holds %d streams, want 3", got)
+	}
+	if _, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.3"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.3"); err != ErrFull {
+		t.Fatalf("the server full and nobody holding 2 more: err=%v, want %v", err, ErrFull)
+	}
+	b.Unsubscribe(f)
+	if got, want := b.Streams(), 6; got != want {
 		t.Fatalf("%d streams after one left, want %d", got, want)
 	}
-	subscribed(t, b, one) // the address and the lecture have room again
 }
 
 // A follow id with no move yet waits; its first move reaches the follower,
@@ -292,5 +330,50 @@ func TestBrokerWaitingLecture(t *testing.T) {
 	b.Unsubscribe(other)
 	if got := b.Len(); got != 1 {
 		t.Fatalf("%d lectures, want 1: one made for a follower who left is forgotten", got)
+	}
+}
+
+// slowRelay is a Redis that takes its time over each question, counting
+// them.
+type slowRelay struct {
+	asked   atomic.Int64
+	release chan struct{}
+	at      At
+}
+
+func (r *slowRelay) Publish(context.Context, string, At, uint64) (uint64, error) { return 0, nil }
+func (r *slowRelay) Latest(ctx context.Context, fid string) (At, uint64, bool, error) {
+	r.asked.Add(1)
+	<-r.release
+	return r.at, 41, true, nil
+}
+
+// A room opening the follow link at once on one replica costs one question
+// to Redis, and every student gets its answer: the latest move with
+// Redis's version, not a "waiting" page for those who came after the first.
+func TestBrokerSharesLookups(t *testing.T) {
+	sc := gcPause(t)
+	b, _ := testBroker(t, 10)
+	relay := &slowRelay{release: make(chan struct{}), at: at(sc, 5)}
+	b.relay = relay
+	fid := LectureID("a lecture moving on another replica")
+	var wg sync.WaitGroup
+	var shown atomic.Int64
+	for range 50 {
+		wg.Go(func() {
+			b.Seek(t.Context(), fid, func() (At, bool) { return at(sc, 3), true })
+			if a, v, ok := b.Current(t.Context(), fid); ok && a.Step == 5 && v == 41 {
+				shown.Add(1)
+			}
+		})
+	}
+	testkit.Eventually(t, 5*time.Second, "the first question to Redis", func() bool { return relay.asked.Load() > 0 })
+	close(relay.release)
+	wg.Wait()
+	if got := relay.asked.Load(); got != 1 {
+		t.Fatalf("%d questions to Redis for 50 students, want 1", got)
+	}
+	if got := shown.Load(); got != 50 {
+		t.Fatalf("%d of 50 students shown Redis's frame 5 at version 41", got)
 	}
 }

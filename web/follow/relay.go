@@ -38,6 +38,7 @@ type Redis struct {
 	channel string
 	prefix  string
 	ttl     time.Duration
+	replica string // names this process's places in the shared limits (shared.go)
 }
 
 // NewRedis connects to the Redis at url (redis://host:port/db) and finds
@@ -49,7 +50,8 @@ func NewRedis(url string, ttl time.Duration, lookup func(id string) (*demo.Scena
 		return nil, fmt.Errorf("follow redis: %w", err)
 	}
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = time.Second, time.Second, time.Second
-	return &Redis{client: redis.NewClient(opt), lookup: lookup, channel: "fencing-demo:follow", prefix: "fencing-demo:follow:", ttl: ttl}, nil
+	return &Redis{client: redis.NewClient(opt), lookup: lookup, channel: "fencing-demo:follow", prefix: "fencing-demo:follow:", ttl: ttl,
+		replica: strconv.FormatInt(time.Now().UnixNano(), 36)}, nil
 }
 
 // Close lets the connections go.
@@ -115,7 +117,7 @@ func (r *Redis) parse(val string) (At, uint64, error) {
 // UseRelay makes b tell every replica of its moves through r, and hear
 // theirs, until ctx ends. Call it before the server takes requests.
 func (b *Broker) UseRelay(ctx context.Context, r *Redis, log *slog.Logger) {
-	b.relay, b.log = r, log
+	b.relay, b.log, b.shared = r, log, r
 	go b.listen(ctx, r)
 }
 

@@ -46,6 +46,11 @@ var ping = []byte(": ping\n\n")
 // event per version and a heartbeat comment every b.Heartbeat. The caller
 // has written the headers; Stream unsubscribes f when it returns.
 //
+// A follower whose machine has not taken a heartbeat within b.HeartWait
+// (f.Probe: its kernel has not acknowledged it, which on a live network takes
+// a round trip) has stopped reading, and is dropped whether or not the
+// lecturer moves; so is a follower whose place goes to another (Subscribe).
+//
 // The server's WriteTimeout is meant for ordinary requests and would cut a
 // stream off mid-lecture. So before each write Stream sets a write deadline
 // of b.WriteWait from now instead: a stream lives as long as its follower
@@ -88,18 +93,40 @@ func (b *Broker) Stream(ctx context.Context, w http.ResponseWriter, f *Follower,
 	}
 	heartbeat := time.NewTicker(b.Heartbeat)
 	defer heartbeat.Stop()
+	// check fires HeartWait after each heartbeat, to see that the
+	// follower's machine took it (and so everything before it); mark is
+	// how far it must have taken.
+	var check <-chan time.Time
+	var mark uint64
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-b.closed:
 			return nil // no "end": the follower reconnects, to this server once it is back or to another
+		case <-f.gone:
+			return nil // its place went to a follower from an address holding fewer
 		case <-f.wake:
 			if ok, err := sendLatest(); !ok {
 				return err
 			}
 		case <-heartbeat.C:
 			if write(ping) != nil {
+				return nil
+			}
+			b.renewPlace(f)
+			if f.Probe != nil && check == nil {
+				if _, handed, ok := f.Probe(); ok {
+					mark, check = handed, time.After(b.HeartWait)
+				}
+			}
+		case <-check:
+			check = nil
+			if delivered, _, ok := f.Probe(); ok && delivered < mark {
+				// Not read: the follower's machine has had the heartbeat
+				// for HeartWait and not made room for it. Its place is
+				// for someone who reads.
+				b.Stalled.Add(1)
 				return nil
 			}
 		}

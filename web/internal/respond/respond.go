@@ -16,11 +16,13 @@ import (
 )
 
 // Render writes a component with status. It draws into a buffer first, so a
-// component that fails sends nothing rather than half a page. The buffer is
-// reused by later requests: a page would otherwise grow a new one from
-// nothing, copying itself half a dozen times on the way.
+// component that fails sends nothing rather than half a page. It draws with
+// the request's values but never its cancellation: a client that
+// half-closed or left is not an error of the page's (writing it then fails
+// quietly). The buffer is reused by later requests: a page would otherwise
+// grow a new one from nothing, copying itself half a dozen times on the way.
 func Render(c echo.Context, status int, comp templ.Component) error {
-	return RenderIn(c.Request().Context(), c, status, comp)
+	return RenderIn(context.WithoutCancel(c.Request().Context()), c, status, comp)
 }
 
 // RenderIn is Render with the context the component is drawn in; it sends
