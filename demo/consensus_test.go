@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // play runs a small consensus scenario (clients A and B) to its end.
 func play(t *testing.T, store string, do ...string) Frame {
 	t.Helper()
-	return demotest.Play(t, demotest.File(demotest.OnStore(t, store, demotest.YAML("s", do...))), true)
+	return testkit.Play(t, testkit.File(testkit.OnStore(t, store, testkit.YAML("s", do...))), true)
 }
 
 func calls(f Frame, op CoordOp) []CoordCall {
@@ -82,7 +82,7 @@ func TestWatchFiresOnce(t *testing.T) {
 // each reads the queue; with a watch on the predecessor, one wakes.
 func TestHerdCounts(t *testing.T) {
 	for _, on := range []bool{true, false} {
-		f := demotest.LastFrame(t, "zookeeper-recipe", on)
+		f := testkit.LastFrame(t, "zookeeper-recipe", on)
 		var woke []string
 		for _, e := range f.Events {
 			if w, ok := e.(WatchFired); ok && w.At == 1000 {

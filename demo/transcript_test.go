@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,10 +22,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")
 
 func TestTranscripts(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{true, false} {
-			name := demotest.Name(sc, on)
+			name := testkit.Name(sc, on)
 			t.Run(name, func(t *testing.T) {
 				got := transcript(t, sc, on)
 				path := filepath.Join("testdata", name+".txt")
@@ -56,7 +56,7 @@ func TestTranscripts(t *testing.T) {
 func transcript(tb testing.TB, sc *Scenario, on bool) string {
 	tb.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, demotest.OnOff(on), sc.Title.EN)
+	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, testkit.OnOff(on), sc.Title.EN)
 	fmt.Fprintf(&b, "# store %s, resource %s (fencing %s), clients %s\n", sc.Store, sc.Resource, sc.Fencing, strings.Join(sc.Clients, ", "))
 	r := NewRun(sc, on)
 	for {
@@ -64,7 +64,7 @@ func transcript(tb testing.TB, sc *Scenario, on bool) string {
 		fmt.Fprintf(&b, "\nframe %d/%d: %s\n", f.Index, f.Total, f.Title.EN)
 		if f.Index > 1 {
 			for _, a := range sc.Moves[f.Index-2].Do {
-				if a.When == "" || a.When == demotest.OnOff(on) {
+				if a.When == "" || a.When == testkit.OnOff(on) {
 					fmt.Fprintf(&b, "> %s\n", a.Source)
 				}
 			}
@@ -79,7 +79,7 @@ func transcript(tb testing.TB, sc *Scenario, on bool) string {
 		}
 	}
 	if err := r.Err(); err != nil {
-		tb.Fatalf("%s: %v", demotest.Name(sc, on), err)
+		tb.Fatalf("%s: %v", testkit.Name(sc, on), err)
 	}
 	return b.String()
 }
@@ -337,7 +337,7 @@ func TestFirstDiff(t *testing.T) {
 // only guard: with fencing on A's late write bounces off and row-42 keeps B's
 // value; with fencing off it lands and B's value is destroyed.
 func TestGCPauseOutcome(t *testing.T) {
-	sc, ok := demotest.Catalog(t).Get("gc-pause")
+	sc, ok := testkit.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -354,7 +354,7 @@ func TestGCPauseOutcome(t *testing.T) {
 		{on: true, last: Rejected, data: "B", rejected: 1, writes: 2},
 		{on: false, last: Accepted, data: "A", rejected: 0, writes: 3},
 	} {
-		t.Run(demotest.Name(sc, tt.on), func(t *testing.T) {
+		t.Run(testkit.Name(sc, tt.on), func(t *testing.T) {
 			r, err := Replay(sc, tt.on, sc.Frames())
 			if err != nil {
 				t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // render renders c and parses it.
@@ -29,7 +29,7 @@ func render(t *testing.T, c templ.Component) *goquery.Document {
 // frameDoc renders the page of a real scenario's frame in lang.
 func frameDoc(t *testing.T, id string, on bool, step int, lang string) (*goquery.Document, demo.Frame) {
 	t.Helper()
-	sc := demotest.Scenario(t, id)
+	sc := testkit.Scenario(t, id)
 	r, err := demo.Replay(sc, on, step)
 	if err != nil {
 		t.Fatal(err)
@@ -115,10 +115,10 @@ func TestVerdictOnTheFrame(t *testing.T) {
 // The index shows each switch position's outcome in the model's terms and
 // explains every kind in its legend.
 func TestIndexOutcomesAndLegend(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	var entries []Entry
 	for _, sc := range c.Scenarios {
-		off, on := demotest.LastFrame(t, sc.ID, false), demotest.LastFrame(t, sc.ID, true)
+		off, on := testkit.LastFrame(t, sc.ID, false), testkit.LastFrame(t, sc.ID, true)
 		entries = append(entries, Entry{Sc: sc, Off: off, On: on})
 	}
 	for _, lang := range []string{"ja", "en"} {

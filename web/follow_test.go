@@ -23,6 +23,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -601,8 +602,8 @@ func TestBrowserFollow(t *testing.T) {
 	followURL := link + "?lang=ja"
 	fol.do(chromedp.Navigate(followURL))
 	status := views.T("ja", "follow.status.live")
-	following := func(k int) func(testkit.Screen) bool {
-		return func(s testkit.Screen) bool {
+	following := func(k int) func(screen.Screen) bool {
+		return func(s screen.Screen) bool {
 			return s.Index == fmt.Sprintf("%d / %d", k, sc.Frames()) && s.Href == followURL
 		}
 	}
@@ -616,7 +617,7 @@ func TestBrowserFollow(t *testing.T) {
 		lect.click("step")
 		lect.waitFrame(on, k, "en")
 		s := fol.waitFor(fmt.Sprintf("the follower to show frame %d", k), following(k))
-		want := testkit.WantScreen(t, sc, on, k, "ja")
+		want := screen.Want(t, sc, on, k, "ja")
 		for _, f := range [][3]string{
 			{"holder", s.Holder, want.Holder}, {"token", s.Token, want.Token},
 			{"resource-value", s.Value, want.Value}, {"max-token", s.MaxToken, want.MaxToken},

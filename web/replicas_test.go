@@ -7,6 +7,7 @@ import (
 
 	"github.com/distlock/fencing-demo/internal/realserver"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // Follow-along across replicas (-follow-redis): two replicas share a real
@@ -55,14 +56,14 @@ func TestFollowAcrossReplicas(t *testing.T) {
 	l.step(t, a) // frame 6
 	for _, st := range []*testkit.Stream{onB, viaLB} {
 		ev := st.Next(t, 10*time.Second)
-		if got := testkit.StepShown([]byte(ev.Data)); got != "6 / 7" {
+		if got := views.StepShown([]byte(ev.Data)); got != "6 / 7" {
 			t.Fatalf("after the Redis restart a follower got %q, want frame 6", got)
 		}
 	}
 	l.step(t, a) // frame 7, and the followers are live again
 	for _, st := range []*testkit.Stream{onB, viaLB} {
 		ev := st.Next(t, 5*time.Second)
-		if got := testkit.StepShown([]byte(ev.Data)); got != "7 / 7" {
+		if got := views.StepShown([]byte(ev.Data)); got != "7 / 7" {
 			t.Fatalf("after the Redis restart a follower got %q, want frame 7", got)
 		}
 	}

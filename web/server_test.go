@@ -27,7 +27,7 @@ import (
 // through httptest: a visitor's deep links, clicks with and without htmx, a
 // restart in the middle of a lecture, and every kind of bad input. What a
 // frame should show is what the model computes for it, so the tests replay
-// the model and compare; the chapter's story testkit.Checkpoints are written out by
+// the model and compare; the chapter's story screen.Checkpoints are written out by
 // hand as well, so a broken model cannot pass by agreeing with itself.
 
 // Deep links.

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"reflect"
 	"strings"
 	"testing"
@@ -29,7 +29,7 @@ func loadError(tb testing.TB, src string) *script.LoadError {
 }
 
 func TestLoadMinimalScenario(t *testing.T) {
-	src := demotest.File(demotest.YAML("one", "A acquire 10", "tick 2", "A write x"), demotest.YAML("two", "tick 1"))
+	src := testkit.File(testkit.YAML("one", "A acquire 10", "tick 2", "A write x"), testkit.YAML("two", "tick 1"))
 	c, err := script.Load("test.yaml", []byte(src))
 	if err != nil {
 		t.Fatalf("Load: %v\n%s", err, src)
@@ -51,9 +51,9 @@ func TestLoadMinimalScenario(t *testing.T) {
 		t.Fatalf("Frames()=%d, want %d", got, want)
 	}
 	want := []Action{
-		{Who: "A", Verb: Acquire, Lease: 10, Line: demotest.LineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
-		{Verb: Tick, Forward: 2, Line: demotest.LineOf(t, src, "tick 2"), Source: "tick 2"},
-		{Who: "A", Verb: Write, Value: "x", Line: demotest.LineOf(t, src, "A write x"), Source: "A write x"},
+		{Who: "A", Verb: Acquire, Lease: 10, Line: testkit.LineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
+		{Verb: Tick, Forward: 2, Line: testkit.LineOf(t, src, "tick 2"), Source: "tick 2"},
+		{Who: "A", Verb: Write, Value: "x", Line: testkit.LineOf(t, src, "A write x"), Source: "A write x"},
 	}
 	if got := sc.Moves[0].Do; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Do=\n%+v\nwant\n%+v", got, want)
@@ -75,99 +75,99 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{
 			name: "bad YAML syntax",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "resource: row-1", "resource: row-1: oops"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "resource: row-1", "resource: row-1: oops"),
 			at:   "resource: row-1: oops",
 		},
 		{
 			name: "unknown verb",
-			src:  demotest.File(demotest.YAML("s", "A acquire 3", "A fly 3")),
+			src:  testkit.File(testkit.YAML("s", "A acquire 3", "A fly 3")),
 			at:   "A fly 3",
 			msg:  []string{`"fly"`, "unknown action"},
 		},
 		{
 			name: "unknown client",
-			src:  demotest.File(demotest.YAML("s", "A acquire 10", "C acquire 10")),
+			src:  testkit.File(testkit.YAML("s", "A acquire 10", "C acquire 10")),
 			at:   "C acquire 10",
 			msg:  []string{`"C"`, "unknown client", "C acquire 10"},
 		},
 		{
 			name: "paused client acts",
-			src:  demotest.File(demotest.YAML("s", "A acquire 10", "A pause", "tick 1", "A write x")),
+			src:  testkit.File(testkit.YAML("s", "A acquire 10", "A pause", "tick 1", "A write x")),
 			at:   "A write x",
 			msg:  []string{"A write x", "paused"},
 		},
 		{
 			name: "resume by a client that is not paused",
-			src:  demotest.File(demotest.YAML("s", "B resume")),
+			src:  testkit.File(testkit.YAML("s", "B resume")),
 			at:   "B resume",
 			msg:  []string{"B resume", "not paused"},
 		},
 		{
 			name: "lease is not a number",
-			src:  demotest.File(demotest.YAML("s", "A acquire ten")),
+			src:  testkit.File(testkit.YAML("s", "A acquire ten")),
 			at:   "A acquire ten",
 			msg:  []string{`"ten"`},
 		},
 		{
 			name: "negative tick",
-			src:  demotest.File(demotest.YAML("s", "tick -1")),
+			src:  testkit.File(testkit.YAML("s", "tick -1")),
 			at:   "tick -1",
 			msg:  []string{"tick -1"},
 		},
 		{
 			name: "write of two words",
-			src:  demotest.File(demotest.YAML("s", "A write x y")),
+			src:  testkit.File(testkit.YAML("s", "A write x y")),
 			at:   "A write x y",
 			msg:  []string{"A write x y"},
 		},
 		{
 			name: "move title without English",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 一手, en: One move}", "{ja: 一手}"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "{ja: 一手, en: One move}", "{ja: 一手}"),
 			at:   "tick 1", // a move has no line of its own: its first action stands for it
 			msg:  []string{"move 1 title", "English"},
 		},
 		{
 			name: "move text without Japanese",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 本文, en: Text}", "{en: Text}"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "{ja: 本文, en: Text}", "{en: Text}"),
 			at:   "tick 1",
 			msg:  []string{"move 1 text", "Japanese"},
 		},
 		{
 			name: "scenario title without Japanese",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 題, en: Title}", "{en: Title}"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "{ja: 題, en: Title}", "{en: Title}"),
 			msg:  []string{`"s"`, "title", "Japanese"},
 		},
 		{
 			name: "initial text missing",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "      text: {ja: 空, en: Empty}\n", ""),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "      text: {ja: 空, en: Empty}\n", ""),
 			msg:  []string{"initial text", "missing"},
 		},
 		{
 			name: "lesson without English",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 教訓, en: Lesson}", "{ja: 教訓}"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "{ja: 教訓, en: Lesson}", "{ja: 教訓}"),
 			msg:  []string{"lesson", "English"},
 		},
 		{
 			// Scenario carries no line of its own, so neither does this error.
 			name: "duplicate scenario id",
-			src:  demotest.File(demotest.YAML("twin", "tick 1"), demotest.YAML("other", "tick 1"), demotest.YAML("twin", "tick 2")),
+			src:  testkit.File(testkit.YAML("twin", "tick 1"), testkit.YAML("other", "tick 1"), testkit.YAML("twin", "tick 2")),
 			msg:  []string{`"twin"`, "twice"},
 		},
 		{
 			name: "unknown top-level field",
-			src:  "version: 2\n" + demotest.File(demotest.YAML("s", "tick 1")),
+			src:  "version: 2\n" + testkit.File(testkit.YAML("s", "tick 1")),
 			at:   "version: 2",
 			msg:  []string{`"version"`},
 		},
 		{
 			name: "unknown scenario field",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "    switch: fencing\n", "    switch: fencing\n    outcome: B wins\n"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "    switch: fencing\n", "    switch: fencing\n    outcome: B wins\n"),
 			at:   "outcome: B wins",
 			msg:  []string{`"outcome"`},
 		},
 		{
 			name: "unknown move field",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "        do:\n", "        expect: rejected\n        do:\n"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "        do:\n", "        expect: rejected\n        do:\n"),
 			at:   "expect: rejected",
 			msg:  []string{`"expect"`},
 		},
@@ -178,12 +178,12 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "bad id",
-			src:  demotest.File(demotest.YAML("GC_Pause", "tick 1")),
+			src:  testkit.File(testkit.YAML("GC_Pause", "tick 1")),
 			msg:  []string{"id"},
 		},
 		{
 			name: "move without actions",
-			src:  demotest.File(demotest.YAML("s")),
+			src:  testkit.File(testkit.YAML("s")),
 			msg:  []string{"move 1", "do"},
 		},
 	} {
@@ -200,10 +200,10 @@ func wantLoadError(tb testing.TB, src, at string, msg ...string) {
 	le := loadError(tb, src)
 	want := 0
 	if at != "" {
-		want = demotest.LineOf(tb, src, at)
+		want = testkit.LineOf(tb, src, at)
 	}
 	if got := le.Line; got != want {
-		tb.Fatalf("Line=%d, want %d (%q); error: %v\nYAML:\n%s", got, want, at, le, demotest.Numbered(src))
+		tb.Fatalf("Line=%d, want %d (%q); error: %v\nYAML:\n%s", got, want, at, le, testkit.Numbered(src))
 	}
 	for _, m := range msg {
 		if !strings.Contains(le.Msg, m) {
@@ -222,9 +222,9 @@ func wantLoadError(tb testing.TB, src, at string, msg ...string) {
 // A mistake in a later scenario is reported on its own line, not the first
 // scenario's.
 func TestLoadErrorLineInSecondScenario(t *testing.T) {
-	src := demotest.File(demotest.YAML("first", "A acquire 10"), demotest.YAML("second", "tick 1", "B pause", "B release"))
+	src := testkit.File(testkit.YAML("first", "A acquire 10"), testkit.YAML("second", "tick 1", "B pause", "B release"))
 	le := loadError(t, src)
-	if got, want := le.Line, demotest.LineOf(t, src, "B release"); got != want {
+	if got, want := le.Line, testkit.LineOf(t, src, "B release"); got != want {
 		t.Fatalf("Line=%d, want %d; error: %v", got, want, le)
 	}
 	if !strings.Contains(le.Msg, `"second"`) {
@@ -236,15 +236,15 @@ func TestLoadErrorLineInSecondScenario(t *testing.T) {
 // store, and the shape of the scenario around it.
 func TestLoadErrorsRedisGrammar(t *testing.T) {
 	redlock := func(do ...string) string {
-		return demotest.File(demotest.OnStore(t, "redlock", demotest.YAML("s", do...)))
+		return testkit.File(testkit.OnStore(t, "redlock", testkit.YAML("s", do...)))
 	}
 	redis := func(do ...string) string {
-		return demotest.File(demotest.OnStore(t, "redis", demotest.YAML("s", do...)))
+		return testkit.File(testkit.OnStore(t, "redis", testkit.YAML("s", do...)))
 	}
 	replicated := func(do ...string) string {
-		return demotest.File(demotest.OnStore(t, "replicated", demotest.YAML("s", do...)))
+		return testkit.File(testkit.OnStore(t, "replicated", testkit.YAML("s", do...)))
 	}
-	lockservice := func(do ...string) string { return demotest.File(demotest.YAML("s", do...)) }
+	lockservice := func(do ...string) string { return testkit.File(testkit.YAML("s", do...)) }
 	for _, tt := range []struct {
 		name string
 		src  string
@@ -373,57 +373,57 @@ func TestLoadErrorsRedisGrammar(t *testing.T) {
 		},
 		{
 			name: "a client named like the redis node",
-			src:  demotest.Replace(t, redis("tick 1"), "clients: [A, B]", "clients: [A, redis]"),
+			src:  testkit.Replace(t, redis("tick 1"), "clients: [A, B]", "clients: [A, redis]"),
 			msg:  []string{`client "redis"`, "not a node's name"},
 		},
 		{
 			name: "a client named like a redlock node",
-			src:  demotest.Replace(t, redlock("tick 1"), "clients: [A, B]", "clients: [redis3, B]"),
+			src:  testkit.Replace(t, redlock("tick 1"), "clients: [A, B]", "clients: [redis3, B]"),
 			msg:  []string{`client "redis3"`},
 		},
 		{
 			name: "a client named all",
-			src:  demotest.Replace(t, lockservice("tick 1"), "clients: [A, B]", "clients: [A, all]"),
+			src:  testkit.Replace(t, lockservice("tick 1"), "clients: [A, B]", "clients: [A, all]"),
 			msg:  []string{`client "all"`},
 		},
 		{
 			name: "missing purpose",
-			src:  demotest.Replace(t, lockservice("tick 1"), "    purpose: correctness\n", ""),
+			src:  testkit.Replace(t, lockservice("tick 1"), "    purpose: correctness\n", ""),
 			msg:  []string{"purpose", "efficiency, correctness"},
 		},
 		{
 			name: "unknown purpose",
-			src:  demotest.Replace(t, lockservice("tick 1"), "purpose: correctness", "purpose: speed"),
+			src:  testkit.Replace(t, lockservice("tick 1"), "purpose: correctness", "purpose: speed"),
 			msg:  []string{`purpose "speed"`},
 		},
 		{
 			name: "missing topology",
-			src:  demotest.Replace(t, lockservice("tick 1"), "    topology: consensus\n", ""),
+			src:  testkit.Replace(t, lockservice("tick 1"), "    topology: consensus\n", ""),
 			msg:  []string{"topology", "single, replicated, quorum, consensus"},
 		},
 		{
 			name: "missing switch-label",
-			src:  demotest.Replace(t, lockservice("tick 1"), "    switch-label: {ja: フェンシング, en: Fencing}\n", ""),
+			src:  testkit.Replace(t, lockservice("tick 1"), "    switch-label: {ja: フェンシング, en: Fencing}\n", ""),
 			msg:  []string{"switch-label is missing"},
 		},
 		{
 			name: "switch-label without Japanese",
-			src:  demotest.Replace(t, lockservice("tick 1"), "switch-label: {ja: フェンシング, en: Fencing}", "switch-label: {en: Fencing}"),
+			src:  testkit.Replace(t, lockservice("tick 1"), "switch-label: {ja: フェンシング, en: Fencing}", "switch-label: {en: Fencing}"),
 			msg:  []string{"switch-label has no Japanese"},
 		},
 		{
 			name: "unknown store",
-			src:  demotest.File(demotest.OnStore(t, "chubby", demotest.YAML("s", "tick 1"))),
+			src:  testkit.File(testkit.OnStore(t, "chubby", testkit.YAML("s", "tick 1"))),
 			msg:  []string{`store "chubby"`},
 		},
 		{
 			name: "nodes on a store that is not redlock",
-			src:  demotest.Replace(t, redis("tick 1"), "    store: redis\n", "    store: redis\n    nodes: 3\n"),
+			src:  testkit.Replace(t, redis("tick 1"), "    store: redis\n", "    store: redis\n    nodes: 3\n"),
 			msg:  []string{"nodes, latency and timeout are for the redlock store only"},
 		},
 		{
 			name: "too many redlock nodes",
-			src:  demotest.Replace(t, redlock("tick 1"), "    store: redlock\n", "    store: redlock\n    nodes: 10\n"),
+			src:  testkit.Replace(t, redlock("tick 1"), "    store: redlock\n", "    store: redlock\n    nodes: 10\n"),
 			msg:  []string{"nodes: 10", "1 to 9"},
 		},
 	} {

@@ -28,6 +28,7 @@ import (
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -164,7 +165,7 @@ func TestExportFramesShowTheModel(t *testing.T) {
 				for k := 1; k <= sc.Frames(); k++ {
 					name := views.StaticPath(views.Place{Sc: sc, On: on, Step: k, Lang: lang})
 					doc := readPage(t, dir, name)
-					want := testkit.WantScreen(t, sc, on, k, lang)
+					want := screen.Want(t, sc, on, k, lang)
 					checks := [][2]string{{"step-index", want.Index}}
 					// A database shows its rows in place of the chapter's
 					// resource, unless the scenario fences through the lock
@@ -219,7 +220,7 @@ func TestExportFramesShowTheModel(t *testing.T) {
 	// The chapter's numbers, written out, as a page that agrees with a
 	// broken model would otherwise pass.
 	sc, _ := catalog.Get("gc-pause")
-	for _, cp := range testkit.Checkpoints {
+	for _, cp := range screen.Checkpoints {
 		doc := readPage(t, dir, views.StaticPath(views.Place{Sc: sc, On: cp.On, Step: cp.Frame, Lang: "en"}))
 		got, _ := text(doc, cp.Field)
 		if cp.Field == "verdict" {
@@ -483,7 +484,7 @@ func TestExportBrowser(t *testing.T) {
 	if !ok {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
 	}
-	testkit.CheckCheckpoints(t, sc)
+	screen.CheckCheckpoints(t, sc)
 
 	browserCtx := testkit.Chromium(t, exportBrowserBudget)
 
@@ -514,22 +515,22 @@ func TestExportBrowser(t *testing.T) {
 		index := strconv.Itoa(k) + " / " + strconv.Itoa(sc.Frames())
 		// The wait is for the file to have loaded, not only for its first
 		// bytes: a half-parsed page shows the new step but not yet the rest.
-		s := testkit.WaitFor(t, tab, staticWaitBudget, fmt.Sprintf("frame %q at %s", index, href), testkit.ScreenJS, func(s testkit.Screen) bool {
+		s := testkit.WaitFor(t, tab, staticWaitBudget, fmt.Sprintf("frame %q at %s", index, href), screen.ScreenJS, func(s screen.Screen) bool {
 			return s.Index == index && s.Href == href
 		})
 		// A static control that leads nowhere is a span marked aria-disabled,
 		// not a disabled button.
 		s.StepDisabled, _ = chromedp.Run(tab, chromedp.Evaluate[bool](
 			`document.querySelector('[data-testid="step"]').getAttribute('aria-disabled') === 'true'`))
-		want := testkit.Fields(testkit.WantScreen(t, sc, on, k, lang))
-		for i, f := range testkit.Fields(s) {
+		want := screen.Fields(screen.Want(t, sc, on, k, lang))
+		for i, f := range screen.Fields(s) {
 			if f[1] != want[i][1] {
 				t.Errorf("fencing %s, frame %d: %s=%q, want %q", views.OnOff(on), k, f[0], f[1], want[i][1])
 			}
 		}
-		for _, cp := range testkit.Checkpoints {
+		for _, cp := range screen.Checkpoints {
 			if cp.On == on && cp.Frame == k {
-				if got := testkit.Field(s, cp.Field); got != cp.Want {
+				if got := screen.Field(s, cp.Field); got != cp.Want {
 					t.Errorf("fencing %s, frame %d: %s=%q, want the chapter's %q", views.OnOff(on), k, cp.Field, got, cp.Want)
 				}
 			}

@@ -20,8 +20,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/internal/realserver"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // zkScale is how much faster than the model the ZooKeeper replays run. The
@@ -270,7 +270,7 @@ func (p *zkReplay) call(c *zkClient, e demo.CoordCall) {
 func wire(e demo.Event) string { call, _ := e.Wire(); return call }
 
 func TestZooKeeperScenarios(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	if testing.Short() {
 		t.Skip("starts a real ZooKeeper: not under -short")
 	}
@@ -280,7 +280,7 @@ func TestZooKeeperScenarios(t *testing.T) {
 			t.Fatalf("scenarios.yaml has no %s", id)
 		}
 		for _, on := range []bool{true, false} {
-			t.Run(demotest.Name(sc, on), func(t *testing.T) {
+			t.Run(testkit.Name(sc, on), func(t *testing.T) {
 				z := realserver.StartZooKeeper(t, 2000*time.Millisecond/zkScale)
 				r, err := demo.Replay(sc, on, sc.Frames())
 				if err != nil {
