@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,16 +33,41 @@ import (
 	"github.com/distlock/fencing-demo/views"
 )
 
+// The built-in scenarios exported once per test binary, for the tests that
+// only read the site: see exportSite.
+var (
+	siteOnce         sync.Once
+	siteDir, siteLog string
+	siteErr          error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if siteDir != "" {
+		_ = os.RemoveAll(siteDir)
+	}
+	os.Exit(code)
+}
+
 // exportSite exports the built-in scenarios into a fresh directory and
-// returns it with what the command reported.
+// returns it with what the command reported. The export is made once and
+// shared: the tests that call this read its files and never change them.
 func exportSite(tb testing.TB) (dir, report string) {
 	tb.Helper()
-	dir = tb.TempDir()
-	var stdout, stderr bytes.Buffer
-	if err := exportCommand(tb, context.Background(), []string{dir}, noEnv, &stdout, &stderr); err != nil {
-		tb.Fatalf("export %s: %v\n%s", dir, err, stderr.String())
+	siteOnce.Do(func() {
+		if siteDir, siteErr = os.MkdirTemp("", "fencing-export-"); siteErr != nil {
+			return
+		}
+		var stdout, stderr bytes.Buffer
+		if err := exportCommand(tb, context.Background(), []string{siteDir}, noEnv, &stdout, &stderr); err != nil {
+			siteErr = fmt.Errorf("export %s: %w\n%s", siteDir, err, stderr.String())
+		}
+		siteLog = stdout.String()
+	})
+	if siteErr != nil {
+		tb.Fatal(siteErr)
 	}
-	return dir, stdout.String()
+	return siteDir, siteLog
 }
 
 func noEnv(string) string { return "" }
