@@ -18,7 +18,7 @@ func TestGCPauseTimeline(t *testing.T) {
 		{true, Rejected},
 		{false, Accepted},
 	} {
-		t.Run("fencing-"+testkit.OnOff(tt.on), func(t *testing.T) {
+		t.Run("fencing-"+OnOff(tt.on), func(t *testing.T) {
 			f := testkit.LastFrame(t, "gc-pause", tt.on)
 			tl := f.Timeline()
 

@@ -35,10 +35,10 @@ func FuzzRun(f *testing.F) {
 				inv.check(t, r)
 			}
 			if err := r.Err(); err != nil {
-				t.Fatalf("switch %s: a script that loaded fails to play: %v\n%s", testkit.OnOff(on), err, testkit.Numbered(src))
+				t.Fatalf("switch %s: a script that loaded fails to play: %v\n%s", OnOff(on), err, testkit.Numbered(src))
 			}
 			if got, want := r.Index(), sc.Frames(); got != want {
-				t.Fatalf("switch %s: the run stopped at frame %d of %d", testkit.OnOff(on), got, want)
+				t.Fatalf("switch %s: the run stopped at frame %d of %d", OnOff(on), got, want)
 			}
 		}
 	})

@@ -112,7 +112,7 @@ func TestConditionalActions(t *testing.T) {
 		{true, []played{{Acquired, "A"}, {Accepted, "A"}}},
 		{false, []played{{Acquired, "B"}, {WriteSkipped, "A"}}},
 	} {
-		t.Run("switch-"+testkit.OnOff(tt.on), func(t *testing.T) {
+		t.Run("switch-"+OnOff(tt.on), func(t *testing.T) {
 			r, err := Replay(sc, tt.on, sc.Frames())
 			if err != nil {
 				t.Fatal(err)
@@ -141,11 +141,11 @@ func TestConditionalSetup(t *testing.T) {
 		r := NewRun(c.Scenarios[0], on)
 		f := r.Frame()
 		if len(f.Events) != 0 {
-			t.Fatalf("switch %s: the first frame shows the setup's events %+v", testkit.OnOff(on), f.Events)
+			t.Fatalf("switch %s: the first frame shows the setup's events %+v", OnOff(on), f.Events)
 		}
 		for _, n := range f.Nodes {
 			if got, want := n.Offset != 0, on; got != want {
-				t.Fatalf("switch %s: %s Offset=%d, want it stepped only with the switch on", testkit.OnOff(on), n.Name, n.Offset)
+				t.Fatalf("switch %s: %s Offset=%d, want it stepped only with the switch on", OnOff(on), n.Name, n.Offset)
 			}
 		}
 	}

@@ -56,7 +56,7 @@ func TestTranscripts(t *testing.T) {
 func transcript(tb testing.TB, sc *Scenario, on bool) string {
 	tb.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, testkit.OnOff(on), sc.Title.EN)
+	fmt.Fprintf(&b, "# %s, %s %s: %s\n", sc.ID, sc.Switch, OnOff(on), sc.Title.EN)
 	fmt.Fprintf(&b, "# store %s, resource %s (fencing %s), clients %s\n", sc.Store, sc.Resource, sc.Fencing, strings.Join(sc.Clients, ", "))
 	r := NewRun(sc, on)
 	for {
@@ -64,7 +64,7 @@ func transcript(tb testing.TB, sc *Scenario, on bool) string {
 		fmt.Fprintf(&b, "\nframe %d/%d: %s\n", f.Index, f.Total, f.Title.EN)
 		if f.Index > 1 {
 			for _, a := range sc.Moves[f.Index-2].Do {
-				if a.When == "" || a.When == testkit.OnOff(on) {
+				if a.When == "" || a.When == OnOff(on) {
 					fmt.Fprintf(&b, "> %s\n", a.Source)
 				}
 			}

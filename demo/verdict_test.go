@@ -107,7 +107,7 @@ func TestVerdictAtLastFrame(t *testing.T) {
 					}
 				}
 				if row < 0 {
-					t.Fatalf("no expected verdict for %s with the switch %s: add a row to verdicts", sc.ID, testkit.OnOff(on))
+					t.Fatalf("no expected verdict for %s with the switch %s: add a row to verdicts", sc.ID, OnOff(on))
 				}
 				used[row] = true
 				f := testkit.LastFrame(t, sc.ID, on)
@@ -122,7 +122,7 @@ func TestVerdictAtLastFrame(t *testing.T) {
 	}
 	for i, v := range verdicts {
 		if !used[i] {
-			t.Errorf("verdicts has a row for %s %s, which scenarios.yaml does not have", v.id, testkit.OnOff(v.on))
+			t.Errorf("verdicts has a row for %s %s, which scenarios.yaml does not have", v.id, OnOff(v.on))
 		}
 	}
 }
@@ -256,7 +256,7 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		f := r.Frame()
 		latest := f.Latest()
 		if len(latest) != 1 || latest[0].Kind() != tt.write || latest[0].Header().Client != "A" {
-			t.Fatalf("switch %s: A's write gives %+v, want one %v", testkit.OnOff(tt.on), latest, tt.write)
+			t.Fatalf("switch %s: A's write gives %+v, want one %v", OnOff(tt.on), latest, tt.write)
 		}
 	}
 }

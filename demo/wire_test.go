@@ -198,7 +198,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 			e := eventOf(t, r.Frame(), tt.kind, tt.client, tt.node)
 			call, reply := e.Wire()
 			if call != tt.call || reply != tt.reply {
-				t.Fatalf("%s %s frame %d: Wire()=\n(%q, %q)\nwant\n(%q, %q)", tt.id, testkit.OnOff(tt.on), tt.frame, call, reply, tt.call, tt.reply)
+				t.Fatalf("%s %s frame %d: Wire()=\n(%q, %q)\nwant\n(%q, %q)", tt.id, OnOff(tt.on), tt.frame, call, reply, tt.call, tt.reply)
 			}
 		})
 	}

@@ -188,7 +188,7 @@ func checkScenarioText(t *testing.T, sc *demo.Scenario, raw *regexp.Regexp, page
 					if k > 1 {
 						d.Run = "0123456789abcdef0123456789abcdef"
 					}
-					checkRendered(t, fmt.Sprintf("%s fencing %s frame %d %s view %d", sc.ID, OnOff(on), k, lang, view), DemoPage(d), raw)
+					checkRendered(t, fmt.Sprintf("%s fencing %s frame %d %s view %d", sc.ID, demo.OnOff(on), k, lang, view), DemoPage(d), raw)
 					pages.Add(1)
 				}
 			}

@@ -58,7 +58,7 @@ func TestWireRepliesInTheirLanguage(t *testing.T) {
 		doc, _ := frameDoc(t, tt.id, tt.on, tt.step, tt.lang)
 		replies := doc.Find(".happened .wire .reply").Text()
 		if !strings.Contains(replies, tt.want) || strings.Contains(replies, tt.notWant) {
-			t.Errorf("%s %s frame %d (%s): replies %q, want %q and not %q", tt.id, OnOff(tt.on), tt.step, tt.lang, replies, tt.want, tt.notWant)
+			t.Errorf("%s %s frame %d (%s): replies %q, want %q and not %q", tt.id, demo.OnOff(tt.on), tt.step, tt.lang, replies, tt.want, tt.notWant)
 		}
 	}
 }
@@ -90,10 +90,10 @@ func TestVerdictOnTheFrame(t *testing.T) {
 			doc, f := frameDoc(t, tt.id, tt.on, tt.step, lang)
 			v := doc.Find(`[data-testid="verdict"]`)
 			if got := v.AttrOr("data-verdict", ""); got != tt.verdict {
-				t.Errorf("%s %s frame %d: data-verdict=%q, want %q", tt.id, OnOff(tt.on), tt.step, got, tt.verdict)
+				t.Errorf("%s %s frame %d: data-verdict=%q, want %q", tt.id, demo.OnOff(tt.on), tt.step, got, tt.verdict)
 			}
 			if !v.HasClass(tt.class) {
-				t.Errorf("%s %s frame %d: verdict class %q, want %q", tt.id, OnOff(tt.on), tt.step, v.AttrOr("class", ""), tt.class)
+				t.Errorf("%s %s frame %d: verdict class %q, want %q", tt.id, demo.OnOff(tt.on), tt.step, v.AttrOr("class", ""), tt.class)
 			}
 			if want := Verdict(lang, f); !strings.Contains(v.Text(), want) {
 				t.Errorf("%s frame %d (%s): verdict %q does not say %q", tt.id, tt.step, lang, v.Text(), want)
@@ -103,10 +103,10 @@ func TestVerdictOnTheFrame(t *testing.T) {
 				listed = append(listed, li.AttrOr("data-verdict", ""))
 			})
 			if strings.Join(listed, " ") != strings.Join(tt.findings, " ") {
-				t.Errorf("%s %s frame %d: findings listed %q, want %q", tt.id, OnOff(tt.on), tt.step, listed, tt.findings)
+				t.Errorf("%s %s frame %d: findings listed %q, want %q", tt.id, demo.OnOff(tt.on), tt.step, listed, tt.findings)
 			}
 			if got, want := doc.Find("svg text.alert-label").Length(), len(f.Violations); got != want {
-				t.Errorf("%s %s frame %d: %d alerts on the diagram, want %d", tt.id, OnOff(tt.on), tt.step, got, want)
+				t.Errorf("%s %s frame %d: %d alerts on the diagram, want %d", tt.id, demo.OnOff(tt.on), tt.step, got, want)
 			}
 		}
 	}
@@ -125,13 +125,13 @@ func TestIndexOutcomesAndLegend(t *testing.T) {
 		doc := render(t, IndexPage(Index{Page: Page{Lang: lang, Chrome: true}, Groups: []Group{{Purpose: "efficiency", Topology: "single", Entries: entries}}}))
 		for _, e := range entries {
 			for _, f := range []demo.Frame{e.Off, e.On} {
-				o := doc.Find(`[data-testid="scenario-` + e.Sc.ID + `"] [data-testid="outcome-` + OnOff(f.On) + `"]`)
+				o := doc.Find(`[data-testid="scenario-` + e.Sc.ID + `"] [data-testid="outcome-` + demo.OnOff(f.On) + `"]`)
 				k := f.Verdict().Kind
 				if got := o.AttrOr("data-verdict", ""); got != k.String() {
-					t.Errorf("%s %s: outcome %q, want %q", e.Sc.ID, OnOff(f.On), got, k)
+					t.Errorf("%s %s: outcome %q, want %q", e.Sc.ID, demo.OnOff(f.On), got, k)
 				}
 				if !strings.Contains(o.Text(), VerdictShort(lang, k)) || !o.HasClass(k.Class().String()) {
-					t.Errorf("%s %s (%s): outcome %q (class %q) does not show %q", e.Sc.ID, OnOff(f.On), lang, o.Text(), o.AttrOr("class", ""), VerdictShort(lang, k))
+					t.Errorf("%s %s (%s): outcome %q (class %q) does not show %q", e.Sc.ID, demo.OnOff(f.On), lang, o.Text(), o.AttrOr("class", ""), VerdictShort(lang, k))
 				}
 			}
 		}

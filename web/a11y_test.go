@@ -319,11 +319,11 @@ func TestA11y(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(items) == 0 {
-				t.Errorf("fencing %s frame %d %s: no li.%s in the happened list", views.OnOff(c.on), c.k, c.lang, c.class)
+				t.Errorf("fencing %s frame %d %s: no li.%s in the happened list", demo.OnOff(c.on), c.k, c.lang, c.class)
 			}
 			for _, text := range items {
 				if problem := markProblem(c.class, c.lang, text); problem != "" {
-					t.Errorf("fencing %s frame %d %s: li.%s %q: %s", views.OnOff(c.on), c.k, c.lang, c.class, text, problem)
+					t.Errorf("fencing %s frame %d %s: li.%s %q: %s", demo.OnOff(c.on), c.k, c.lang, c.class, text, problem)
 				}
 			}
 		}

@@ -372,7 +372,7 @@ func TestBrowser(t *testing.T) {
 
 // frameURL is the address of a frame, as the address bar shows it.
 func frameURL(on bool, k int, lang string) string {
-	return fmt.Sprintf("/scenarios/gc-pause?fencing=%s&step=%d&lang=%s", views.OnOff(on), k, lang)
+	return fmt.Sprintf("/scenarios/gc-pause?fencing=%s&step=%d&lang=%s", demo.OnOff(on), k, lang)
 }
 
 // browserEnv is what the subtests share: one browser and one server.
@@ -472,7 +472,7 @@ func (b *tab) waitFrame(on bool, k int, lang string) screen.Screen {
 // chapter's screen.Checkpoints, and the address bar against the frame's address.
 func (b *tab) checkFrame(s screen.Screen, on bool, k int, lang string) {
 	b.t.Helper()
-	where := fmt.Sprintf("fencing %s, frame %d, %s", views.OnOff(on), k, lang)
+	where := fmt.Sprintf("fencing %s, frame %d, %s", demo.OnOff(on), k, lang)
 	if s.Error != "" {
 		b.t.Fatalf("%s: the page shows an error: %s", where, s.Error)
 	}
@@ -604,11 +604,11 @@ func (b *tab) waitScenarioFrame(sc *demo.Scenario, on bool, k int, lang string) 
 	if f.Database != nil {
 		want.Value = "" // a database shows its rows, not the chapter's resource
 	}
-	got := testkit.WaitFor(b.t, b.ctx, waitBudget, fmt.Sprintf("%s %s frame %d", sc.ID, views.OnOff(on), k), scenarioJS, func(got scenarioScreen) bool {
+	got := testkit.WaitFor(b.t, b.ctx, waitBudget, fmt.Sprintf("%s %s frame %d", sc.ID, demo.OnOff(on), k), scenarioJS, func(got scenarioScreen) bool {
 		return got.Error != "" || got.Busy == 0 && got.Index == want.Index && got.Href == want.Href
 	})
 	got.Busy = 0
 	if got != want {
-		b.t.Fatalf("%s %s=%s frame %d (%s):\n got %+v\nwant %+v", sc.ID, sc.Switch, views.OnOff(on), k, lang, got, want)
+		b.t.Fatalf("%s %s=%s frame %d (%s):\n got %+v\nwant %+v", sc.ID, sc.Switch, demo.OnOff(on), k, lang, got, want)
 	}
 }

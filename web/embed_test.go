@@ -308,7 +308,7 @@ func (b *tab) waitEmbed(sc *demo.Scenario, on bool, k int, lang string) screen.S
 	want := screen.Fields(screen.Want(b.t, sc, on, k, lang))
 	for i, f := range screen.Fields(s) {
 		if f[1] != want[i][1] {
-			b.t.Errorf("embedded, fencing %s frame %d: %s=%q, want %q", views.OnOff(on), k, f[0], f[1], want[i][1])
+			b.t.Errorf("embedded, fencing %s frame %d: %s=%q, want %q", demo.OnOff(on), k, f[0], f[1], want[i][1])
 		}
 	}
 	return s

@@ -102,7 +102,7 @@ func mustFollowShow(tb testing.TB, doc *goquery.Document, f demo.Frame, lang str
 		Fenced:   doc.Find("#h-res .badge").HasClass("on"),
 	}
 	if want := expect(f, lang); got != want {
-		tb.Fatalf("follower sees frame %d (fencing %s, %s) as\n %+v\nwant\n %+v", f.Index, onOff(f.On), lang, got, want)
+		tb.Fatalf("follower sees frame %d (fencing %s, %s) as\n %+v\nwant\n %+v", f.Index, demo.OnOff(f.On), lang, got, want)
 	}
 	if got, want := testkit.Attr(tb, doc, "try", "href"), gcPauseURL(f.On, f.Index, lang); got != want {
 		tb.Fatalf("try it myself=%q, want the frame's own address %q", got, want)

@@ -68,10 +68,10 @@ func FuzzLoad(f *testing.F) {
 			for _, on := range []bool{false, true} {
 				r, err := Replay(sc, on, sc.Frames())
 				if err != nil {
-					t.Fatalf("%s %s: a scenario that loaded fails to play: %v", sc.ID, testkit.OnOff(on), err)
+					t.Fatalf("%s %s: a scenario that loaded fails to play: %v", sc.ID, OnOff(on), err)
 				}
 				if got, want := r.Index(), sc.Frames(); got != want {
-					t.Fatalf("%s %s: Replay stopped at frame %d of %d", sc.ID, testkit.OnOff(on), got, want)
+					t.Fatalf("%s %s: Replay stopped at frame %d of %d", sc.ID, OnOff(on), got, want)
 				}
 			}
 		}

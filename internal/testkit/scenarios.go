@@ -87,15 +87,7 @@ func Play(tb testing.TB, src string, on bool) demo.Frame {
 
 // Name is a scenario's name in one switch position, as its transcript is
 // called: "gc-pause-fencing-on".
-func Name(sc *demo.Scenario, on bool) string { return sc.ID + "-" + sc.Switch + "-" + OnOff(on) }
-
-// OnOff names a switch position.
-func OnOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
+func Name(sc *demo.Scenario, on bool) string { return sc.ID + "-" + sc.Switch + "-" + demo.OnOff(on) }
 
 // YAML returns one minimal valid scenario, as an item of the list under
 // "scenarios:", with clients A and B on the lock service and a single move

@@ -253,7 +253,7 @@ func TestExportFramesShowTheModel(t *testing.T) {
 			got = doc.Find(`[data-testid="verdict"]`).AttrOr("data-verdict", "")
 		}
 		if got != cp.Want {
-			t.Errorf("gc-pause %s frame %d: %s=%q, want the chapter's %q", views.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
+			t.Errorf("gc-pause %s frame %d: %s=%q, want the chapter's %q", demo.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
 		}
 	}
 }
@@ -551,18 +551,18 @@ func TestExportBrowser(t *testing.T) {
 		want := screen.Fields(screen.Want(t, sc, on, k, lang))
 		for i, f := range screen.Fields(s) {
 			if f[1] != want[i][1] {
-				t.Errorf("fencing %s, frame %d: %s=%q, want %q", views.OnOff(on), k, f[0], f[1], want[i][1])
+				t.Errorf("fencing %s, frame %d: %s=%q, want %q", demo.OnOff(on), k, f[0], f[1], want[i][1])
 			}
 		}
 		for _, cp := range screen.Checkpoints {
 			if cp.On == on && cp.Frame == k {
 				if got := screen.Field(s, cp.Field); got != cp.Want {
-					t.Errorf("fencing %s, frame %d: %s=%q, want the chapter's %q", views.OnOff(on), k, cp.Field, got, cp.Want)
+					t.Errorf("fencing %s, frame %d: %s=%q, want the chapter's %q", demo.OnOff(on), k, cp.Field, got, cp.Want)
 				}
 			}
 		}
 		if s.Htmx {
-			t.Errorf("fencing %s, frame %d: htmx is loaded in the static export", views.OnOff(on), k)
+			t.Errorf("fencing %s, frame %d: htmx is loaded in the static export", demo.OnOff(on), k)
 		}
 		if t.Failed() {
 			t.FailNow()

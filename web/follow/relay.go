@@ -74,7 +74,7 @@ return val
 
 // Publish is Relay.Publish.
 func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error) {
-	move := at.Sc.ID + " " + onOff(at.On) + " " + strconv.Itoa(at.Step)
+	move := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
 	val, err := publishScript.Run(ctx, r.client, []string{r.prefix + fid},
 		floor, move, r.ttl.Milliseconds(), r.channel, fid).Text()
 	if err != nil {
@@ -110,13 +110,6 @@ func (r *Redis) parse(val string) (At, uint64, error) {
 		return At{}, 0, fmt.Errorf("follow redis: a move %q", val)
 	}
 	return At{Sc: sc, On: f[2] == "on", Step: step}, v, nil
-}
-
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
 }
 
 // UseRelay makes b tell every replica of its moves through r, and hear

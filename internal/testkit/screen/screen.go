@@ -44,7 +44,7 @@ func CheckCheckpoints(t testing.TB, sc *demo.Scenario) {
 	for _, cp := range Checkpoints {
 		got := Field(Want(t, sc, cp.On, cp.Frame, "en"), cp.Field)
 		if got != cp.Want {
-			t.Errorf("model, fencing %s frame %d: %s=%q, want %q", views.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
+			t.Errorf("model, fencing %s frame %d: %s=%q, want %q", demo.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
 		}
 	}
 	if t.Failed() {
@@ -151,7 +151,7 @@ func Want(t testing.TB, sc *demo.Scenario, on bool, k int, lang string) Screen {
 	t.Helper()
 	r, err := demo.Replay(sc, on, k)
 	if err != nil {
-		t.Fatalf("replaying %s fencing %s to frame %d: %v", sc.ID, views.OnOff(on), k, err)
+		t.Fatalf("replaying %s fencing %s to frame %d: %v", sc.ID, demo.OnOff(on), k, err)
 	}
 	f := r.Frame()
 	s := Screen{
