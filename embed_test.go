@@ -111,3 +111,39 @@ func buildEdited(t *testing.T, yaml []byte) string {
 	}
 	return bin
 }
+
+// A word the program does not know, where a subcommand would go, is a usage
+// error, exit status 2, and nothing starts: flag parsing stops at the first
+// word that is not a flag, so the flags after it were once dropped and the
+// server started on 8080 anyway.
+func TestUnknownCommandIsAUsageError(t *testing.T) {
+	port := testkit.FreePort(t)
+	var stderr testkit.LockedBuffer
+	err := run(context.Background(), []string{"bogus", "-port", port}, func(string) string { return "" }, &stderr)
+	if got := exitCode(err); got != 2 {
+		t.Fatalf("run(bogus -port %s)=%v, exit status %d, want 2", port, err, got)
+	}
+	if !strings.Contains(err.Error(), `"bogus"`) || !strings.Contains(stderr.String(), "usage: fencing-demo") {
+		t.Fatalf("err=%v, stderr=%q: want the word named and the usage", err, stderr.String())
+	}
+	for args, want := range map[string]int{"-no-such-flag": 2, "-max-runs 0": 1, "-h": 0} {
+		err := run(context.Background(), strings.Fields(args), func(string) string { return "" }, io.Discard)
+		if got := exitCode(err); got != want {
+			t.Errorf("run(%s)=%v: exit status %d, want %d", args, err, got, want)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	// The built program, as an operator runs it.
+	src, err := os.ReadFile("scenarios.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(buildEdited(t, src), "bogus", "-port", port)
+	var out bytes.Buffer
+	cmd.Stderr = &out
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 2 {
+		t.Fatalf("fencing-demo bogus -port %s: %v, exit status %d, want 2; stderr:\n%s", port, err, cmd.ProcessState.ExitCode(), out.String())
+	}
+}

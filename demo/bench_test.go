@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // BenchmarkReplay plays the chapter's scenario from scratch to its last
 // frame: what the server does for a deep link or a run it has lost.
 func BenchmarkReplay(b *testing.B) {
-	benchReplay(b, demotest.Scenario(b, "gc-pause"))
+	benchReplay(b, testkit.Scenario(b, "gc-pause"))
 }
 
 // BenchmarkReplay200 plays generated 200-frame scenarios, one per store
@@ -41,14 +41,14 @@ func long(tb testing.TB, store string, moves []string) *Scenario {
 	for i := range do {
 		do[i] = moves[i%len(moves)]
 	}
-	src := demotest.YAML("long", do[0])
+	src := testkit.YAML("long", do[0])
 	for _, a := range do[1:] {
 		src += fmt.Sprintf("      - title: {ja: 一手, en: One move}\n        text: {ja: 本文, en: Text}\n        do: [%q]\n", a)
 	}
 	if store != "lockservice" {
-		src = demotest.OnStore(tb, store, src)
+		src = testkit.OnStore(tb, store, src)
 	}
-	c, err := script.Load("long.yaml", []byte(demotest.File(src)))
+	c, err := script.Load("long.yaml", []byte(testkit.File(src)))
 	if err != nil {
 		tb.Fatal(err)
 	}

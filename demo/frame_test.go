@@ -2,8 +2,8 @@ package demo_test
 
 import (
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/lockservice"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"reflect"
 	"testing"
 )
@@ -19,8 +19,8 @@ func TestGCPauseTimeline(t *testing.T) {
 		{true, Rejected},
 		{false, Accepted},
 	} {
-		t.Run("fencing-"+demotest.OnOff(tt.on), func(t *testing.T) {
-			f := demotest.LastFrame(t, "gc-pause", tt.on)
+		t.Run("fencing-"+OnOff(tt.on), func(t *testing.T) {
+			f := testkit.LastFrame(t, "gc-pause", tt.on)
 			tl := f.Timeline()
 
 			if got, want := tl.Now, 16; got != want {
@@ -77,7 +77,7 @@ func TestGCPauseTimeline(t *testing.T) {
 
 // Before anything happens the diagram is empty and ends now.
 func TestTimelineOfFirstFrame(t *testing.T) {
-	sc, ok := demotest.Catalog(t).Get("gc-pause")
+	sc, ok := testkit.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -93,7 +93,7 @@ func TestTimelineOfFirstFrame(t *testing.T) {
 
 // Latest is the events of the move that led to the frame, and only those.
 func TestFrameLatest(t *testing.T) {
-	sc, ok := demotest.Catalog(t).Get("gc-pause")
+	sc, ok := testkit.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -116,7 +116,7 @@ func TestFrameLatest(t *testing.T) {
 
 // A frame is a copy: the run moving on does not change a frame already taken.
 func TestFrameIsACopy(t *testing.T) {
-	sc, ok := demotest.Catalog(t).Get("gc-pause")
+	sc, ok := testkit.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -134,10 +134,10 @@ func TestFrameIsACopy(t *testing.T) {
 // Horizon, worked out by Load, keeps one scale for the whole scenario: no
 // frame's diagram reaches past it, in either switch position.
 func TestHorizonCoversEveryFrame(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{true, false} {
-			t.Run(demotest.Name(sc, on), func(t *testing.T) {
+			t.Run(testkit.Name(sc, on), func(t *testing.T) {
 				r := NewRun(sc, on)
 				for {
 					f := r.Frame()

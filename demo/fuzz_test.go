@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // FuzzRun plays random scripts on each store and checks, after every move,
@@ -37,10 +37,10 @@ func FuzzRun(f *testing.F) {
 				inv.check(t, r)
 			}
 			if err := r.Err(); err != nil {
-				t.Fatalf("switch %s: a script that loaded fails to play: %v\n%s", demotest.OnOff(on), err, demotest.Numbered(src))
+				t.Fatalf("switch %s: a script that loaded fails to play: %v\n%s", OnOff(on), err, testkit.Numbered(src))
 			}
 			if got, want := r.Index(), sc.Frames(); got != want {
-				t.Fatalf("switch %s: the run stopped at frame %d of %d", demotest.OnOff(on), got, want)
+				t.Fatalf("switch %s: the run stopped at frame %d of %d", OnOff(on), got, want)
 			}
 		}
 	})
@@ -394,7 +394,7 @@ func TestFuzzScriptSeeds(t *testing.T) {
 	for i, seed := range seeds {
 		src := fuzzScript(seed)
 		if _, err := script.Load("fuzz.yaml", []byte(src)); err != nil {
-			t.Errorf("seed %d: %v\n%s", i, err, demotest.Numbered(src))
+			t.Errorf("seed %d: %v\n%s", i, err, testkit.Numbered(src))
 		}
 	}
 	// A client that crashed does nothing more, and one that is paused
@@ -409,6 +409,6 @@ func TestFuzzScriptSeeds(t *testing.T) {
 		}
 	}
 	if _, err := script.Load("fuzz.yaml", []byte(src)); err != nil {
-		t.Errorf("%v\n%s", err, demotest.Numbered(src))
+		t.Errorf("%v\n%s", err, testkit.Numbered(src))
 	}
 }

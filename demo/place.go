@@ -26,12 +26,3 @@ func (p Place) At(k int) Place { p.Step = k; return p }
 
 // Switched returns the same place with the switch flipped.
 func (p Place) Switched() Place { p.On = !p.On; return p }
-
-// OnOff is a switch position as an address and a transcript's name write
-// it.
-func OnOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}

@@ -6,22 +6,22 @@ import (
 	"testing"
 
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // Every scenario of the real file plays to its last frame in both switch
 // positions, and replaying past the end stops there.
 func TestScenariosReplayToLastFrame(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	if len(c.Scenarios) == 0 {
 		t.Fatal("scenarios.yaml has no scenarios")
 	}
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{true, false} {
-			t.Run(demotest.Name(sc, on), func(t *testing.T) {
+			t.Run(testkit.Name(sc, on), func(t *testing.T) {
 				for _, frame := range []int{sc.Frames(), sc.Frames() + 5} {
 					r, err := Replay(sc, on, frame)
 					if err != nil {
@@ -49,10 +49,10 @@ func TestScenariosReplayToLastFrame(t *testing.T) {
 // The same scenario, switch and step always give the same frame, whether it
 // is reached by one run stepping or by a fresh replay.
 func TestReplayIsDeterministic(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{true, false} {
-			t.Run(demotest.Name(sc, on), func(t *testing.T) {
+			t.Run(testkit.Name(sc, on), func(t *testing.T) {
 				r := NewRun(sc, on)
 				for {
 					stepped := r.Frame()
@@ -78,10 +78,10 @@ func TestReplayIsDeterministic(t *testing.T) {
 // An {if-on: ...} action plays only with the switch on, an {if-off: ...} only
 // with it off, in either YAML form; the others play in both.
 func TestConditionalActions(t *testing.T) {
-	src := demotest.File(demotest.YAML("s", "if-on: A acquire 10", "{if-off: B acquire 10}", "tick 1", "A write a"))
+	src := testkit.File(testkit.YAML("s", "if-on: A acquire 10", "{if-off: B acquire 10}", "tick 1", "A write a"))
 	c, err := script.Load("test.yaml", []byte(src))
 	if err != nil {
-		t.Fatalf("Load: %v\n%s", err, demotest.Numbered(src))
+		t.Fatalf("Load: %v\n%s", err, testkit.Numbered(src))
 	}
 	sc := c.Scenarios[0]
 	do := sc.Moves[0].Do
@@ -99,7 +99,7 @@ func TestConditionalActions(t *testing.T) {
 		if got := do[i].Source; got != want.source {
 			t.Errorf("action %d: Source=%q, want %q", i, got, want.source)
 		}
-		if got, want := do[i].Line, demotest.LineOf(t, src, want.line); got != want {
+		if got, want := do[i].Line, testkit.LineOf(t, src, want.line); got != want {
 			t.Errorf("action %d: Line=%d, want %d", i, got, want)
 		}
 	}
@@ -114,7 +114,7 @@ func TestConditionalActions(t *testing.T) {
 		{true, []played{{lockservice.Acquired, "A"}, {Accepted, "A"}}},
 		{false, []played{{lockservice.Acquired, "B"}, {WriteSkipped, "A"}}},
 	} {
-		t.Run("switch-"+demotest.OnOff(tt.on), func(t *testing.T) {
+		t.Run("switch-"+OnOff(tt.on), func(t *testing.T) {
 			r, err := Replay(sc, tt.on, sc.Frames())
 			if err != nil {
 				t.Fatal(err)
@@ -133,21 +133,21 @@ func TestConditionalActions(t *testing.T) {
 // A conditional action in setup sets the stage in one position only, and the
 // setup's events are not part of the story.
 func TestConditionalSetup(t *testing.T) {
-	src := demotest.Replace(t, demotest.File(demotest.OnStore(t, "redlock", demotest.YAML("s", "tick 1"))),
+	src := testkit.Replace(t, testkit.File(testkit.OnStore(t, "redlock", testkit.YAML("s", "tick 1"))),
 		"    initial:\n", "    setup:\n      - if-on: all jump 100\n    initial:\n")
 	c, err := script.Load("test.yaml", []byte(src))
 	if err != nil {
-		t.Fatalf("Load: %v\n%s", err, demotest.Numbered(src))
+		t.Fatalf("Load: %v\n%s", err, testkit.Numbered(src))
 	}
 	for _, on := range []bool{true, false} {
 		r := NewRun(c.Scenarios[0], on)
 		f := r.Frame()
 		if len(f.Events) != 0 {
-			t.Fatalf("switch %s: the first frame shows the setup's events %+v", demotest.OnOff(on), f.Events)
+			t.Fatalf("switch %s: the first frame shows the setup's events %+v", OnOff(on), f.Events)
 		}
 		for _, n := range redisNodes(t, f) {
 			if got, want := n.Offset != 0, on; got != want {
-				t.Fatalf("switch %s: %s Offset=%d, want it stepped only with the switch on", demotest.OnOff(on), n.Name, n.Offset)
+				t.Fatalf("switch %s: %s Offset=%d, want it stepped only with the switch on", OnOff(on), n.Name, n.Offset)
 			}
 		}
 	}
@@ -157,7 +157,7 @@ func TestConditionalSetup(t *testing.T) {
 // acknowledges: it can do nothing else, and WAIT answers only when the replica
 // is back. With a timeout WAIT answers the count reached when time is up.
 func TestWaitBlocksUntilAReplicaAcknowledges(t *testing.T) {
-	src := demotest.File(demotest.OnStore(t, "replicated", demotest.YAML("s",
+	src := testkit.File(testkit.OnStore(t, "replicated", testkit.YAML("s",
 		"A set lock:k NX PX 10000", "replica down", "A wait 1 0")))
 	c, err := script.Load("test.yaml", []byte(src))
 	if err != nil {
@@ -199,11 +199,11 @@ func TestWaitBlocksUntilAReplicaAcknowledges(t *testing.T) {
 // A stop-the-world pause stops the watchdog's thread too: a renewal due while
 // the client is paused does not happen, and is no mistake in the script.
 func TestWatchdogStopsWhileItsClientIsPaused(t *testing.T) {
-	src := demotest.File(demotest.OnStore(t, "redis", demotest.YAML("s",
+	src := testkit.File(testkit.OnStore(t, "redis", testkit.YAML("s",
 		"A rlock lock:k 30000", "tick 10000", "A rrenew lock:k 30000", "tick 10000", "A rrenew lock:k 30000",
 		"tick 9900", "A pause", "tick 100", "A rrenew lock:k 30000", "tick 20000",
 		"tick 50", "B rtrylock lock:k 30000", "B write B", "tick 50", "A resume", "A write A")))
-	f := demotest.Play(t, src, false)
+	f := testkit.Play(t, src, false)
 	var skipped []int
 	for _, e := range f.Events {
 		if e.Kind() == redis.WatchdogStopped {
@@ -228,7 +228,7 @@ func TestWatchdogStopsWhileItsClientIsPaused(t *testing.T) {
 // A slewed clock never jumps: at 500 ppm the key set on redis3 lives within
 // a ms of its TTL, so B finds A's key there and fails to win a majority.
 func TestSlewOnlyKeepsRedis3Key(t *testing.T) {
-	f := demotest.LastFrame(t, "redlock-clock-jump", true)
+	f := testkit.LastFrame(t, "redlock-clock-jump", true)
 	var n redis.NodeState
 	for _, x := range redisNodes(t, f) {
 		if x.Name == "redis3" {

@@ -35,9 +35,10 @@ type Scenario struct {
 	Purpose  string
 	Topology string
 
-	Switch      string // the one switch the scenario flips: its name in the URL
-	SwitchLabel Text   // its name on screen
-	Default     bool   // its position when the URL does not say
+	Switch        string   // the one switch the scenario flips: its name in the URL
+	SwitchAliases []string // its former names, which older links still use
+	SwitchLabel   Text     // its name on screen
+	Default       bool     // its position when the URL does not say
 
 	Store   StoreKind // what lends the lock
 	Family  *Family   // the family that plays Store, set by the loader

@@ -4,8 +4,8 @@ import (
 	"flag"
 	"fmt"
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/lockservice"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,10 +23,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/")
 
 func TestTranscripts(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{true, false} {
-			name := demotest.Name(sc, on)
+			name := testkit.Name(sc, on)
 			t.Run(name, func(t *testing.T) {
 				got := transcript(t, sc, on)
 				path := filepath.Join("testdata", name+".txt")
@@ -54,7 +54,7 @@ func transcript(tb testing.TB, sc *Scenario, on bool) string {
 	tb.Helper()
 	got, err := Transcript(sc, on)
 	if err != nil {
-		tb.Fatalf("%s: %v", demotest.Name(sc, on), err)
+		tb.Fatalf("%s: %v", testkit.Name(sc, on), err)
 	}
 	return got
 }
@@ -118,7 +118,7 @@ func TestFirstDiff(t *testing.T) {
 // only guard: with fencing on A's late write bounces off and row-42 keeps B's
 // value; with fencing off it lands and B's value is destroyed.
 func TestGCPauseOutcome(t *testing.T) {
-	sc, ok := demotest.Catalog(t).Get("gc-pause")
+	sc, ok := testkit.Catalog(t).Get("gc-pause")
 	if !ok {
 		t.Fatal("scenarios.yaml has no gc-pause scenario")
 	}
@@ -135,7 +135,7 @@ func TestGCPauseOutcome(t *testing.T) {
 		{on: true, last: Rejected, data: "B", rejected: 1, writes: 2},
 		{on: false, last: Accepted, data: "A", rejected: 0, writes: 3},
 	} {
-		t.Run(demotest.Name(sc, tt.on), func(t *testing.T) {
+		t.Run(testkit.Name(sc, tt.on), func(t *testing.T) {
 			r, err := Replay(sc, tt.on, sc.Frames())
 			if err != nil {
 				t.Fatal(err)

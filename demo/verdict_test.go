@@ -2,8 +2,8 @@ package demo_test
 
 import (
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/redis"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"reflect"
 	"testing"
 )
@@ -98,11 +98,11 @@ var verdicts = []struct {
 // new scenario without rows fails here, and so does a row for a scenario
 // that is gone.
 func TestVerdictAtLastFrame(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	used := make([]bool, len(verdicts))
 	for _, sc := range c.Scenarios {
 		for _, on := range []bool{false, true} {
-			t.Run(demotest.Name(sc, on), func(t *testing.T) {
+			t.Run(testkit.Name(sc, on), func(t *testing.T) {
 				row := -1
 				for i, v := range verdicts {
 					if v.id == sc.ID && v.on == on {
@@ -110,10 +110,10 @@ func TestVerdictAtLastFrame(t *testing.T) {
 					}
 				}
 				if row < 0 {
-					t.Fatalf("no expected verdict for %s with the switch %s: add a row to verdicts", sc.ID, demotest.OnOff(on))
+					t.Fatalf("no expected verdict for %s with the switch %s: add a row to verdicts", sc.ID, OnOff(on))
 				}
 				used[row] = true
-				f := demotest.LastFrame(t, sc.ID, on)
+				f := testkit.LastFrame(t, sc.ID, on)
 				if got, want := seen(f.Violations), verdicts[row].want; !reflect.DeepEqual(got, want) {
 					t.Fatalf("violations=%+v, want %+v", got, want)
 				}
@@ -125,7 +125,7 @@ func TestVerdictAtLastFrame(t *testing.T) {
 	}
 	for i, v := range verdicts {
 		if !used[i] {
-			t.Errorf("verdicts has a row for %s %s, which scenarios.yaml does not have", v.id, demotest.OnOff(v.on))
+			t.Errorf("verdicts has a row for %s %s, which scenarios.yaml does not have", v.id, OnOff(v.on))
 		}
 	}
 }
@@ -153,7 +153,7 @@ func quorumEvent(tb testing.TB, es []Event) redis.RedlockResult {
 // fails; it sends the unlock script to all five, each in turn, waits a random
 // delay and tries once more, failing the same way.
 func TestRedlockQuorumArithmetic(t *testing.T) {
-	sc, ok := demotest.Catalog(t).Get("redlock-quorum")
+	sc, ok := testkit.Catalog(t).Get("redlock-quorum")
 	if !ok {
 		t.Fatal("scenarios.yaml has no redlock-quorum scenario")
 	}
@@ -259,7 +259,7 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 		f := r.Frame()
 		latest := f.Latest()
 		if len(latest) != 1 || latest[0].Kind() != tt.write || latest[0].Header().Client != "A" {
-			t.Fatalf("switch %s: A's write gives %+v, want one %v", demotest.OnOff(tt.on), latest, tt.write)
+			t.Fatalf("switch %s: A's write gives %+v, want one %v", OnOff(tt.on), latest, tt.write)
 		}
 	}
 }
@@ -267,7 +267,7 @@ func TestRedlockQuorumArithmetic(t *testing.T) {
 // Redlock's random value is no fencing token: every write carries token 0,
 // so a fencing resource's maxToken stays 0 and it takes A's late write.
 func TestRedlockGCPauseHasNoToken(t *testing.T) {
-	f := demotest.LastFrame(t, "redlock-gc-pause", true)
+	f := testkit.LastFrame(t, "redlock-gc-pause", true)
 	if !f.Fenced {
 		t.Fatal("redlock-gc-pause with the switch on: resource not fenced")
 	}
@@ -394,8 +394,8 @@ func TestVerdictOfSmallScenarios(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			src := demotest.File(demotest.OnStore(t, tt.store, demotest.YAML("s", tt.do...)))
-			f := demotest.Play(t, src, tt.on)
+			src := testkit.File(testkit.OnStore(t, tt.store, testkit.YAML("s", tt.do...)))
+			f := testkit.Play(t, src, tt.on)
 			if got := seen(f.Violations); !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("violations=%+v, want %+v", got, tt.want)
 			}

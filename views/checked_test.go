@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // A scenario whose commands a conformance suite replays against a real
@@ -22,7 +22,7 @@ func TestCheckedScenariosSaySo(t *testing.T) {
 		"etcd":       "etcd 3.4",
 	}
 	seen := map[demo.StoreKind]bool{}
-	for _, sc := range demotest.Catalog(t).Scenarios {
+	for _, sc := range testkit.Catalog(t).Scenarios {
 		server, checked := want[sc.Store]
 		for _, lang := range []string{"ja", "en"} {
 			doc, _ := frameDoc(t, sc.ID, true, 1, lang)

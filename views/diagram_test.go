@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // Every frame of every scenario, laid out: each label inside the drawing by
@@ -15,7 +15,7 @@ import (
 // service beside PostgreSQL). The browser test (web TestScreen) measures
 // the drawn page; this one runs every frame in milliseconds.
 func TestDiagramLabelsInside(t *testing.T) {
-	for _, sc := range demotest.Catalog(t).Scenarios {
+	for _, sc := range testkit.Catalog(t).Scenarios {
 		for _, on := range []bool{false, true} {
 			for k := 1; k <= sc.Frames(); k++ {
 				r, err := demo.Replay(sc, on, k)
@@ -25,7 +25,7 @@ func TestDiagramLabelsInside(t *testing.T) {
 				f := r.Frame()
 				for _, lang := range []string{"en", "ja"} {
 					d := NewDiagram(lang, f)
-					where := demotest.Name(sc, on) + " frame " + strconv.Itoa(k) + " " + lang
+					where := testkit.Name(sc, on) + " frame " + strconv.Itoa(k) + " " + lang
 					var labels []box
 					for _, tx := range diagramTexts(d) {
 						b := textBox(float64(tx.X), float64(tx.Y), tx.Anchor, tx.Label)

@@ -106,7 +106,7 @@ func (g Guide) Demo(l guidedata.DemoLink) (d GuideDemo, ok bool) {
 	return GuideDemo{
 		URL:   Place{Place: demo.Place{Sc: sc, On: l.On, Step: step}, Lang: g.Lang}.URL(),
 		Title: sc.Title.In(g.Lang),
-		Where: fmt.Sprintf(T(g.Lang, "guide.where"), sc.SwitchLabel.In(g.Lang), T(g.Lang, OnOff(l.On)), step, sc.Frames()),
+		Where: fmt.Sprintf(T(g.Lang, "guide.where"), sc.SwitchLabel.In(g.Lang), T(g.Lang, demo.OnOff(l.On)), step, sc.Frames()),
 		Note:  l.Note.In(g.Lang),
 	}, true
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -144,47 +145,55 @@ func TestNoRawKeysOnScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := rawKeyPattern()
-	pages := 0
+	var pages atomic.Int64
+	t.Cleanup(func() { t.Logf("%d renderings read", pages.Load()) })
 	for _, sc := range catalog.Scenarios {
-		for _, lang := range []string{"ja", "en"} {
-			if sc.Title.In(lang) == "" || sc.Summary.In(lang) == "" || sc.Lesson.In(lang) == "" || sc.SwitchLabel.In(lang) == "" {
-				t.Errorf("%s: title, summary, lesson or switch label missing in %s", sc.ID, lang)
-			}
-			for _, on := range []bool{false, true} {
-				for k := 1; k <= sc.Frames(); k++ {
-					r, err := demo.Replay(sc, on, k)
-					if err != nil {
-						t.Fatal(err)
+		t.Run(sc.ID, func(t *testing.T) {
+			t.Parallel() // every frame drawn and read: the longest test here
+			checkScenarioText(t, sc, raw, &pages)
+		})
+	}
+}
+
+// checkScenarioText is TestNoRawKeysOnScreen for one scenario.
+func checkScenarioText(t *testing.T, sc *demo.Scenario, raw *regexp.Regexp, pages *atomic.Int64) {
+	for _, lang := range []string{"ja", "en"} {
+		if sc.Title.In(lang) == "" || sc.Summary.In(lang) == "" || sc.Lesson.In(lang) == "" || sc.SwitchLabel.In(lang) == "" {
+			t.Errorf("%s: title, summary, lesson or switch label missing in %s", sc.ID, lang)
+		}
+		for _, on := range []bool{false, true} {
+			for k := 1; k <= sc.Frames(); k++ {
+				r, err := demo.Replay(sc, on, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := r.Frame()
+				if f.Title.In(lang) == "" || f.Text.In(lang) == "" {
+					t.Errorf("%s frame %d: narration missing in %s", sc.ID, k, lang)
+				}
+				for _, view := range []View{PageView, EmbedView, StaticView} {
+					if view != PageView && k != 1 && k != sc.Frames() {
+						continue
 					}
-					f := r.Frame()
-					if f.Title.In(lang) == "" || f.Text.In(lang) == "" {
-						t.Errorf("%s frame %d: narration missing in %s", sc.ID, k, lang)
+					here := Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang, View: view, Present: view == PageView && k == sc.Frames()}
+					d := Demo{
+						Page: Page{
+							Lang: lang, Title: sc.Title.In(lang), Canonical: here.PageURL(),
+							OtherLang: here.In(OtherLang(lang)).URL(), Home: "/?lang=" + lang, Index: "/scenarios?lang=" + lang,
+							Chrome: view != EmbedView, Present: here.Present,
+							Assets: Assets{CSS: "/static/app.css", HTMX: "/static/htmx.min.js", JS: "/static/app.js", Icon: "/static/icon.svg"},
+						},
+						Frame: f, Here: here,
 					}
-					for _, view := range []View{PageView, EmbedView, StaticView} {
-						if view != PageView && k != 1 && k != sc.Frames() {
-							continue
-						}
-						here := Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang, View: view, Present: view == PageView && k == sc.Frames()}
-						d := Demo{
-							Page: Page{
-								Lang: lang, Title: sc.Title.In(lang), Canonical: here.PageURL(),
-								OtherLang: here.In(OtherLang(lang)).URL(), Home: "/?lang=" + lang, Index: "/scenarios?lang=" + lang,
-								Chrome: view != EmbedView, Present: here.Present,
-								Assets: Assets{CSS: "/static/app.css", HTMX: "/static/htmx.min.js", JS: "/static/app.js", Icon: "/static/icon.svg"},
-							},
-							Frame: f, Here: here,
-						}
-						if k > 1 {
-							d.Run = "0123456789abcdef0123456789abcdef"
-						}
-						checkRendered(t, fmt.Sprintf("%s fencing %s frame %d %s view %d", sc.ID, OnOff(on), k, lang, view), DemoPage(d), raw)
-						pages++
+					if k > 1 {
+						d.Run = "0123456789abcdef0123456789abcdef"
 					}
+					checkRendered(t, fmt.Sprintf("%s fencing %s frame %d %s view %d", sc.ID, demo.OnOff(on), k, lang, view), DemoPage(d), raw)
+					pages.Add(1)
 				}
 			}
 		}
 	}
-	t.Logf("%d renderings read", pages)
 }
 
 // TestRawKeyPattern checks the pattern on keys and on text that only looks

@@ -133,7 +133,7 @@ func (p Place) URL() string {
 	if p.View == EmbedView {
 		base = "/embed/"
 	}
-	u := base + p.Sc.ID + "?" + url.QueryEscape(p.Sc.Switch) + "=" + OnOff(p.On) +
+	u := base + p.Sc.ID + "?" + url.QueryEscape(p.Sc.Switch) + "=" + demo.OnOff(p.On) +
 		"&" + StepParam + "=" + strconv.Itoa(p.Step) + "&" + LangParam + "=" + url.QueryEscape(p.Lang)
 	if p.Present {
 		u += "&" + PresentParam + "=1"
@@ -171,7 +171,7 @@ func (p Place) Hidden(run string) []Field {
 	fs := []Field{
 		{RunParam, run},
 		{FromField, strconv.Itoa(p.Step)},
-		{p.Sc.Switch, OnOff(p.On)},
+		{p.Sc.Switch, demo.OnOff(p.On)},
 		{LangParam, p.Lang},
 	}
 	if p.Present {
@@ -195,11 +195,8 @@ const StaticRoot = "../../../"
 
 // StaticPath is a frame's file in the static export, from the top.
 func StaticPath(p Place) string {
-	return p.Lang + "/" + p.Sc.ID + "/" + OnOff(p.On) + "/" + strconv.Itoa(p.Step) + ".html"
+	return p.Lang + "/" + p.Sc.ID + "/" + demo.OnOff(p.On) + "/" + strconv.Itoa(p.Step) + ".html"
 }
-
-// OnOff is a switch position as it appears in a URL.
-func OnOff(on bool) string { return demo.OnOff(on) }
 
 // The site's other addresses, each in a language.
 

@@ -11,8 +11,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/sql"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // render renders c and parses it.
@@ -32,7 +32,7 @@ func render(t *testing.T, c templ.Component) *goquery.Document {
 // frameDoc renders the page of a real scenario's frame in lang.
 func frameDoc(t *testing.T, id string, on bool, step int, lang string) (*goquery.Document, demo.Frame) {
 	t.Helper()
-	sc := demotest.Scenario(t, id)
+	sc := testkit.Scenario(t, id)
 	r, err := demo.Replay(sc, on, step)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestWireRepliesInTheirLanguage(t *testing.T) {
 		doc, _ := frameDoc(t, tt.id, tt.on, tt.step, tt.lang)
 		replies := doc.Find(".happened .wire .reply").Text()
 		if !strings.Contains(replies, tt.want) || strings.Contains(replies, tt.notWant) {
-			t.Errorf("%s %s frame %d (%s): replies %q, want %q and not %q", tt.id, OnOff(tt.on), tt.step, tt.lang, replies, tt.want, tt.notWant)
+			t.Errorf("%s %s frame %d (%s): replies %q, want %q and not %q", tt.id, demo.OnOff(tt.on), tt.step, tt.lang, replies, tt.want, tt.notWant)
 		}
 	}
 }
@@ -93,10 +93,10 @@ func TestVerdictOnTheFrame(t *testing.T) {
 			doc, f := frameDoc(t, tt.id, tt.on, tt.step, lang)
 			v := doc.Find(`[data-testid="verdict"]`)
 			if got := v.AttrOr("data-verdict", ""); got != tt.verdict {
-				t.Errorf("%s %s frame %d: data-verdict=%q, want %q", tt.id, OnOff(tt.on), tt.step, got, tt.verdict)
+				t.Errorf("%s %s frame %d: data-verdict=%q, want %q", tt.id, demo.OnOff(tt.on), tt.step, got, tt.verdict)
 			}
 			if !v.HasClass(tt.class) {
-				t.Errorf("%s %s frame %d: verdict class %q, want %q", tt.id, OnOff(tt.on), tt.step, v.AttrOr("class", ""), tt.class)
+				t.Errorf("%s %s frame %d: verdict class %q, want %q", tt.id, demo.OnOff(tt.on), tt.step, v.AttrOr("class", ""), tt.class)
 			}
 			if want := Verdict(lang, f); !strings.Contains(v.Text(), want) {
 				t.Errorf("%s frame %d (%s): verdict %q does not say %q", tt.id, tt.step, lang, v.Text(), want)
@@ -106,10 +106,10 @@ func TestVerdictOnTheFrame(t *testing.T) {
 				listed = append(listed, li.AttrOr("data-verdict", ""))
 			})
 			if strings.Join(listed, " ") != strings.Join(tt.findings, " ") {
-				t.Errorf("%s %s frame %d: findings listed %q, want %q", tt.id, OnOff(tt.on), tt.step, listed, tt.findings)
+				t.Errorf("%s %s frame %d: findings listed %q, want %q", tt.id, demo.OnOff(tt.on), tt.step, listed, tt.findings)
 			}
 			if got, want := doc.Find("svg text.alert-label").Length(), len(f.Violations); got != want {
-				t.Errorf("%s %s frame %d: %d alerts on the diagram, want %d", tt.id, OnOff(tt.on), tt.step, got, want)
+				t.Errorf("%s %s frame %d: %d alerts on the diagram, want %d", tt.id, demo.OnOff(tt.on), tt.step, got, want)
 			}
 		}
 	}
@@ -118,27 +118,27 @@ func TestVerdictOnTheFrame(t *testing.T) {
 // The index shows each switch position's outcome in the model's terms and
 // explains every kind in its legend.
 func TestIndexOutcomesAndLegend(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	var entries []Entry
 	for _, sc := range c.Scenarios {
-		off, on := demotest.LastFrame(t, sc.ID, false), demotest.LastFrame(t, sc.ID, true)
+		off, on := testkit.LastFrame(t, sc.ID, false), testkit.LastFrame(t, sc.ID, true)
 		entries = append(entries, Entry{Sc: sc, Off: off, On: on})
 	}
 	for _, lang := range []string{"ja", "en"} {
 		doc := render(t, IndexPage(Index{Page: Page{Lang: lang, Chrome: true}, Groups: []Group{{Purpose: "efficiency", Topology: "single", Entries: entries}}}))
 		for _, e := range entries {
 			for _, f := range []demo.Frame{e.Off, e.On} {
-				o := doc.Find(`[data-testid="scenario-` + e.Sc.ID + `"] [data-testid="outcome-` + OnOff(f.On) + `"]`)
+				o := doc.Find(`[data-testid="scenario-` + e.Sc.ID + `"] [data-testid="outcome-` + demo.OnOff(f.On) + `"]`)
 				k := f.Verdict().Kind
 				if got := o.AttrOr("data-verdict", ""); got != k.String() {
-					t.Errorf("%s %s: outcome %q, want %q", e.Sc.ID, OnOff(f.On), got, k)
+					t.Errorf("%s %s: outcome %q, want %q", e.Sc.ID, demo.OnOff(f.On), got, k)
 				}
 				if !strings.Contains(o.Text(), OutcomeShort(lang, f)) || !o.HasClass(k.Class().String()) {
-					t.Errorf("%s %s (%s): outcome %q (class %q) does not show %q", e.Sc.ID, OnOff(f.On), lang, o.Text(), o.AttrOr("class", ""), OutcomeShort(lang, f))
+					t.Errorf("%s %s (%s): outcome %q (class %q) does not show %q", e.Sc.ID, demo.OnOff(f.On), lang, o.Text(), o.AttrOr("class", ""), OutcomeShort(lang, f))
 				}
 				// One vocabulary: the page's verdict opens with the index's name for it.
 				if v := Verdict(lang, f); !strings.HasPrefix(strings.ToLower(v), strings.ToLower(OutcomeShort(lang, f))+":") {
-					t.Errorf("%s %s (%s): the index says %q, the page's verdict %q", e.Sc.ID, OnOff(f.On), lang, OutcomeShort(lang, f), v)
+					t.Errorf("%s %s (%s): the index says %q, the page's verdict %q", e.Sc.ID, demo.OnOff(f.On), lang, OutcomeShort(lang, f), v)
 				}
 			}
 		}
@@ -165,7 +165,7 @@ func TestIndexOutcomesAndLegend(t *testing.T) {
 // client's stale write, an overlap says "stopped" exactly while its holder
 // is paused, and a cycle in the wait-for graph is a deadlock at once.
 func TestFindingsFromTheFrame(t *testing.T) {
-	for _, sc := range demotest.Catalog(t).Scenarios {
+	for _, sc := range testkit.Catalog(t).Scenarios {
 		for _, on := range []bool{false, true} {
 			r := demo.NewRun(sc, on)
 			for more := true; more; more = r.Step() {
@@ -173,7 +173,7 @@ func TestFindingsFromTheFrame(t *testing.T) {
 				here := Place{Place: demo.Place{Sc: sc, On: on, Step: f.Index}, Lang: "en"}
 				doc := render(t, verdict(Demo{Page: Page{Lang: "en"}, Frame: f, Here: here}))
 				text := doc.Find(`[data-testid="verdict"]`).Text()
-				where := fmt.Sprintf("%s %s frame %d", sc.ID, OnOff(on), f.Index)
+				where := fmt.Sprintf("%s %s frame %d", sc.ID, demo.OnOff(on), f.Index)
 				for _, v := range f.Violations {
 					if v.Kind == demo.StaleWrite && strings.Contains(text, "No write from "+v.Client) {
 						t.Errorf("%s: %q lands a stale write, and the verdict still says %q", where, v.Client, text)
@@ -222,14 +222,14 @@ func cycle(edges []sql.WaitEdge) bool {
 // fencing it does not show, and its verdict carries the herd's cost, which
 // the switch changes; WAIT's answer reads as Japanese.
 func TestIndexAndVerdictWords(t *testing.T) {
-	if got := OutcomeShort("en", demotest.LastFrame(t, "optimistic-version", true)); got != "no anomaly" {
+	if got := OutcomeShort("en", testkit.LastFrame(t, "optimistic-version", true)); got != "no anomaly" {
 		t.Errorf("optimistic-version on, on the index: %q, want no anomaly", got)
 	}
-	sc := demotest.Scenario(t, "zookeeper-recipe")
+	sc := testkit.Scenario(t, "zookeeper-recipe")
 	if sc.Purpose != "correctness" || strings.Contains(T("en", "topology."+sc.Topology), "fencing") {
 		t.Errorf("zookeeper-recipe sits under %q · %q", T("en", "purpose."+sc.Purpose), T("en", "topology."+sc.Topology))
 	}
-	off, on := Verdict("en", demotest.LastFrame(t, sc.ID, false)), Verdict("en", demotest.LastFrame(t, sc.ID, true))
+	off, on := Verdict("en", testkit.LastFrame(t, sc.ID, false)), Verdict("en", testkit.LastFrame(t, sc.ID, true))
 	if off == on || !strings.Contains(off, "watch notifications") {
 		t.Errorf("zookeeper-recipe's verdict does not carry the herd's cost: off %q, on %q", off, on)
 	}

@@ -14,7 +14,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -320,11 +319,11 @@ func TestA11y(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(items) == 0 {
-				t.Errorf("fencing %s frame %d %s: no li.%s in the happened list", views.OnOff(c.on), c.k, c.lang, c.class)
+				t.Errorf("fencing %s frame %d %s: no li.%s in the happened list", demo.OnOff(c.on), c.k, c.lang, c.class)
 			}
 			for _, text := range items {
 				if problem := markProblem(c.class, c.lang, text); problem != "" {
-					t.Errorf("fencing %s frame %d %s: li.%s %q: %s", views.OnOff(c.on), c.k, c.lang, c.class, text, problem)
+					t.Errorf("fencing %s frame %d %s: li.%s %q: %s", demo.OnOff(c.on), c.k, c.lang, c.class, text, problem)
 				}
 			}
 		}
@@ -336,44 +335,29 @@ func TestA11y(t *testing.T) {
 // rejected or stale write says so with a symbol and in words, and each write
 // mark on the space-time diagram has its glyph.
 func TestMarksNotColourAlone(t *testing.T) {
-	s := newTestServer(t, DefaultConfig())
+	t.Parallel() // reads every frame's page: beside the other long tests
 	seen := map[string]int{}
-	for _, sc := range s.catalog.Scenarios {
-		for _, on := range []bool{false, true} {
-			for _, lang := range []string{"en", "ja"} {
-				for k := 1; k <= sc.Frames(); k++ {
-					path := views.FrameURL(sc, on, k, lang)
-					rec := httptest.NewRecorder()
-					s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-					if rec.Code != http.StatusOK {
-						t.Fatalf("GET %s: %d", path, rec.Code)
-					}
-					doc, err := goquery.NewDocumentFromReader(rec.Body)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, class := range []string{"ev-accepted", "ev-rejected", "ev-stale"} {
-						doc.Find("ul.happened li." + class).Each(func(_ int, li *goquery.Selection) {
-							seen[class]++
-							text := strings.Join(strings.Fields(li.Text()), " ")
-							if problem := markProblem(class, lang, text); problem != "" {
-								t.Errorf("%s: li.%s %q: %s", path, class, text, problem)
-							}
-						})
-					}
-					for class, glyph := range map[string]string{"write.ok": "✓", "write.rejected": "✗", "write.stale": "!"} {
-						doc.Find(`svg[data-testid=timeline] g.mark.` + class).Each(func(_ int, g *goquery.Selection) {
-							seen[class]++
-							if got := strings.TrimSpace(g.Find("text.glyph").Text()); got != glyph {
-								t.Errorf("%s: timeline mark %s has glyph %q, want %q", path, class, got, glyph)
-							}
-							if strings.TrimSpace(g.Find("text.mark-label").Text()) == "" {
-								t.Errorf("%s: timeline mark %s has no label", path, class)
-							}
-						})
-					}
+	for _, p := range everyFramePage(t) {
+		path, lang, doc := p.path, p.lang, p.doc
+		for _, class := range []string{"ev-accepted", "ev-rejected", "ev-stale"} {
+			doc.Find("ul.happened li." + class).Each(func(_ int, li *goquery.Selection) {
+				seen[class]++
+				text := strings.Join(strings.Fields(li.Text()), " ")
+				if problem := markProblem(class, lang, text); problem != "" {
+					t.Errorf("%s: li.%s %q: %s", path, class, text, problem)
 				}
-			}
+			})
+		}
+		for class, glyph := range map[string]string{"write.ok": "✓", "write.rejected": "✗", "write.stale": "!"} {
+			doc.Find(`svg[data-testid=timeline] g.mark.` + class).Each(func(_ int, g *goquery.Selection) {
+				seen[class]++
+				if got := strings.TrimSpace(g.Find("text.glyph").Text()); got != glyph {
+					t.Errorf("%s: timeline mark %s has glyph %q, want %q", path, class, got, glyph)
+				}
+				if strings.TrimSpace(g.Find("text.mark-label").Text()) == "" {
+					t.Errorf("%s: timeline mark %s has no label", path, class)
+				}
+			})
 		}
 	}
 	for _, class := range []string{"ev-accepted", "ev-rejected", "ev-stale", "write.ok", "write.rejected", "write.stale"} {

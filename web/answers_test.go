@@ -23,37 +23,44 @@ import (
 // were.
 func TestAnswersMatchRendering(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
+	for _, sc := range s.catalog.Scenarios {
+		t.Run(sc.ID, func(t *testing.T) {
+			t.Parallel() // every scenario drawn many ways: the longest test here
+			checkAnswersMatch(t, s, sc)
+		})
+	}
+}
+
+// checkAnswersMatch is TestAnswersMatchRendering for one scenario.
+func checkAnswersMatch(t *testing.T, s *Server, sc *demo.Scenario) {
 	runs := []string{strings.Repeat("0123456789abcdef", 2), strings.Repeat("fedcba9876543210", 2)}
 	fids := []string{strings.Repeat("a1b2c3d4", 4), strings.Repeat("9e8d7c6b", 4)}
-	for _, id := range s.catalog.IDs() {
-		sc, _ := s.catalog.Get(id)
-		steps := []int{1, (sc.Frames() + 1) / 2, sc.Frames()}
-		if testing.Short() && sc.ID != "gc-pause" {
-			steps = []int{sc.Frames()}
-		}
-		for _, step := range steps {
-			for _, here := range []views.Place{
-				{Place: demo.Place{Sc: sc, On: true, Step: step}, Lang: "en"},
-				{Place: demo.Place{Sc: sc, On: false, Step: step}, Lang: "ja", View: views.EmbedView},
-				{Place: demo.Place{Sc: sc, On: sc.Default, Step: step}, Lang: "en", Present: true},
-			} {
-				for _, c := range []struct {
-					page, run, follow bool
-				}{{true, false, false}, {true, true, false}, {true, true, true}, {false, true, true}, {false, true, false}} {
-					key := answerKey{here: here, page: c.page}
-					for i := range runs {
-						var ids respond.IDs
-						if c.run {
-							ids.Run = runs[i]
-						}
-						if c.follow {
-							ids.Follow = fids[i]
-						}
-						want := drawn(t, s, key, ids)
-						for _, gz := range []bool{false, true} {
-							if got := served(t, s, key, ids, gz); !bytes.Equal(got, want) {
-								t.Fatalf("%s %+v gzip %v: the cached answer differs from the drawn one:\n%s\nwant\n%s", here.URL(), c, gz, got, want)
-							}
+	steps := []int{1, (sc.Frames() + 1) / 2, sc.Frames()}
+	if testing.Short() && sc.ID != "gc-pause" {
+		steps = []int{sc.Frames()}
+	}
+	for _, step := range steps {
+		for _, here := range []views.Place{
+			{Place: demo.Place{Sc: sc, On: true, Step: step}, Lang: "en"},
+			{Place: demo.Place{Sc: sc, On: false, Step: step}, Lang: "ja", View: views.EmbedView},
+			{Place: demo.Place{Sc: sc, On: sc.Default, Step: step}, Lang: "en", Present: true},
+		} {
+			for _, c := range []struct {
+				page, run, follow bool
+			}{{true, false, false}, {true, true, false}, {true, true, true}, {false, true, true}, {false, true, false}} {
+				key := answerKey{here: here, page: c.page}
+				for i := range runs {
+					var ids respond.IDs
+					if c.run {
+						ids.Run = runs[i]
+					}
+					if c.follow {
+						ids.Follow = fids[i]
+					}
+					want := drawn(t, s, key, ids)
+					for _, gz := range []bool{false, true} {
+						if got := served(t, s, key, ids, gz); !bytes.Equal(got, want) {
+							t.Fatalf("%s %+v gzip %v: the cached answer differs from the drawn one:\n%s\nwant\n%s", here.URL(), c, gz, got, want)
 						}
 					}
 				}

@@ -39,6 +39,7 @@ import (
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -55,7 +56,7 @@ func TestBrowser(t *testing.T) {
 	if !ok {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
 	}
-	testkit.CheckCheckpoints(t, sc)
+	screen.CheckCheckpoints(t, sc)
 
 	posts := &postLog{}
 	srv := httptest.NewServer(posts.wrap(newTestServer(t, DefaultConfig())))
@@ -249,7 +250,7 @@ func TestBrowser(t *testing.T) {
 		// double-click/pointer: one step too.
 		b.do(chromedp.Evaluate[chromedp.Void](
 			`document.querySelector('[data-testid=step]').click(); document.querySelector('[data-testid=step]').click()`))
-		s := b.waitFor("the double click to settle", func(s testkit.Screen) bool {
+		s := b.waitFor("the double click to settle", func(s screen.Screen) bool {
 			return s.Index != fmt.Sprintf("%d / %d", k, sc.Frames()) && s.Busy == 0
 		})
 		b.checkFrame(s, on, k+1, lang)
@@ -372,7 +373,7 @@ func TestBrowser(t *testing.T) {
 
 // frameURL is the address of a frame, as the address bar shows it.
 func frameURL(on bool, k int, lang string) string {
-	return fmt.Sprintf("/scenarios/gc-pause?fencing=%s&step=%d&lang=%s", views.OnOff(on), k, lang)
+	return fmt.Sprintf("/scenarios/gc-pause?fencing=%s&step=%d&lang=%s", demo.OnOff(on), k, lang)
 }
 
 // browserEnv is what the subtests share: one browser and one server.
@@ -393,13 +394,13 @@ type tab struct {
 
 // newTab opens a tab in a browser context of its own, closed when the
 // subtest ends. With js, it counts the page's requests in flight (see
-// testkit.InflightJS); the script is the test's, added through DevTools, so the
+// screen.InflightJS); the script is the test's, added through DevTools, so the
 // page's Content-Security-Policy does not apply to it.
 func (env *browserEnv) newTab(t *testing.T, js bool) *tab {
 	t.Helper()
 	ctx := testkit.NewTab(t, env.browser, tabBudget)
 	if js {
-		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: testkit.InflightJS}); err != nil {
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: screen.InflightJS}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -438,9 +439,9 @@ func (b *tab) submit(testid string) {
 	}
 }
 
-func (b *tab) screen() testkit.Screen {
+func (b *tab) screen() screen.Screen {
 	b.t.Helper()
-	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[testkit.Screen](testkit.ScreenJS))
+	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[screen.Screen](screen.ScreenJS))
 	if err != nil {
 		b.t.Fatalf("reading the screen: %v", err)
 	}
@@ -449,19 +450,19 @@ func (b *tab) screen() testkit.Screen {
 
 // waitFor reads the screen, once the page has loaded, until ok says it is
 // done (testkit.WaitFor).
-func (b *tab) waitFor(what string, ok func(testkit.Screen) bool) testkit.Screen {
+func (b *tab) waitFor(what string, ok func(screen.Screen) bool) screen.Screen {
 	b.t.Helper()
-	return testkit.WaitFor(b.t, b.ctx, waitBudget, what, testkit.ScreenJS, ok)
+	return testkit.WaitFor(b.t, b.ctx, waitBudget, what, screen.ScreenJS, ok)
 }
 
 // waitFrame waits until the page shows frame k at its own address, with no
 // request in flight and htmx settled (htmx wires the swapped-in buttons only
 // when it settles), then checks every value on it.
-func (b *tab) waitFrame(on bool, k int, lang string) testkit.Screen {
+func (b *tab) waitFrame(on bool, k int, lang string) screen.Screen {
 	b.t.Helper()
 	index := fmt.Sprintf("%d / %d", k, b.env.sc.Frames())
 	href := b.env.base + frameURL(on, k, lang)
-	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s testkit.Screen) bool {
+	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s screen.Screen) bool {
 		return s.Error != "" || s.Index == index && s.Href == href && s.Busy == 0 && s.Htmx == b.js
 	})
 	b.checkFrame(s, on, k, lang)
@@ -469,10 +470,10 @@ func (b *tab) waitFrame(on bool, k int, lang string) testkit.Screen {
 }
 
 // checkFrame checks every displayed value against the model's frame k and the
-// chapter's testkit.Checkpoints, and the address bar against the frame's address.
-func (b *tab) checkFrame(s testkit.Screen, on bool, k int, lang string) {
+// chapter's screen.Checkpoints, and the address bar against the frame's address.
+func (b *tab) checkFrame(s screen.Screen, on bool, k int, lang string) {
 	b.t.Helper()
-	where := fmt.Sprintf("fencing %s, frame %d, %s", views.OnOff(on), k, lang)
+	where := fmt.Sprintf("fencing %s, frame %d, %s", demo.OnOff(on), k, lang)
 	if s.Error != "" {
 		b.t.Fatalf("%s: the page shows an error: %s", where, s.Error)
 	}
@@ -484,16 +485,16 @@ func (b *tab) checkFrame(s testkit.Screen, on bool, k int, lang string) {
 	} else if !regexp.MustCompile(`^` + regexp.QuoteMeta(href) + `(&run=[0-9a-f]{32})?$`).MatchString(s.Href) {
 		b.t.Errorf("%s: address bar=%q, want %q with the run", where, s.Href, href)
 	}
-	want := testkit.WantScreen(b.t, b.env.sc, on, k, lang)
-	wf := testkit.Fields(want)
-	for i, f := range testkit.Fields(s) {
+	want := screen.Want(b.t, b.env.sc, on, k, lang)
+	wf := screen.Fields(want)
+	for i, f := range screen.Fields(s) {
 		if f[1] != wf[i][1] {
 			b.t.Errorf("%s: %s=%q, want %q", where, f[0], f[1], wf[i][1])
 		}
 	}
-	for _, cp := range testkit.Checkpoints {
+	for _, cp := range screen.Checkpoints {
 		if cp.On == on && cp.Frame == k {
-			if got := testkit.Field(s, cp.Field); got != cp.Want {
+			if got := screen.Field(s, cp.Field); got != cp.Want {
 				b.t.Errorf("%s: %s=%q, want the chapter's %q", where, cp.Field, got, cp.Want)
 			}
 		}
@@ -604,11 +605,11 @@ func (b *tab) waitScenarioFrame(sc *demo.Scenario, on bool, k int, lang string) 
 	if _, ok := sql.Of(f); ok {
 		want.Value = "" // a database shows its rows, not the chapter's resource
 	}
-	got := testkit.WaitFor(b.t, b.ctx, waitBudget, fmt.Sprintf("%s %s frame %d", sc.ID, views.OnOff(on), k), scenarioJS, func(got scenarioScreen) bool {
+	got := testkit.WaitFor(b.t, b.ctx, waitBudget, fmt.Sprintf("%s %s frame %d", sc.ID, demo.OnOff(on), k), scenarioJS, func(got scenarioScreen) bool {
 		return got.Error != "" || got.Busy == 0 && got.Index == want.Index && got.Href == want.Href
 	})
 	got.Busy = 0
 	if got != want {
-		b.t.Fatalf("%s %s=%s frame %d (%s):\n got %+v\nwant %+v", sc.ID, sc.Switch, views.OnOff(on), k, lang, got, want)
+		b.t.Fatalf("%s %s=%s frame %d (%s):\n got %+v\nwant %+v", sc.ID, sc.Switch, demo.OnOff(on), k, lang, got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 	"github.com/labstack/echo/v4"
 )
 
@@ -121,7 +122,7 @@ func TestCompressConcurrent(t *testing.T) {
 					errs <- err.Error()
 					return
 				}
-				if got, want := testkit.StepShown(body), strconv.Itoa(from+1)+" / "+strconv.Itoa(sc.Frames()); got != want {
+				if got, want := views.StepShown(body), strconv.Itoa(from+1)+" / "+strconv.Itoa(sc.Frames()); got != want {
 					errs <- "shows " + got + ", want " + want
 					return
 				}

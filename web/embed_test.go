@@ -27,6 +27,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -294,20 +295,20 @@ func attachFrame(t *testing.T, page *tab, prefix string) *tab {
 
 // waitEmbed waits until the frame shows frame k of sc at its embed address,
 // settled, and checks every value against the model.
-func (b *tab) waitEmbed(sc *demo.Scenario, on bool, k int, lang string) testkit.Screen {
+func (b *tab) waitEmbed(sc *demo.Scenario, on bool, k int, lang string) screen.Screen {
 	b.t.Helper()
 	index := fmt.Sprintf("%d / %d", k, sc.Frames())
 	href := b.env.base + views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang, View: views.EmbedView}.URL()
-	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s testkit.Screen) bool {
+	s := b.waitFor(fmt.Sprintf("frame %q at %s", index, href), func(s screen.Screen) bool {
 		return s.Error != "" || s.Index == index && s.Href == href && s.Busy == 0 && s.Htmx
 	})
 	if s.Error != "" {
 		b.t.Fatalf("the frame shows an error: %s", s.Error)
 	}
-	want := testkit.Fields(testkit.WantScreen(b.t, sc, on, k, lang))
-	for i, f := range testkit.Fields(s) {
+	want := screen.Fields(screen.Want(b.t, sc, on, k, lang))
+	for i, f := range screen.Fields(s) {
 		if f[1] != want[i][1] {
-			b.t.Errorf("embedded, fencing %s frame %d: %s=%q, want %q", views.OnOff(on), k, f[0], f[1], want[i][1])
+			b.t.Errorf("embedded, fencing %s frame %d: %s=%q, want %q", demo.OnOff(on), k, f[0], f[1], want[i][1])
 		}
 	}
 	return s

@@ -23,6 +23,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -101,7 +102,7 @@ func mustFollowShow(tb testing.TB, doc *goquery.Document, f demo.Frame, lang str
 		Fenced:   doc.Find("#h-res .badge").HasClass("on"),
 	}
 	if want := expect(f, lang); got != want {
-		tb.Fatalf("follower sees frame %d (fencing %s, %s) as\n %+v\nwant\n %+v", f.Index, onOff(f.On), lang, got, want)
+		tb.Fatalf("follower sees frame %d (fencing %s, %s) as\n %+v\nwant\n %+v", f.Index, demo.OnOff(f.On), lang, got, want)
 	}
 	if got, want := testkit.Attr(tb, doc, "try", "href"), gcPauseURL(f.On, f.Index, lang); got != want {
 		tb.Fatalf("try it myself=%q, want the frame's own address %q", got, want)
@@ -601,8 +602,8 @@ func TestBrowserFollow(t *testing.T) {
 	followURL := link + "?lang=ja"
 	fol.do(chromedp.Navigate(followURL))
 	status := views.T("ja", "follow.status.live")
-	following := func(k int) func(testkit.Screen) bool {
-		return func(s testkit.Screen) bool {
+	following := func(k int) func(screen.Screen) bool {
+		return func(s screen.Screen) bool {
 			return s.Index == fmt.Sprintf("%d / %d", k, sc.Frames()) && s.Href == followURL
 		}
 	}
@@ -616,7 +617,7 @@ func TestBrowserFollow(t *testing.T) {
 		lect.click("step")
 		lect.waitFrame(on, k, "en")
 		s := fol.waitFor(fmt.Sprintf("the follower to show frame %d", k), following(k))
-		want := testkit.WantScreen(t, sc, on, k, "ja")
+		want := screen.Want(t, sc, on, k, "ja")
 		for _, f := range [][3]string{
 			{"holder", s.Holder, want.Holder}, {"token", s.Token, want.Token},
 			{"resource-value", s.Value, want.Value}, {"max-token", s.MaxToken, want.MaxToken},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // Fuzzing the parameters a visitor controls: the query string of a page and
@@ -65,7 +66,7 @@ func wantPlace(sc *demo.Scenario, v url.Values, stepField string) (on bool, step
 // or off.
 func mustShowStep(t *testing.T, sc *demo.Scenario, body []byte, on bool, step int) {
 	t.Helper()
-	if got, want := testkit.StepShown(body), strconv.Itoa(step)+" / "+strconv.Itoa(sc.Frames()); got != want {
+	if got, want := views.StepShown(body), strconv.Itoa(step)+" / "+strconv.Itoa(sc.Frames()); got != want {
 		t.Fatalf("shows step %q, want %q", got, want)
 	}
 	doc := testkit.Parse(t, body)
@@ -214,9 +215,9 @@ func FuzzAct(f *testing.F) {
 				t.Fatalf("POST %s without htmx: 200, want a redirect", target)
 			}
 			b := w.Body.Bytes()
-			shown := strings.Split(testkit.StepShown(b), " / ")
+			shown := strings.Split(views.StepShown(b), " / ")
 			if len(shown) != 2 || shown[1] != strconv.Itoa(sc.Frames()) {
-				t.Fatalf("shows step %q, want k / %d", testkit.StepShown(b), sc.Frames())
+				t.Fatalf("shows step %q, want k / %d", views.StepShown(b), sc.Frames())
 			}
 			shownStep, _ = strconv.Atoi(shown[0])
 			shownOn = on

@@ -69,18 +69,11 @@ func gcPause(tb testing.TB) *demo.Scenario {
 	return testkit.Scenario(tb, "gc-pause")
 }
 
-func onOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
-
 // gcPauseURL is a frame's address as a visitor would copy it from the address
 // bar. It is spelled out here rather than taken from views, so the test also
 // pins the URL format.
 func gcPauseURL(on bool, step int, lang string) string {
-	return fmt.Sprintf("/scenarios/gc-pause?fencing=%s&step=%d&lang=%s", onOff(on), step, lang)
+	return fmt.Sprintf("/scenarios/gc-pause?fencing=%s&step=%d&lang=%s", demo.OnOff(on), step, lang)
 }
 
 // place is what the hidden inputs of every control say: the run, the frame
@@ -93,7 +86,7 @@ type place struct {
 }
 
 func (p place) form() url.Values {
-	return url.Values{"run": {p.run}, "from": {strconv.Itoa(p.from)}, "fencing": {onOff(p.on)}, "lang": {p.lang}}
+	return url.Values{"run": {p.run}, "from": {strconv.Itoa(p.from)}, "fencing": {demo.OnOff(p.on)}, "lang": {p.lang}}
 }
 
 // click posts action (step, back, reset, switch) made on place p.
@@ -178,7 +171,7 @@ func shown(tb testing.TB, doc *goquery.Document) display {
 func mustShow(tb testing.TB, doc *goquery.Document, f demo.Frame, lang string) {
 	tb.Helper()
 	if got, want := shown(tb, doc), expect(f, lang); got != want {
-		tb.Fatalf("frame %d (fencing %s, %s) shows\n %+v\nwant\n %+v", f.Index, onOff(f.On), lang, got, want)
+		tb.Fatalf("frame %d (fencing %s, %s) shows\n %+v\nwant\n %+v", f.Index, demo.OnOff(f.On), lang, got, want)
 	}
 	// The event log lists every event so far, once: a move played twice
 	// would show here even if the totals happened to agree.

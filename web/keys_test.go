@@ -20,6 +20,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -109,14 +110,14 @@ func TestKeys(t *testing.T) {
 		b.do(chromedp.KeyEvent("p"))
 		b.waitJS("autoplay to start", `document.querySelector('[data-testid=play]').getAttribute('aria-pressed') === 'true'`)
 		start := time.Now()
-		s := b.waitFor("autoplay to step on its own", func(s testkit.Screen) bool { return s.Index == fmt.Sprintf("2 / %d", gc.Frames()) })
+		s := b.waitFor("autoplay to step on its own", func(s screen.Screen) bool { return s.Index == fmt.Sprintf("2 / %d", gc.Frames()) })
 		t.Logf("autoplay at %s (%d ms a step) reached frame 2 after %v", fastest.Label, fastest.MS, time.Since(start).Round(10*time.Millisecond))
 		b.waitFrame(on, 2, lang)
 		b.bodyFocus()
 		b.do(chromedp.KeyEvent("p"))
 		b.waitJS("autoplay to stop", `document.querySelector('[data-testid=play]').getAttribute('aria-pressed') === 'false'`)
 		// A step autoplay started just before P may still be on its way.
-		stopped := b.waitFor("the last step to settle", func(s testkit.Screen) bool { return s.Busy == 0 }).Index
+		stopped := b.waitFor("the last step to settle", func(s screen.Screen) bool { return s.Busy == 0 }).Index
 		b.do(chromedp.Sleep(time.Duration(fastest.MS) * time.Millisecond * 3 / 2)) // longer than a step at that speed
 		if s = b.screen(); s.Index != stopped {
 			t.Errorf("after P stopped autoplay at %q, the frame moved on to %q", stopped, s.Index)

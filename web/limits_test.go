@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // A lecture hall on the open internet: the limits, and the lecturer's click
@@ -76,8 +77,8 @@ func lecturerClick(t *testing.T, c *http.Client, addr string, p place) {
 	defer resp.Body.Close()
 	var body bytes.Buffer
 	_, _ = body.ReadFrom(resp.Body)
-	if resp.StatusCode != http.StatusOK || testkit.StepShown(body.Bytes()) != fmt.Sprintf("%d / 7", p.from+1) {
-		t.Fatalf("the lecturer's click: %s, step %q", resp.Status, testkit.StepShown(body.Bytes()))
+	if resp.StatusCode != http.StatusOK || views.StepShown(body.Bytes()) != fmt.Sprintf("%d / 7", p.from+1) {
+		t.Fatalf("the lecturer's click: %s, step %q", resp.Status, views.StepShown(body.Bytes()))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/distlock/fencing-demo/internal/realserver"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // Follow-along across replicas (-follow-redis): two replicas share a real
@@ -61,14 +62,14 @@ func TestFollowAcrossReplicas(t *testing.T) {
 	l.step(t, a) // frame 6
 	for _, st := range []*testkit.Stream{onB, viaLB} {
 		ev := st.Next(t, 10*time.Second)
-		if got := testkit.StepShown([]byte(ev.Data)); got != "6 / 7" {
+		if got := views.StepShown([]byte(ev.Data)); got != "6 / 7" {
 			t.Fatalf("after the Redis restart a follower got %q, want frame 6", got)
 		}
 	}
 	l.step(t, a) // frame 7, and the followers are live again
 	for _, st := range []*testkit.Stream{onB, viaLB} {
 		ev := st.Next(t, 5*time.Second)
-		if got := testkit.StepShown([]byte(ev.Data)); got != "7 / 7" {
+		if got := views.StepShown([]byte(ev.Data)); got != "7 / 7" {
 			t.Fatalf("after the Redis restart a follower got %q, want frame 7", got)
 		}
 	}
@@ -112,8 +113,8 @@ func TestFollowLateJoinerSeesRedisLatest(t *testing.T) {
 		}
 		st := testkit.OpenStream(t, srv.Client(), srv.URL+l.follow+"/events?lang=en")
 		ev := st.Next(t, 5*time.Second)
-		if ev.ID != version || testkit.StepShown([]byte(ev.Data)) != "6 / 7" {
-			t.Fatalf("replica %s's first event: id %s, %q; want Redis's %s at frame 6", name, ev.ID, testkit.StepShown([]byte(ev.Data)), version)
+		if ev.ID != version || views.StepShown([]byte(ev.Data)) != "6 / 7" {
+			t.Fatalf("replica %s's first event: id %s, %q; want Redis's %s at frame 6", name, ev.ID, views.StepShown([]byte(ev.Data)), version)
 		}
 	}
 }
@@ -163,8 +164,8 @@ func TestDrainRelaysInFlightClick(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the click in flight: %v", err)
 	}
-	if body := readAll(t, resp); resp.StatusCode != http.StatusOK || testkit.StepShown(body) != "3 / 7" {
-		t.Fatalf("the click in flight: %s, %q; want frame 3", resp.Status, testkit.StepShown(body))
+	if body := readAll(t, resp); resp.StatusCode != http.StatusOK || views.StepShown(body) != "3 / 7" {
+		t.Fatalf("the click in flight: %s, %q; want frame 3", resp.Status, views.StepShown(body))
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("Shutdown: %v", err)

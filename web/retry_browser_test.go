@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -55,8 +56,8 @@ func TestBrowserFollowerReconnects(t *testing.T) {
 	l := startLecture(t, s, true, "en") // frame 2
 	fol := env.newTab(t, true)
 	fol.do(chromedp.Navigate(srv.URL + l.follow + "?lang=en"))
-	at := func(k int) func(testkit.Screen) bool {
-		return func(s testkit.Screen) bool { return s.Index == fmt.Sprintf("%d / %d", k, sc.Frames()) }
+	at := func(k int) func(screen.Screen) bool {
+		return func(s screen.Screen) bool { return s.Index == fmt.Sprintf("%d / %d", k, sc.Frames()) }
 	}
 	fol.waitFor("the follower at frame 2", at(2))
 	status := `document.getElementById('follow-status').textContent`

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -55,7 +56,7 @@ func TestScreen(t *testing.T) {
 		b.mouseClick(x, y, 2)
 		// The click has been handled when dispatchMouseEvent returns; htmx
 		// would have sent its request by now.
-		s := b.waitFor("the second click to settle", func(s testkit.Screen) bool { return s.Busy == 0 })
+		s := b.waitFor("the second click to settle", func(s screen.Screen) bool { return s.Busy == 0 })
 		if got, want := s.Index, fmt.Sprintf("%d / %d", k+1, gc.Frames()); got != want {
 			t.Errorf("after a double click on frame %d the screen shows %q, want %q", k, got, want)
 		}
@@ -81,7 +82,7 @@ func TestScreen(t *testing.T) {
 		b.mouseClick(x, y, 1)
 		b.mouseClick(x, y, 2)
 		want := fmt.Sprintf("%d / %d", k+1, gc.Frames())
-		s := testkit.WaitFor(t, b.ctx, waitBudget, "frame "+want, testkit.ScreenJS, func(s testkit.Screen) bool { return s.Index == want })
+		s := testkit.WaitFor(t, b.ctx, waitBudget, "frame "+want, screen.ScreenJS, func(s screen.Screen) bool { return s.Index == want })
 		b.checkFrame(s, on, k+1, lang)
 		for _, p := range posts.since(mark) {
 			if p.Get("from") != strconv.Itoa(k) {

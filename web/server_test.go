@@ -27,7 +27,7 @@ import (
 // through httptest: a visitor's deep links, clicks with and without htmx, a
 // restart in the middle of a lecture, and every kind of bad input. What a
 // frame should show is what the model computes for it, so the tests replay
-// the model and compare; the chapter's story testkit.Checkpoints are written out by
+// the model and compare; the chapter's story screen.Checkpoints are written out by
 // hand as well, so a broken model cannot pass by agreeing with itself.
 
 // Deep links.
@@ -80,7 +80,7 @@ func TestChapterCheckpoints(t *testing.T) {
 		{on: true, step: 7, holder: "B", token: "2", value: `"B"`, max: "2", rejct: "1"},
 		{on: false, step: 7, holder: "B", token: "2", value: `"A"`, max: "2", rejct: "0"},
 	} {
-		t.Run(fmt.Sprintf("fencing-%s/step-%d", onOff(tt.on), tt.step), func(t *testing.T) {
+		t.Run(fmt.Sprintf("fencing-%s/step-%d", demo.OnOff(tt.on), tt.step), func(t *testing.T) {
 			w := testkit.Get(t, s, gcPauseURL(tt.on, tt.step, "en"))
 			testkit.MustStatus(t, w, http.StatusOK)
 			doc := testkit.Parse(t, w.Body.Bytes())
@@ -205,12 +205,12 @@ func TestIndex(t *testing.T) {
 			}
 			f := r.Frame()
 			want := views.OutcomeShort("en", f)
-			o := entry.Find(`[data-testid="outcome-` + views.OnOff(on) + `"]`)
+			o := entry.Find(`[data-testid="outcome-` + demo.OnOff(on) + `"]`)
 			if !strings.Contains(o.Text(), want) {
-				t.Fatalf("%s %s: outcome %q does not say %q", sc.ID, views.OnOff(on), o.Text(), want)
+				t.Fatalf("%s %s: outcome %q does not say %q", sc.ID, demo.OnOff(on), o.Text(), want)
 			}
 			if got, want := o.AttrOr("href", ""), views.FrameURL(sc, on, sc.Frames(), "en"); got != want {
-				t.Fatalf("%s %s: outcome link=%q, want %q", sc.ID, views.OnOff(on), got, want)
+				t.Fatalf("%s %s: outcome link=%q, want %q", sc.ID, demo.OnOff(on), got, want)
 			}
 		}
 	}
@@ -259,7 +259,7 @@ func TestStepThroughWithHTMX(t *testing.T) {
 		on   bool
 		lang string
 	}{{true, "en"}, {false, "ja"}} {
-		t.Run(onOff(tt.on)+"-"+tt.lang, func(t *testing.T) {
+		t.Run(demo.OnOff(tt.on)+"-"+tt.lang, func(t *testing.T) {
 			s := newTestServer(t, DefaultConfig())
 			p := place{from: 1, on: tt.on, lang: tt.lang}
 			for step := 2; step <= sc.Frames(); step++ {
@@ -394,7 +394,7 @@ func TestConcurrentDoubleSubmit(t *testing.T) {
 func TestRestartRecovery(t *testing.T) {
 	sc := gcPause(t)
 	for _, on := range []bool{true, false} {
-		t.Run("fencing-"+onOff(on), func(t *testing.T) {
+		t.Run("fencing-"+demo.OnOff(on), func(t *testing.T) {
 			before := newTestServer(t, DefaultConfig())
 			p := walkTo(t, before, sc, on, 5)
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
@@ -55,7 +56,7 @@ func TestStepWeight(t *testing.T) {
 				n := w.Body.Len()
 				gunzip(t, w) // it is compressed
 				if n > stepBudget {
-					t.Fatalf("a step from %d (fencing %s, %s) answers %d bytes compressed, want at most %d", from, onOff(on), lang, n, stepBudget)
+					t.Fatalf("a step from %d (fencing %s, %s) answers %d bytes compressed, want at most %d", from, demo.OnOff(on), lang, n, stepBudget)
 				}
 				largest = max(largest, n)
 			}

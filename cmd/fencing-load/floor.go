@@ -138,7 +138,7 @@ func capture(ctx context.Context, base string, sc *demo.Scenario) (map[string]ca
 				}
 				h := resp.Header.Clone()
 				h.Del("Date") // net/http writes its own
-				answers[floorKey(views.OnOff(on), lang, strconv.Itoa(from))] = captured{header: h, body: body}
+				answers[floorKey(demo.OnOff(on), lang, strconv.Itoa(from))] = captured{header: h, body: body}
 			}
 		}
 	}

@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // Every command line the page shows on a Redis node is one the suite sends:
 // a model.Command, or a NoAnswer carrying one, whose durations scale without
 // rounding. Needs no server, so it runs where redis-server is absent too.
 func TestConformanceSendsEveryWireLine(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	for _, id := range family {
 		sc, ok := c.Get(id)
 		if !ok {

@@ -15,10 +15,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	model "github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/internal/realserver"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // family is every scenario played on Redis. TestConformanceCoversFamily keeps
@@ -61,7 +61,7 @@ func (cl *cluster) agrees(what string) {
 }
 
 func TestConformanceCoversFamily(t *testing.T) {
-	for _, sc := range demotest.Catalog(t).Scenarios {
+	for _, sc := range testkit.Catalog(t).Scenarios {
 		redis := sc.Store == model.SingleStore || sc.Store == model.ReplicatedStore || sc.Store == model.RedlockStore
 		if redis && !slices.Contains(family, sc.ID) {
 			t.Errorf("scenario %q runs on Redis (store %s) but the conformance suite does not play it", sc.ID, sc.Store)
@@ -78,7 +78,7 @@ func TestConformanceRedis(t *testing.T) {
 	}
 	realserver.Binary(t, "redis-server", "redis-server")
 	redis.SetLogger(quiet{})
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	for _, id := range family {
 		sc, ok := c.Get(id)
 		if !ok {
@@ -103,7 +103,7 @@ func TestConformanceRedis(t *testing.T) {
 // blocks where real Redis would (A's WAIT 1 0 after the only replica died),
 // and that the WAIT answers 1 once the replica is back and has synced.
 func waitBlocked(t *testing.T) *demo.Scenario {
-	src := demotest.YAML("wait-blocked",
+	src := testkit.YAML("wait-blocked",
 		"A set lock:row-1 NX PX 30000",
 		"tick 1000",
 		"replica down",
@@ -115,12 +115,12 @@ func waitBlocked(t *testing.T) *demo.Scenario {
           - tick 1000
           - replica up
 `
-	src = demotest.Replace(t, src, "topology: consensus", "topology: replicated")
-	src = demotest.Replace(t, src, "    fencing: switch\n", "")
-	src = demotest.OnStore(t, "replicated", src)
-	c, err := script.Load("wait-blocked.yaml", []byte(demotest.File(src)))
+	src = testkit.Replace(t, src, "topology: consensus", "topology: replicated")
+	src = testkit.Replace(t, src, "    fencing: switch\n", "")
+	src = testkit.OnStore(t, "replicated", src)
+	c, err := script.Load("wait-blocked.yaml", []byte(testkit.File(src)))
 	if err != nil {
-		t.Fatalf("Load: %v\n%s", err, demotest.Numbered(src))
+		t.Fatalf("Load: %v\n%s", err, testkit.Numbered(src))
 	}
 	return c.Scenarios[0]
 }

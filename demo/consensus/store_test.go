@@ -7,13 +7,13 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	. "github.com/distlock/fencing-demo/demo/consensus"
-	"github.com/distlock/fencing-demo/demo/demotest"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // play runs a small consensus scenario (clients A and B) to its end.
 func play(t *testing.T, store string, do ...string) demo.Frame {
 	t.Helper()
-	return demotest.Play(t, demotest.File(demotest.OnStore(t, store, demotest.YAML("s", do...))), true)
+	return testkit.Play(t, testkit.File(testkit.OnStore(t, store, testkit.YAML("s", do...))), true)
 }
 
 func calls(f demo.Frame, op Op) []Call {
@@ -83,7 +83,7 @@ func TestWatchFiresOnce(t *testing.T) {
 // each reads the queue; with a watch on the predecessor, one wakes.
 func TestHerdCounts(t *testing.T) {
 	for _, on := range []bool{true, false} {
-		f := demotest.LastFrame(t, "zookeeper-recipe", on)
+		f := testkit.LastFrame(t, "zookeeper-recipe", on)
 		var woke []string
 		for _, e := range f.Events {
 			if w, ok := e.(WatchFired); ok && w.At == 1000 {

@@ -3,9 +3,9 @@ package redis_test
 import (
 	"fmt"
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/lockservice"
 	. "github.com/distlock/fencing-demo/demo/redis"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"reflect"
 	"regexp"
 	"strings"
@@ -189,7 +189,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sc, ok := demotest.Catalog(t).Get(tt.id)
+			sc, ok := testkit.Catalog(t).Get(tt.id)
 			if !ok {
 				t.Fatalf("scenarios.yaml has no %q scenario", tt.id)
 			}
@@ -200,7 +200,7 @@ func TestWireOfScenarioEvents(t *testing.T) {
 			e := eventOf(t, r.Frame(), tt.kind, tt.client, tt.node)
 			call, reply := e.Wire()
 			if call != tt.call || reply != tt.reply {
-				t.Fatalf("%s %s frame %d: Wire()=\n(%q, %q)\nwant\n(%q, %q)", tt.id, demotest.OnOff(tt.on), tt.frame, call, reply, tt.call, tt.reply)
+				t.Fatalf("%s %s frame %d: Wire()=\n(%q, %q)\nwant\n(%q, %q)", tt.id, demo.OnOff(tt.on), tt.frame, call, reply, tt.call, tt.reply)
 			}
 		})
 	}
@@ -283,7 +283,7 @@ func TestWireOfSmallScenarios(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := demotest.Play(t, demotest.File(demotest.OnStore(t, tt.store, demotest.YAML("s", tt.do...))), true)
+			f := testkit.Play(t, testkit.File(testkit.OnStore(t, tt.store, testkit.YAML("s", tt.do...))), true)
 			e := eventOf(t, f, tt.kind, tt.client, "")
 			wantCall, wantReply := tt.call, tt.reply
 			if tt.fromScenario {
@@ -362,7 +362,7 @@ func TestArgsOfScenarioCommands(t *testing.T) {
 		}, "OK"},
 	} {
 		t.Run(fmt.Sprintf("%s-%d-%v", tt.id, tt.frame, tt.kind), func(t *testing.T) {
-			sc := demotest.Scenario(t, tt.id)
+			sc := testkit.Scenario(t, tt.id)
 			r, err := demo.Replay(sc, tt.on, tt.frame)
 			if err != nil {
 				t.Fatal(err)
@@ -409,7 +409,7 @@ func TestArgsOfRedissonCommands(t *testing.T) {
 		{8, LatchDelCmd, "", []string{"DEL", latch}, "(integer) 1"},
 	} {
 		t.Run(tt.kind.String(), func(t *testing.T) {
-			r, err := demo.Replay(demotest.Scenario(t, "watchdog"), true, tt.frame)
+			r, err := demo.Replay(testkit.Scenario(t, "watchdog"), true, tt.frame)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -460,7 +460,7 @@ func TestRefusedAndTimedOut(t *testing.T) {
 		{"redlock-quorum", false, 4, "redis5", true, 0},
 		{"redlock-clock-jump", true, 2, "redis4", false, 50},
 	} {
-		r, err := demo.Replay(demotest.Scenario(t, tt.id), tt.on, tt.frame)
+		r, err := demo.Replay(testkit.Scenario(t, tt.id), tt.on, tt.frame)
 		if err != nil {
 			t.Fatal(err)
 		}

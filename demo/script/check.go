@@ -57,6 +57,11 @@ func checkNames(sc *demo.Scenario) *checkError {
 	if sc.Switch == "" || !validID(sc.Switch) {
 		return fail(0, "the switch needs a name of lower-case letters, digits and dashes")
 	}
+	for _, old := range sc.SwitchAliases {
+		if !validID(old) || old == sc.Switch {
+			return fail(0, "switch-aliases: %q must be a former name of lower-case letters, digits and dashes, not the switch's own", old)
+		}
+	}
 	return nil
 }
 

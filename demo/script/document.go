@@ -43,27 +43,28 @@ func (n narration) demo() demo.Narration {
 }
 
 type scenario struct {
-	ID          string    `yaml:"id"`
-	Title       text      `yaml:"title"`
-	Summary     text      `yaml:"summary"`
-	Lesson      text      `yaml:"lesson"`
-	Sources     []source  `yaml:"sources"`
-	Purpose     string    `yaml:"purpose"`
-	Topology    string    `yaml:"topology"`
-	Switch      string    `yaml:"switch"`
-	SwitchLabel text      `yaml:"switch-label"`
-	Default     bool      `yaml:"default"`
-	Store       string    `yaml:"store"`
-	Nodes       int       `yaml:"nodes"`
-	Latency     int       `yaml:"latency"`
-	Timeout     int       `yaml:"timeout"`
-	Pool        int       `yaml:"pool"`
-	Resource    string    `yaml:"resource"`
-	Fencing     string    `yaml:"fencing"`
-	Clients     []string  `yaml:"clients"`
-	Setup       []action  `yaml:"setup"`
-	Initial     narration `yaml:"initial"`
-	Moves       []move    `yaml:"moves"`
+	ID            string    `yaml:"id"`
+	Title         text      `yaml:"title"`
+	Summary       text      `yaml:"summary"`
+	Lesson        text      `yaml:"lesson"`
+	Sources       []source  `yaml:"sources"`
+	Purpose       string    `yaml:"purpose"`
+	Topology      string    `yaml:"topology"`
+	Switch        string    `yaml:"switch"`
+	SwitchAliases []string  `yaml:"switch-aliases"`
+	SwitchLabel   text      `yaml:"switch-label"`
+	Default       bool      `yaml:"default"`
+	Store         string    `yaml:"store"`
+	Nodes         int       `yaml:"nodes"`
+	Latency       int       `yaml:"latency"`
+	Timeout       int       `yaml:"timeout"`
+	Pool          int       `yaml:"pool"`
+	Resource      string    `yaml:"resource"`
+	Fencing       string    `yaml:"fencing"`
+	Clients       []string  `yaml:"clients"`
+	Setup         []action  `yaml:"setup"`
+	Initial       narration `yaml:"initial"`
+	Moves         []move    `yaml:"moves"`
 }
 
 // source is one primary text the lesson rests on.
@@ -90,7 +91,7 @@ func (s *scenario) scenario() *demo.Scenario {
 	sc := &demo.Scenario{
 		ID: s.ID, Title: s.Title.demo(), Summary: s.Summary.demo(), Lesson: s.Lesson.demo(),
 		Purpose: s.Purpose, Topology: s.Topology,
-		Switch: s.Switch, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
+		Switch: s.Switch, SwitchAliases: s.SwitchAliases, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Initial: s.Initial.demo(),

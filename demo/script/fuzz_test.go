@@ -8,23 +8,23 @@ import (
 	"testing"
 
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // FuzzLoad feeds any bytes to Load. It must never panic; an error must be a
 // *script.LoadError whose line is in the input; and a catalog that loads must play
 // every scenario to its end in both switch positions, as Load promises.
 func FuzzLoad(f *testing.F) {
-	real, err := os.ReadFile(demotest.ScenariosFile())
+	real, err := os.ReadFile(testkit.ScenariosFile())
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(real)
-	minimal := demotest.File(demotest.YAML("s", "A acquire 10", "tick 2", "A write x"))
+	minimal := testkit.File(testkit.YAML("s", "A acquire 10", "tick 2", "A write x"))
 	f.Add([]byte(minimal))
-	f.Add([]byte(demotest.File(demotest.OnStore(f, "redlock", demotest.YAML("r", "A cut redis4 redis5", "A redlock lock:k PX 100", "redis3 jump 500", "B redlock lock:k PX 100", "A write A")))))
-	f.Add([]byte(demotest.File(demotest.OnStore(f, "replicated", demotest.YAML("p", "A set lock:k NX PX 30000", "A wait 1 0", "primary down", "replica promote", "B set lock:k NX PX 30000")))))
+	f.Add([]byte(testkit.File(testkit.OnStore(f, "redlock", testkit.YAML("r", "A cut redis4 redis5", "A redlock lock:k PX 100", "redis3 jump 500", "B redlock lock:k PX 100", "A write A")))))
+	f.Add([]byte(testkit.File(testkit.OnStore(f, "replicated", testkit.YAML("p", "A set lock:k NX PX 30000", "A wait 1 0", "primary down", "replica promote", "B set lock:k NX PX 30000")))))
 	// Broken variants: one mistake each.
 	for _, broken := range []string{
 		strings.Replace(string(real), "latency: 2", "latency: two", 1),
@@ -68,10 +68,10 @@ func FuzzLoad(f *testing.F) {
 			for _, on := range []bool{false, true} {
 				r, err := Replay(sc, on, sc.Frames())
 				if err != nil {
-					t.Fatalf("%s %s: a scenario that loaded fails to play: %v", sc.ID, demotest.OnOff(on), err)
+					t.Fatalf("%s %s: a scenario that loaded fails to play: %v", sc.ID, OnOff(on), err)
 				}
 				if got, want := r.Index(), sc.Frames(); got != want {
-					t.Fatalf("%s %s: Replay stopped at frame %d of %d", sc.ID, demotest.OnOff(on), got, want)
+					t.Fatalf("%s %s: Replay stopped at frame %d of %d", sc.ID, OnOff(on), got, want)
 				}
 			}
 		}

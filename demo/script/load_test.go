@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	. "github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,7 +30,7 @@ func loadError(tb testing.TB, src string) *script.LoadError {
 }
 
 func TestLoadMinimalScenario(t *testing.T) {
-	src := demotest.File(demotest.YAML("one", "A acquire 10", "tick 2", "A write x"), demotest.YAML("two", "tick 1"))
+	src := testkit.File(testkit.YAML("one", "A acquire 10", "tick 2", "A write x"), testkit.YAML("two", "tick 1"))
 	c, err := script.Load("test.yaml", []byte(src))
 	if err != nil {
 		t.Fatalf("Load: %v\n%s", err, src)
@@ -52,9 +52,9 @@ func TestLoadMinimalScenario(t *testing.T) {
 		t.Fatalf("Frames()=%d, want %d", got, want)
 	}
 	want := []Action{
-		{Who: "A", Verb: lockservice.Acquire, Args: lockservice.LeaseArgs{Lease: 10}, Line: demotest.LineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
-		{Verb: Tick, Args: TickArgs{Forward: 2}, Line: demotest.LineOf(t, src, "tick 2"), Source: "tick 2"},
-		{Who: "A", Verb: Write, Args: WriteArgs{Value: "x"}, Line: demotest.LineOf(t, src, "A write x"), Source: "A write x"},
+		{Who: "A", Verb: lockservice.Acquire, Args: lockservice.LeaseArgs{Lease: 10}, Line: testkit.LineOf(t, src, "A acquire 10"), Source: "A acquire 10"},
+		{Verb: Tick, Args: TickArgs{Forward: 2}, Line: testkit.LineOf(t, src, "tick 2"), Source: "tick 2"},
+		{Who: "A", Verb: Write, Args: WriteArgs{Value: "x"}, Line: testkit.LineOf(t, src, "A write x"), Source: "A write x"},
 	}
 	if got := sc.Moves[0].Do; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Do=\n%+v\nwant\n%+v", got, want)
@@ -76,99 +76,99 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{
 			name: "bad YAML syntax",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "resource: row-1", "resource: row-1: oops"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "resource: row-1", "resource: row-1: oops"),
 			at:   "resource: row-1: oops",
 		},
 		{
 			name: "unknown verb",
-			src:  demotest.File(demotest.YAML("s", "A acquire 3", "A fly 3")),
+			src:  testkit.File(testkit.YAML("s", "A acquire 3", "A fly 3")),
 			at:   "A fly 3",
 			msg:  []string{`"fly"`, "unknown action"},
 		},
 		{
 			name: "unknown client",
-			src:  demotest.File(demotest.YAML("s", "A acquire 10", "C acquire 10")),
+			src:  testkit.File(testkit.YAML("s", "A acquire 10", "C acquire 10")),
 			at:   "C acquire 10",
 			msg:  []string{`"C"`, "unknown client", "C acquire 10"},
 		},
 		{
 			name: "paused client acts",
-			src:  demotest.File(demotest.YAML("s", "A acquire 10", "A pause", "tick 1", "A write x")),
+			src:  testkit.File(testkit.YAML("s", "A acquire 10", "A pause", "tick 1", "A write x")),
 			at:   "A write x",
 			msg:  []string{"A write x", "paused"},
 		},
 		{
 			name: "resume by a client that is not paused",
-			src:  demotest.File(demotest.YAML("s", "B resume")),
+			src:  testkit.File(testkit.YAML("s", "B resume")),
 			at:   "B resume",
 			msg:  []string{"B resume", "not paused"},
 		},
 		{
 			name: "lease is not a number",
-			src:  demotest.File(demotest.YAML("s", "A acquire ten")),
+			src:  testkit.File(testkit.YAML("s", "A acquire ten")),
 			at:   "A acquire ten",
 			msg:  []string{`"ten"`},
 		},
 		{
 			name: "negative tick",
-			src:  demotest.File(demotest.YAML("s", "tick -1")),
+			src:  testkit.File(testkit.YAML("s", "tick -1")),
 			at:   "tick -1",
 			msg:  []string{"tick -1"},
 		},
 		{
 			name: "write of two words",
-			src:  demotest.File(demotest.YAML("s", "A write x y")),
+			src:  testkit.File(testkit.YAML("s", "A write x y")),
 			at:   "A write x y",
 			msg:  []string{"A write x y"},
 		},
 		{
 			name: "move title without English",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 一手, en: One move}", "{ja: 一手}"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "{ja: 一手, en: One move}", "{ja: 一手}"),
 			at:   "tick 1", // a move has no line of its own: its first action stands for it
 			msg:  []string{"move 1 title", "English"},
 		},
 		{
 			name: "move text without Japanese",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 本文, en: Text}", "{en: Text}"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "{ja: 本文, en: Text}", "{en: Text}"),
 			at:   "tick 1",
 			msg:  []string{"move 1 text", "Japanese"},
 		},
 		{
 			name: "scenario title without Japanese",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 題, en: Title}", "{en: Title}"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "{ja: 題, en: Title}", "{en: Title}"),
 			msg:  []string{`"s"`, "title", "Japanese"},
 		},
 		{
 			name: "initial text missing",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "      text: {ja: 空, en: Empty}\n", ""),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "      text: {ja: 空, en: Empty}\n", ""),
 			msg:  []string{"initial text", "missing"},
 		},
 		{
 			name: "lesson without English",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "{ja: 教訓, en: Lesson}", "{ja: 教訓}"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "{ja: 教訓, en: Lesson}", "{ja: 教訓}"),
 			msg:  []string{"lesson", "English"},
 		},
 		{
 			// Scenario carries no line of its own, so neither does this error.
 			name: "duplicate scenario id",
-			src:  demotest.File(demotest.YAML("twin", "tick 1"), demotest.YAML("other", "tick 1"), demotest.YAML("twin", "tick 2")),
+			src:  testkit.File(testkit.YAML("twin", "tick 1"), testkit.YAML("other", "tick 1"), testkit.YAML("twin", "tick 2")),
 			msg:  []string{`"twin"`, "twice"},
 		},
 		{
 			name: "unknown top-level field",
-			src:  "version: 2\n" + demotest.File(demotest.YAML("s", "tick 1")),
+			src:  "version: 2\n" + testkit.File(testkit.YAML("s", "tick 1")),
 			at:   "version: 2",
 			msg:  []string{`"version"`},
 		},
 		{
 			name: "unknown scenario field",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "    switch: fencing\n", "    switch: fencing\n    outcome: B wins\n"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "    switch: fencing\n", "    switch: fencing\n    outcome: B wins\n"),
 			at:   "outcome: B wins",
 			msg:  []string{`"outcome"`},
 		},
 		{
 			name: "unknown move field",
-			src:  demotest.Replace(t, demotest.File(demotest.YAML("s", "tick 1")), "        do:\n", "        expect: rejected\n        do:\n"),
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "        do:\n", "        expect: rejected\n        do:\n"),
 			at:   "expect: rejected",
 			msg:  []string{`"expect"`},
 		},
@@ -179,12 +179,12 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "bad id",
-			src:  demotest.File(demotest.YAML("GC_Pause", "tick 1")),
+			src:  testkit.File(testkit.YAML("GC_Pause", "tick 1")),
 			msg:  []string{"id"},
 		},
 		{
 			name: "move without actions",
-			src:  demotest.File(demotest.YAML("s")),
+			src:  testkit.File(testkit.YAML("s")),
 			msg:  []string{"move 1", "do"},
 		},
 	} {
@@ -201,10 +201,10 @@ func wantLoadError(tb testing.TB, src, at string, msg ...string) {
 	le := loadError(tb, src)
 	want := 0
 	if at != "" {
-		want = demotest.LineOf(tb, src, at)
+		want = testkit.LineOf(tb, src, at)
 	}
 	if got := le.Line; got != want {
-		tb.Fatalf("Line=%d, want %d (%q); error: %v\nYAML:\n%s", got, want, at, le, demotest.Numbered(src))
+		tb.Fatalf("Line=%d, want %d (%q); error: %v\nYAML:\n%s", got, want, at, le, testkit.Numbered(src))
 	}
 	for _, m := range msg {
 		if !strings.Contains(le.Msg, m) {
@@ -223,9 +223,9 @@ func wantLoadError(tb testing.TB, src, at string, msg ...string) {
 // A mistake in a later scenario is reported on its own line, not the first
 // scenario's.
 func TestLoadErrorLineInSecondScenario(t *testing.T) {
-	src := demotest.File(demotest.YAML("first", "A acquire 10"), demotest.YAML("second", "tick 1", "B pause", "B release"))
+	src := testkit.File(testkit.YAML("first", "A acquire 10"), testkit.YAML("second", "tick 1", "B pause", "B release"))
 	le := loadError(t, src)
-	if got, want := le.Line, demotest.LineOf(t, src, "B release"); got != want {
+	if got, want := le.Line, testkit.LineOf(t, src, "B release"); got != want {
 		t.Fatalf("Line=%d, want %d; error: %v", got, want, le)
 	}
 	if !strings.Contains(le.Msg, `"second"`) {
@@ -237,15 +237,15 @@ func TestLoadErrorLineInSecondScenario(t *testing.T) {
 // store, and the shape of the scenario around it.
 func TestLoadErrorsRedisGrammar(t *testing.T) {
 	redlock := func(do ...string) string {
-		return demotest.File(demotest.OnStore(t, "redlock", demotest.YAML("s", do...)))
+		return testkit.File(testkit.OnStore(t, "redlock", testkit.YAML("s", do...)))
 	}
 	redis := func(do ...string) string {
-		return demotest.File(demotest.OnStore(t, "redis", demotest.YAML("s", do...)))
+		return testkit.File(testkit.OnStore(t, "redis", testkit.YAML("s", do...)))
 	}
 	replicated := func(do ...string) string {
-		return demotest.File(demotest.OnStore(t, "replicated", demotest.YAML("s", do...)))
+		return testkit.File(testkit.OnStore(t, "replicated", testkit.YAML("s", do...)))
 	}
-	lockservice := func(do ...string) string { return demotest.File(demotest.YAML("s", do...)) }
+	lockservice := func(do ...string) string { return testkit.File(testkit.YAML("s", do...)) }
 	for _, tt := range []struct {
 		name string
 		src  string
@@ -374,73 +374,73 @@ func TestLoadErrorsRedisGrammar(t *testing.T) {
 		},
 		{
 			name: "a client named like the redis node",
-			src:  demotest.Replace(t, redis("tick 1"), "clients: [A, B]", "clients: [A, redis]"),
+			src:  testkit.Replace(t, redis("tick 1"), "clients: [A, B]", "clients: [A, redis]"),
 			msg:  []string{`client "redis"`, "not a node's name"},
 		},
 		{
 			name: "a client named like a redlock node",
-			src:  demotest.Replace(t, redlock("tick 1"), "clients: [A, B]", "clients: [redis3, B]"),
+			src:  testkit.Replace(t, redlock("tick 1"), "clients: [A, B]", "clients: [redis3, B]"),
 			msg:  []string{`client "redis3"`},
 		},
 		{
 			name: "a client named all",
-			src:  demotest.Replace(t, lockservice("tick 1"), "clients: [A, B]", "clients: [A, all]"),
+			src:  testkit.Replace(t, lockservice("tick 1"), "clients: [A, B]", "clients: [A, all]"),
 			msg:  []string{`client "all"`},
 		},
 		{
 			name: "missing purpose",
-			src:  demotest.Replace(t, lockservice("tick 1"), "    purpose: correctness\n", ""),
+			src:  testkit.Replace(t, lockservice("tick 1"), "    purpose: correctness\n", ""),
 			msg:  []string{"purpose", "efficiency, correctness"},
 		},
 		{
 			name: "unknown purpose",
-			src:  demotest.Replace(t, lockservice("tick 1"), "purpose: correctness", "purpose: speed"),
+			src:  testkit.Replace(t, lockservice("tick 1"), "purpose: correctness", "purpose: speed"),
 			msg:  []string{`purpose "speed"`},
 		},
 		{
 			name: "missing topology",
-			src:  demotest.Replace(t, lockservice("tick 1"), "    topology: consensus\n", ""),
+			src:  testkit.Replace(t, lockservice("tick 1"), "    topology: consensus\n", ""),
 			msg:  []string{"topology", "single, replicated, quorum, consensus"},
 		},
 		{
 			name: "missing switch-label",
-			src:  demotest.Replace(t, lockservice("tick 1"), "    switch-label: {ja: フェンシング, en: Fencing}\n", ""),
+			src:  testkit.Replace(t, lockservice("tick 1"), "    switch-label: {ja: フェンシング, en: Fencing}\n", ""),
 			msg:  []string{"switch-label is missing"},
 		},
 		{
 			name: "switch-label without Japanese",
-			src:  demotest.Replace(t, lockservice("tick 1"), "switch-label: {ja: フェンシング, en: Fencing}", "switch-label: {en: Fencing}"),
+			src:  testkit.Replace(t, lockservice("tick 1"), "switch-label: {ja: フェンシング, en: Fencing}", "switch-label: {en: Fencing}"),
 			msg:  []string{"switch-label has no Japanese"},
 		},
 		{
 			name: "no sources",
-			src: demotest.Replace(t, lockservice("tick 1"),
+			src: testkit.Replace(t, lockservice("tick 1"),
 				"    sources:\n      - title: {ja: 出典, en: Source}\n        url: https://example.com/source\n", ""),
 			msg: []string{"no sources", "sources:"},
 		},
 		{
 			name: "a source without Japanese",
-			src:  demotest.Replace(t, lockservice("tick 1"), "title: {ja: 出典, en: Source}", "title: {en: Source}"),
+			src:  testkit.Replace(t, lockservice("tick 1"), "title: {ja: 出典, en: Source}", "title: {en: Source}"),
 			msg:  []string{"source 1 title has no Japanese"},
 		},
 		{
 			name: "a source that is no https address",
-			src:  demotest.Replace(t, lockservice("tick 1"), "url: https://example.com/source", "url: javascript:alert(1)"),
+			src:  testkit.Replace(t, lockservice("tick 1"), "url: https://example.com/source", "url: javascript:alert(1)"),
 			msg:  []string{"source 1", "not an https:// address"},
 		},
 		{
 			name: "unknown store",
-			src:  demotest.File(demotest.OnStore(t, "chubby", demotest.YAML("s", "tick 1"))),
+			src:  testkit.File(testkit.OnStore(t, "chubby", testkit.YAML("s", "tick 1"))),
 			msg:  []string{`store "chubby"`},
 		},
 		{
 			name: "nodes on a store that is not redlock",
-			src:  demotest.Replace(t, redis("tick 1"), "    store: redis\n", "    store: redis\n    nodes: 3\n"),
+			src:  testkit.Replace(t, redis("tick 1"), "    store: redis\n", "    store: redis\n    nodes: 3\n"),
 			msg:  []string{"nodes, latency and timeout are for the redlock store only"},
 		},
 		{
 			name: "too many redlock nodes",
-			src:  demotest.Replace(t, redlock("tick 1"), "    store: redlock\n", "    store: redlock\n    nodes: 10\n"),
+			src:  testkit.Replace(t, redlock("tick 1"), "    store: redlock\n", "    store: redlock\n    nodes: 10\n"),
 			msg:  []string{"nodes: 10", "1 to 9"},
 		},
 	} {
@@ -465,7 +465,7 @@ func TestLoadNarrationMustBeTrueInBothPositions(t *testing.T) {
 		{"another client's write", "A takes the lock, and B writes", []string{"A acquire 10", "A write x"}, "names a write by B"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			src := demotest.File(demotest.Replace(t, demotest.YAML("s", tt.do...), "text: {ja: 本文, en: Text}", "text: {ja: 本文, en: \""+tt.text+"\"}"))
+			src := testkit.File(testkit.Replace(t, testkit.YAML("s", tt.do...), "text: {ja: 本文, en: Text}", "text: {ja: 本文, en: \""+tt.text+"\"}"))
 			le := loadError(t, src)
 			if !strings.Contains(le.Msg, tt.msg) || le.Line == 0 {
 				t.Fatalf("LoadError %v: want line of the move and %q", le, tt.msg)
@@ -477,7 +477,7 @@ func TestLoadNarrationMustBeTrueInBothPositions(t *testing.T) {
 // Where a position's title or text says what only that position does, the
 // narration loads, and each position shows its own.
 func TestLoadTitleAndTextPerPosition(t *testing.T) {
-	sc := demotest.Replace(t, demotest.YAML("s", "A acquire 10", "if-on: A write x"),
+	sc := testkit.Replace(t, testkit.YAML("s", "A acquire 10", "if-on: A write x"),
 		"      - title: {ja: 一手, en: One move}\n        text: {ja: 本文, en: Text}\n",
 		"      - title: {ja: 一手, en: One move}\n        title-on: {ja: 書く, en: A writes}\n"+
 			"        text-on: {ja: A が書く, en: A takes the lock and writes}\n        text-off: {ja: A が取る, en: A takes the lock}\n")
@@ -485,7 +485,7 @@ func TestLoadTitleAndTextPerPosition(t *testing.T) {
 		on          bool
 		title, text string
 	}{{true, "A writes", "A takes the lock and writes"}, {false, "One move", "A takes the lock"}} {
-		f := demotest.Play(t, demotest.File(sc), tt.on)
+		f := testkit.Play(t, testkit.File(sc), tt.on)
 		if f.Title.EN != tt.title || f.Text.EN != tt.text {
 			t.Errorf("on=%v: title %q text %q, want %q and %q", tt.on, f.Title.EN, f.Text.EN, tt.title, tt.text)
 		}
@@ -496,7 +496,7 @@ func TestLoadTitleAndTextPerPosition(t *testing.T) {
 // only what is true there (issue 18's list, point by point). frame 0 is the
 // scenario's lesson; a frame from 2 is that frame's title and text.
 func TestScenarioTextsTrueWhereShown(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	for _, tt := range []struct {
 		point     int
 		id        string

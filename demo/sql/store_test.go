@@ -6,20 +6,20 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/demo/script"
 	. "github.com/distlock/fencing-demo/demo/sql"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // database returns a one-move test scenario on the database store with the
 // given clients, an accounts table with rows 1 and 2, and the actions.
 func database(tb testing.TB, clients string, do ...string) string {
 	tb.Helper()
-	sc := demotest.OnStore(tb, "database", demotest.YAML("db", do...))
-	sc = demotest.Replace(tb, sc, "    clients: [A, B]\n", "    clients: ["+clients+"]\n    setup:\n"+
+	sc := testkit.OnStore(tb, "database", testkit.YAML("db", do...))
+	sc = testkit.Replace(tb, sc, "    clients: [A, B]\n", "    clients: ["+clients+"]\n    setup:\n"+
 		"      - A sql INSERT INTO accounts (id, balance) VALUES (1, 100)\n"+
 		"      - A sql INSERT INTO accounts (id, balance) VALUES (2, 100)\n")
-	return demotest.File(sc)
+	return testkit.File(sc)
 }
 
 // statements returns the SQLStatement events of f, as "client: sql => reply".
@@ -45,7 +45,7 @@ func wantStatements(t *testing.T, f demo.Frame, want ...string) {
 // a third is answered false with PostgreSQL's WARNING (checked on a real
 // server: true, true, false).
 func TestAdvisoryLockCountsReentries(t *testing.T) {
-	f := demotest.Play(t, database(t, "A, B",
+	f := testkit.Play(t, database(t, "A, B",
 		"A sql SELECT pg_advisory_lock(42)",
 		"A sql SELECT pg_advisory_lock(42)",
 		"B sql SELECT pg_try_advisory_lock(42)",
@@ -73,7 +73,7 @@ func TestAdvisoryLockCountsReentries(t *testing.T) {
 // Waiters for a row lock queue up in order: when the holder commits, the
 // first waiter gets the row and the second now waits for the first.
 func TestRowLockQueue(t *testing.T) {
-	f := demotest.Play(t, database(t, "A, B, C",
+	f := testkit.Play(t, database(t, "A, B, C",
 		"A sql BEGIN",
 		"A sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE",
 		"tick 10",
@@ -115,7 +115,7 @@ func TestDeadlockDetectedAfterTimeout(t *testing.T) {
 		wait    int
 		aborted bool
 	}{{DeadlockTimeout - 1, false}, {DeadlockTimeout, true}} {
-		f := demotest.Play(t, database(t, "A, B", append(cycle, "tick "+itoa(tt.wait-5))...), false)
+		f := testkit.Play(t, database(t, "A, B", append(cycle, "tick "+itoa(tt.wait-5))...), false)
 		var checks []DeadlockCheck
 		for _, e := range f.Events {
 			if d, ok := e.(DeadlockCheck); ok {
@@ -151,7 +151,7 @@ func TestDeadlockDetectedAfterTimeout(t *testing.T) {
 // statement but the end is refused with 25P02, and COMMIT rolls it back.
 // lock_timeout fails the statement with the same code once it runs out.
 func TestNowaitAndLockTimeout(t *testing.T) {
-	f := demotest.Play(t, database(t, "A, B",
+	f := testkit.Play(t, database(t, "A, B",
 		"A sql BEGIN",
 		"A sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE",
 		"B sql BEGIN",
@@ -188,8 +188,8 @@ func TestPoolerHandsOutConnectionsLIFO(t *testing.T) {
 		"A sql COMMIT",
 		"B sql SELECT balance FROM accounts WHERE id = 2",
 	)
-	src = demotest.Replace(t, src, "    store: database\n", "    store: database\n    pool: 2\n")
-	f := demotest.Play(t, src, false)
+	src = testkit.Replace(t, src, "    store: database\n", "    store: database\n    pool: 2\n")
+	f := testkit.Play(t, src, false)
 	var got []string
 	for _, e := range f.Events {
 		got = append(got, e.Header().Client+"@"+e.Header().Node)
@@ -207,7 +207,7 @@ func TestUnknownSQLIsALoadError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "reads only these SQL shapes") {
 		t.Fatalf("Load: %v, want an error naming the SQL shapes", err)
 	}
-	if want := ":" + itoa(demotest.LineOf(t, src, "DELETE")) + ":"; !strings.Contains(err.Error(), want) {
+	if want := ":" + itoa(testkit.LineOf(t, src, "DELETE")) + ":"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("Load: %v, want line %s", err, want)
 	}
 }
@@ -218,7 +218,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // even when the row no longer matches and another is returned: real
 // PostgreSQL 15 lists both rows under W2 in pgrowlocks until W2 commits.
 func TestWaitedRowStaysLocked(t *testing.T) {
-	r, err := demo.Replay(demotest.Scenario(t, "job-queue"), false, 4)
+	r, err := demo.Replay(testkit.Scenario(t, "job-queue"), false, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestWaitedRowStaysLocked(t *testing.T) {
 // B's sale is lost (stock 8), with it both sales count (stock 5).
 func TestOptimisticVersionChangesTheStock(t *testing.T) {
 	for on, want := range map[bool]string{false: "8", true: "5"} {
-		f := demotest.LastFrame(t, "optimistic-version", on)
+		f := testkit.LastFrame(t, "optimistic-version", on)
 		if got := f.Store.(State).Tables[0].Rows[0].Values[1]; got != want {
 			t.Errorf("version check %v: stock %s, want %s", on, got, want)
 		}

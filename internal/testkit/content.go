@@ -1,9 +1,11 @@
 // Package testkit is what the tests of every package share: the repository's
-// own scenarios, guide and static files; requests sent through a handler and
-// the page read back by data-testid; and one way to start Chromium and wait,
-// by polling, until a page shows what a test waits for.
+// own scenarios (loaded once per test binary), guide and static files; small
+// scenario files built in YAML; requests sent through a handler and the page
+// read back by data-testid; and one way to start Chromium and wait, by
+// polling, until a page shows what a test waits for.
 //
-// It knows nothing of package web, so web's own tests can use it too.
+// It knows nothing of packages views and web, so their own tests can use it
+// too; what the screen must show, in views' words, is testkit/screen.
 package testkit
 
 import (
@@ -14,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/views/guidedata"
 )
 
@@ -57,20 +58,6 @@ func Root(tb testing.TB) string {
 func Path(tb testing.TB, name string) string {
 	tb.Helper()
 	return filepath.Join(Root(tb), filepath.FromSlash(name))
-}
-
-// Catalog is the scenarios of the repository's scenarios.yaml, read the way
-// main reads the built-in ones (demotest's loader, shared with demo's tests).
-func Catalog(tb testing.TB) *demo.Catalog {
-	tb.Helper()
-	return demotest.Catalog(tb)
-}
-
-// Scenario is one scenario of Catalog, read afresh: independent of any
-// server under test.
-func Scenario(tb testing.TB, id string) *demo.Scenario {
-	tb.Helper()
-	return demotest.Scenario(tb, id)
 }
 
 // Guide is the repository's guide.yaml.

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"github.com/distlock/fencing-demo/views"
 )
 
 // Serve starts h on a loopback port for the test, closed when it ends.
@@ -125,6 +123,3 @@ func Attr(tb testing.TB, doc *goquery.Document, id, name string) string {
 	}
 	return v
 }
-
-// StepShown returns the "k / n" a page or fragment shows as its step, or "".
-func StepShown(body []byte) string { return views.StepShown(body) }

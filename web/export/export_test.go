@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,19 +31,45 @@ import (
 	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/internal/testkit/screen"
 	"github.com/distlock/fencing-demo/views"
 )
 
+// The built-in scenarios exported once per test binary, for the tests that
+// only read the site: see exportSite.
+var (
+	siteOnce         sync.Once
+	siteDir, siteLog string
+	siteErr          error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if siteDir != "" {
+		_ = os.RemoveAll(siteDir)
+	}
+	os.Exit(code)
+}
+
 // exportSite exports the built-in scenarios into a fresh directory and
-// returns it with what the command reported.
+// returns it with what the command reported. The export is made once and
+// shared: the tests that call this read its files and never change them.
 func exportSite(tb testing.TB) (dir, report string) {
 	tb.Helper()
-	dir = tb.TempDir()
-	var stdout, stderr bytes.Buffer
-	if err := exportCommand(tb, context.Background(), []string{dir}, noEnv, &stdout, &stderr); err != nil {
-		tb.Fatalf("export %s: %v\n%s", dir, err, stderr.String())
+	siteOnce.Do(func() {
+		if siteDir, siteErr = os.MkdirTemp("", "fencing-export-"); siteErr != nil {
+			return
+		}
+		var stdout, stderr bytes.Buffer
+		if err := exportCommand(tb, context.Background(), []string{siteDir}, noEnv, &stdout, &stderr); err != nil {
+			siteErr = fmt.Errorf("export %s: %w\n%s", siteDir, err, stderr.String())
+		}
+		siteLog = stdout.String()
+	})
+	if siteErr != nil {
+		tb.Fatal(siteErr)
 	}
-	return dir, stdout.String()
+	return siteDir, siteLog
 }
 
 func noEnv(string) string { return "" }
@@ -166,7 +193,7 @@ func TestExportFramesShowTheModel(t *testing.T) {
 				for k := 1; k <= sc.Frames(); k++ {
 					name := views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang})
 					doc := readPage(t, dir, name)
-					want := testkit.WantScreen(t, sc, on, k, lang)
+					want := screen.Want(t, sc, on, k, lang)
 					checks := [][2]string{{"step-index", want.Index}}
 					// A database shows its rows in place of the chapter's
 					// resource, unless the scenario fences through the lock
@@ -221,14 +248,14 @@ func TestExportFramesShowTheModel(t *testing.T) {
 	// The chapter's numbers, written out, as a page that agrees with a
 	// broken model would otherwise pass.
 	sc, _ := catalog.Get("gc-pause")
-	for _, cp := range testkit.Checkpoints {
+	for _, cp := range screen.Checkpoints {
 		doc := readPage(t, dir, views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: cp.On, Step: cp.Frame}, Lang: "en"}))
 		got, _ := text(doc, cp.Field)
 		if cp.Field == "verdict" {
 			got = doc.Find(`[data-testid="verdict"]`).AttrOr("data-verdict", "")
 		}
 		if got != cp.Want {
-			t.Errorf("gc-pause %s frame %d: %s=%q, want the chapter's %q", views.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
+			t.Errorf("gc-pause %s frame %d: %s=%q, want the chapter's %q", demo.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
 		}
 	}
 }
@@ -502,7 +529,7 @@ func TestExportBrowser(t *testing.T) {
 	if !ok {
 		t.Fatal("scenario gc-pause is missing from scenarios.yaml")
 	}
-	testkit.CheckCheckpoints(t, sc)
+	screen.CheckCheckpoints(t, sc)
 
 	browserCtx := testkit.Chromium(t, exportBrowserBudget)
 
@@ -533,28 +560,28 @@ func TestExportBrowser(t *testing.T) {
 		index := strconv.Itoa(k) + " / " + strconv.Itoa(sc.Frames())
 		// The wait is for the file to have loaded, not only for its first
 		// bytes: a half-parsed page shows the new step but not yet the rest.
-		s := testkit.WaitFor(t, tab, staticWaitBudget, fmt.Sprintf("frame %q at %s", index, href), testkit.ScreenJS, func(s testkit.Screen) bool {
+		s := testkit.WaitFor(t, tab, staticWaitBudget, fmt.Sprintf("frame %q at %s", index, href), screen.ScreenJS, func(s screen.Screen) bool {
 			return s.Index == index && s.Href == href
 		})
 		// A static control that leads nowhere is a span marked aria-disabled,
 		// not a disabled button.
 		s.StepDisabled, _ = chromedp.Run(tab, chromedp.Evaluate[bool](
 			`document.querySelector('[data-testid="step"]').getAttribute('aria-disabled') === 'true'`))
-		want := testkit.Fields(testkit.WantScreen(t, sc, on, k, lang))
-		for i, f := range testkit.Fields(s) {
+		want := screen.Fields(screen.Want(t, sc, on, k, lang))
+		for i, f := range screen.Fields(s) {
 			if f[1] != want[i][1] {
-				t.Errorf("fencing %s, frame %d: %s=%q, want %q", views.OnOff(on), k, f[0], f[1], want[i][1])
+				t.Errorf("fencing %s, frame %d: %s=%q, want %q", demo.OnOff(on), k, f[0], f[1], want[i][1])
 			}
 		}
-		for _, cp := range testkit.Checkpoints {
+		for _, cp := range screen.Checkpoints {
 			if cp.On == on && cp.Frame == k {
-				if got := testkit.Field(s, cp.Field); got != cp.Want {
-					t.Errorf("fencing %s, frame %d: %s=%q, want the chapter's %q", views.OnOff(on), k, cp.Field, got, cp.Want)
+				if got := screen.Field(s, cp.Field); got != cp.Want {
+					t.Errorf("fencing %s, frame %d: %s=%q, want the chapter's %q", demo.OnOff(on), k, cp.Field, got, cp.Want)
 				}
 			}
 		}
 		if s.Htmx {
-			t.Errorf("fencing %s, frame %d: htmx is loaded in the static export", views.OnOff(on), k)
+			t.Errorf("fencing %s, frame %d: htmx is loaded in the static export", demo.OnOff(on), k)
 		}
 		if t.Failed() {
 			t.FailNow()

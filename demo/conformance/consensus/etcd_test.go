@@ -14,8 +14,8 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	model "github.com/distlock/fencing-demo/demo/consensus"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/internal/realserver"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // etcdScale is how much faster than the model the etcd replay runs. Lease
@@ -190,9 +190,9 @@ func (p *etcdReplay) event(sc *demo.Scenario, e demo.Event) {
 func parentKey(key string) string { return key[:strings.LastIndexByte(key, '/')+1] }
 
 func TestEtcdScenarios(t *testing.T) {
-	sc := demotest.Scenario(t, "etcd-lease")
+	sc := testkit.Scenario(t, "etcd-lease")
 	for _, on := range []bool{true, false} {
-		t.Run(demotest.Name(sc, on), func(t *testing.T) {
+		t.Run(testkit.Name(sc, on), func(t *testing.T) {
 			if testing.Short() {
 				t.Skip("starts a real etcd: not under -short")
 			}

@@ -21,8 +21,8 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	model "github.com/distlock/fencing-demo/demo/consensus"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	"github.com/distlock/fencing-demo/internal/realserver"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // zkScale is how much faster than the model the ZooKeeper replays run. The
@@ -271,7 +271,7 @@ func (p *zkReplay) call(c *zkClient, e model.Call) {
 func wire(e demo.Event) string { call, _ := e.Wire(); return call }
 
 func TestZooKeeperScenarios(t *testing.T) {
-	c := demotest.Catalog(t)
+	c := testkit.Catalog(t)
 	if testing.Short() {
 		t.Skip("starts a real ZooKeeper: not under -short")
 	}
@@ -281,7 +281,7 @@ func TestZooKeeperScenarios(t *testing.T) {
 			t.Fatalf("scenarios.yaml has no %s", id)
 		}
 		for _, on := range []bool{true, false} {
-			t.Run(demotest.Name(sc, on), func(t *testing.T) {
+			t.Run(testkit.Name(sc, on), func(t *testing.T) {
 				z := realserver.StartZooKeeper(t, 2000*time.Millisecond/zkScale)
 				r, err := demo.Replay(sc, on, sc.Frames())
 				if err != nil {

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/distlock/fencing-demo/demo"
-	"github.com/distlock/fencing-demo/demo/demotest"
 	model "github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/realserver"
+	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -50,12 +50,12 @@ func TestPostgresConformance(t *testing.T) {
 		t.Skip("conformance against a real PostgreSQL: not in -short")
 	}
 	pg := realserver.StartPostgres(t, "deadlock_timeout="+deadlockTimeout)
-	for _, sc := range demotest.Catalog(t).Scenarios {
+	for _, sc := range testkit.Catalog(t).Scenarios {
 		if sc.Store != model.DatabaseStore {
 			continue
 		}
 		for _, on := range []bool{false, true} {
-			t.Run(demotest.Name(sc, on), func(t *testing.T) {
+			t.Run(testkit.Name(sc, on), func(t *testing.T) {
 				replay(t, pg, sc, on)
 			})
 		}

@@ -1,8 +1,4 @@
-// Package demotest is the shared test kit of the engine and its loader: the
-// real scenarios.yaml, small scenario files built in YAML, and plays to a
-// frame. Tests of demo (as its outside users), of demo/script and of views
-// use it, so no helper hides in one test file.
-package demotest
+package testkit
 
 import (
 	"fmt"
@@ -10,11 +6,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
 )
+
+// The scenarios: the real scenarios.yaml, small scenario files built in
+// YAML, and plays to a frame.
 
 // ScenariosFile is the path of the real scenarios.yaml, the file the web
 // app serves, found from this source file so any package's test can read it.
@@ -23,18 +23,29 @@ func ScenariosFile() string {
 	return filepath.Join(filepath.Dir(here), "..", "..", "scenarios.yaml")
 }
 
-// Catalog loads the real scenarios.yaml.
+var (
+	catalogOnce sync.Once
+	catalog     *demo.Catalog
+	catalogErr  error
+)
+
+// Catalog is the real scenarios.yaml, loaded once per test binary and
+// shared: the scenarios are values no test changes, and loading them (which
+// plays each to its end both ways) is not free.
 func Catalog(tb testing.TB) *demo.Catalog {
 	tb.Helper()
-	data, err := os.ReadFile(ScenariosFile())
-	if err != nil {
-		tb.Fatal(err)
+	catalogOnce.Do(func() {
+		data, err := os.ReadFile(ScenariosFile())
+		if err != nil {
+			catalogErr = err
+			return
+		}
+		catalog, catalogErr = script.Load("scenarios.yaml", data)
+	})
+	if catalogErr != nil {
+		tb.Fatalf("Load(scenarios.yaml): %v", catalogErr)
 	}
-	c, err := script.Load("scenarios.yaml", data)
-	if err != nil {
-		tb.Fatalf("Load(scenarios.yaml): %v", err)
-	}
-	return c
+	return catalog
 }
 
 // Scenario returns the real scenario id.
@@ -76,15 +87,7 @@ func Play(tb testing.TB, src string, on bool) demo.Frame {
 
 // Name is a scenario's name in one switch position, as its transcript is
 // called: "gc-pause-fencing-on".
-func Name(sc *demo.Scenario, on bool) string { return sc.ID + "-" + sc.Switch + "-" + OnOff(on) }
-
-// OnOff names a switch position.
-func OnOff(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
+func Name(sc *demo.Scenario, on bool) string { return sc.ID + "-" + sc.Switch + "-" + demo.OnOff(on) }
 
 // YAML returns one minimal valid scenario, as an item of the list under
 // "scenarios:", with clients A and B on the lock service and a single move

@@ -1,4 +1,7 @@
-package testkit
+// Package screen is what a test reads off a frame's page (lock service,
+// resource, step, verdict) and what the model says it must read, in views'
+// words: the one part of the test kit that needs package views.
+package screen
 
 import (
 	"fmt"
@@ -40,9 +43,9 @@ func CheckCheckpoints(t testing.TB, sc *demo.Scenario) {
 		t.Fatalf("model: gc-pause has %d frames, want the chapter's %d", got, want)
 	}
 	for _, cp := range Checkpoints {
-		got := Field(WantScreen(t, sc, cp.On, cp.Frame, "en"), cp.Field)
+		got := Field(Want(t, sc, cp.On, cp.Frame, "en"), cp.Field)
 		if got != cp.Want {
-			t.Errorf("model, fencing %s frame %d: %s=%q, want %q", views.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
+			t.Errorf("model, fencing %s frame %d: %s=%q, want %q", demo.OnOff(cp.On), cp.Frame, cp.Field, got, cp.Want)
 		}
 	}
 	if t.Failed() {
@@ -143,13 +146,13 @@ func Field(s Screen, name string) string {
 	panic("no Field " + name)
 }
 
-// WantScreen is what the page must show for frame k: the model's frame,
+// Want is what the page must show for frame k: the model's frame,
 // written as the template writes it.
-func WantScreen(t testing.TB, sc *demo.Scenario, on bool, k int, lang string) Screen {
+func Want(t testing.TB, sc *demo.Scenario, on bool, k int, lang string) Screen {
 	t.Helper()
 	r, err := demo.Replay(sc, on, k)
 	if err != nil {
-		t.Fatalf("replaying %s fencing %s to frame %d: %v", sc.ID, views.OnOff(on), k, err)
+		t.Fatalf("replaying %s fencing %s to frame %d: %v", sc.ID, demo.OnOff(on), k, err)
 	}
 	f := r.Frame()
 	l, _ := lockservice.Of(f)
