@@ -93,6 +93,9 @@ const (
 	labelSize      = 14 // the CSS font size of every label but the lanes'
 	laneSize       = 15
 	rowHeight      = 17 // one line of labels in the top band
+	// labelGap keeps labels on one line apart, so that two do not read as
+	// one ("GC pause holds").
+	labelGap = 5
 )
 
 // NewDiagram lays out the timeline of f for lang.
@@ -361,7 +364,7 @@ func textBox(x, y float64, anchor, label string) box {
 	case "middle":
 		x -= w / 2
 	}
-	return box{x - 1, y - labelSize, x + w + 1, y + 4}
+	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4}
 }
 
 // try places label at the first free spot among spots. When none is free,

@@ -3,6 +3,7 @@ package views
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -12,8 +13,13 @@ import (
 // over the stage, so the strip's height does not depend on how many nodes,
 // sessions or rows a scenario has.
 
-// happenedShown is how many of a move's events the narration shows open.
-const happenedShown = 2
+// happenedShown is how many of a move's events the narration shows open;
+// wireShown, how long a command and its reply may be to stand open under
+// their event.
+const (
+	happenedShown = 2
+	wireShown     = 60
+)
 
 func init() {
 	for k, v := range map[string][2]string{
@@ -26,6 +32,7 @@ func init() {
 		"diagram.overdue":  {"リース切れで作業中", "past its lease"},
 		"diagram.token":    {"トークン %d", "token %d"},
 		"happened.earlier": {"それより前の %d 件", "%d earlier"},
+		"wire.command":     {"送ったコマンド", "the command sent"},
 	} {
 		messages[k] = v
 	}
@@ -101,4 +108,10 @@ func sessionGroups(ss []demo.SessionState, known bool) [][]demo.SessionState {
 		out = append(out, []demo.SessionState{s})
 	}
 	return out
+}
+
+// wireShort says whether a command and its reply are short enough to stand
+// open under their event.
+func wireShort(call, reply string) bool {
+	return utf8.RuneCountInString(call)+utf8.RuneCountInString(reply) <= wireShown
 }

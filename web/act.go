@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,14 +22,21 @@ func (s *Server) act(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	there, err := move(here, c.Param("action"))
+	action := c.Param("action")
+	there, err := move(here, action)
 	if err != nil {
 		return err
 	}
 	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
 		return err
 	}
-	return s.answerClick(c, there, s.runs.goTo(run, there))
+	// Without JavaScript the second press of a double click may land on the
+	// page the first one loaded, and name that page's frame: it is the
+	// first press's echo, and leaves the run where the first one took it.
+	if !isHTMX(c) && s.runs.echoes(run, here, action, time.Now()) {
+		there = here
+	}
+	return s.answerClick(c, there, s.runs.goTo(run, there, action, time.Now()))
 }
 
 // readClick reads the scenario, the place the click was made on and the run

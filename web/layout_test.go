@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +136,36 @@ func TestLayout(t *testing.T) {
 				}
 				check("the → key", false, min(3, n))
 			}
+		}
+	})
+
+	// In a textbook's 1000 px iframe (its media queries see the frame's
+	// width, so the embed is read at that size) the stage keeps its two
+	// columns, and the frame's point fits the snippet's 760 px.
+	t.Run("iframe-1000", func(t *testing.T) {
+		tab := testkit.NewTab(t, browser, layoutBudget)
+		viewport(t, tab, layoutSize{w: 1000, h: 760})
+		for _, sc := range catalog.Scenarios {
+			for _, on := range []bool{false, true} {
+				path := "/embed/" + sc.ID + "?" + sc.Switch + "=" + views.OnOff(on) + "&step=" + strconv.Itoa(sc.Frames()) + "&lang=en"
+				if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+path)); err != nil {
+					t.Fatal(err)
+				}
+				l := testkit.WaitFor(t, tab, waitBudget, "the embed "+path, testkit.LayoutJS(`['fold', 'overlap', 'sideways']`), func(l *testkit.Layout) bool { return l != nil })
+				for _, f := range l.Faults {
+					t.Errorf("1000x760 %s: %s", path, f)
+				}
+				cols, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(() => { const n = document.querySelector('[data-testid=narration]').getBoundingClientRect(), d = document.querySelector('.timeline').getBoundingClientRect(); return n.right <= d.left && Math.abs(n.top - d.top) < 2; })()`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !cols {
+					t.Errorf("1000x760 %s: the narration and the diagram are not side by side", path)
+				}
+			}
+		}
+		if !strings.Contains(views.EmbedSnippet("/embed/x", "t"), `height="760"`) {
+			t.Errorf("the embed snippet %s is not 760 px high, as the README's", views.EmbedSnippet("/embed/x", "t"))
 		}
 	})
 
