@@ -3,9 +3,6 @@ package web
 import (
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -32,48 +29,14 @@ func (s *Server) act(c echo.Context) error {
 	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
 		return err
 	}
-	if !isHTMX(c) {
-		there = s.dropEcho(c, here, there, action, time.Now())
+	// Without JavaScript the second press of a double click may land on the
+	// page the first one loaded, and name that page's frame: it is the
+	// first press's echo, and leaves the run where the first one took it.
+	now := s.now()
+	if !isHTMX(c) && s.runs.echoes(run, here, action, now) {
+		there = here
 	}
-	return s.answerClick(c, there, s.runs.goTo(run, there))
-}
-
-// Without JavaScript the second press of a double click may land on the
-// page its first press loaded, and then names that page's frame: it is the
-// first press's echo and must not move the run again. The browser tells it
-// apart by a cookie the first press's answer sets for a moment: the move
-// (its action and the place it led to) and when it was made. A repeated
-// press within a double click's gap (the common desktop default) on that
-// very place leaves the run where the first press took it.
-const (
-	echoCookie  = "moved"
-	doubleClick = 500 * time.Millisecond
-)
-
-// dropEcho is where a press without JavaScript leads: there, or here when
-// it echoes the move that brought the visitor here; it notes the move.
-func (s *Server) dropEcho(c echo.Context, here, there views.Place, action string, now time.Time) views.Place {
-	relative := action == "step" || action == "back" || action == "switch"
-	if ck, err := c.Cookie(echoCookie); err == nil && relative {
-		if f := strings.Split(ck.Value, "~"); len(f) == 3 && f[0] == action && f[1] == movedPlace(here) {
-			if ms, err := strconv.ParseInt(f[2], 10, 64); err == nil && now.Sub(time.UnixMilli(ms)) < doubleClick {
-				return here
-			}
-		}
-	}
-	if there != here {
-		c.SetCookie(&http.Cookie{
-			Name: echoCookie, Value: action + "~" + movedPlace(there) + "~" + strconv.FormatInt(now.UnixMilli(), 10),
-			Path: "/", MaxAge: 2, HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode,
-		})
-	}
-	return there
-}
-
-// movedPlace names a place in the echo cookie: the scenario, the switch and
-// the step.
-func movedPlace(p views.Place) string {
-	return p.Sc.ID + "." + views.OnOff(p.On) + "." + strconv.Itoa(p.Step)
+	return s.answerClick(c, there, s.runs.goTo(run, there, action, now))
 }
 
 // readClick reads the scenario, the place the click was made on and the run

@@ -2,9 +2,10 @@ package web
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
@@ -40,45 +41,37 @@ func TestClickThePagesOwnForms(t *testing.T) {
 }
 
 // Without JavaScript, a double click's second press that lands on the page
-// its first press loaded (and so names the new frame) is an echo: the
-// cookie the first answer set says so, and the run stays where the first
-// press took it. Another control, or a press without that cookie (a later
-// one, once it has expired), moves on.
+// its first press loaded (and so names the new frame) is an echo: within a
+// double click's gap, by the same control, the run stays where the first
+// press took it. Later, or by another control, a press moves on.
 func TestNoJSDoubleClickEcho(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
-	press := func(action string, from int, cookies []*http.Cookie) *httptest.ResponseRecorder {
+	t0 := time.Unix(1000, 0)
+	var at time.Duration
+	s.now = func() time.Time { return t0.Add(at) }
+	run := ""
+	press := func(action string, from int, after time.Duration) string {
 		t.Helper()
-		r := testkit.PostRequest("/scenarios/gc-pause/"+action, place{from: from, on: true, lang: "en"}.form(), false)
-		for _, c := range cookies {
-			r.AddCookie(c)
-		}
-		w := testkit.Do(t, s, r)
+		at = after
+		w := click(t, s, action, place{run: run, from: from, on: true, lang: "en"}, false)
 		testkit.MustStatus(t, w, http.StatusSeeOther)
-		return w
-	}
-	step := func(w *httptest.ResponseRecorder) string {
+		run = strings.TrimPrefix(runCookieOf(t, w), runCookieName+"=")
 		u, err := url.Parse(w.Header().Get("Location"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return u.Query().Get("step")
 	}
-	first := press("step", 2, nil)
-	if got := step(first); got != "3" {
+	if got := press("step", 2, 0); got != "3" {
 		t.Fatalf("the first press from frame 2 leads to step %s, want 3", got)
 	}
-	cookies := first.Result().Cookies()
-	for _, c := range []struct {
-		what, action string
-		cookies      []*http.Cookie
-		want         string
-	}{
-		{"the second press, on the page the first loaded", "step", cookies, "3"},
-		{"a press on that page without the first's cookie", "step", nil, "4"},
-		{"Back on that page", "back", cookies, "2"},
-	} {
-		if got := step(press(c.action, 3, c.cookies)); got != c.want {
-			t.Errorf("%s: leads to step %s, want %s", c.what, got, c.want)
-		}
+	if got := press("step", 3, 90*time.Millisecond); got != "3" {
+		t.Errorf("the second press, 90 ms later on the page the first loaded, leads to step %s, want 3", got)
+	}
+	if got := press("back", 3, 180*time.Millisecond); got != "2" {
+		t.Errorf("Back at once on that page leads to step %s, want 2", got)
+	}
+	if got := press("step", 2, 2*time.Second); got != "3" {
+		t.Errorf("a press a while later leads to step %s, want 3", got)
 	}
 }
