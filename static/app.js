@@ -117,7 +117,7 @@
     if (code) {
       var src = new URL(code.dataset.embed, location.href).href;
       code.value = '<iframe src="' + src + '" title="' + code.dataset.title.replace(/"/g, "&quot;") +
-        '" width="100%" height="720" style="border:0" loading="lazy"></iframe>';
+        '" width="100%" height="760" style="border:0" loading="lazy"></iframe>';
     }
     Array.prototype.forEach.call(doc.querySelectorAll("button.copy"), function (b) {
       b.hidden = false;
@@ -133,12 +133,35 @@
     tellHeight();
   }
 
-  // On a phone the diagram scrolls sideways; keep the moment shown in view.
+  // On a phone the diagram scrolls sideways; keep the moment shown in view,
+  // at a place where no label stands half under the lane names pinned at
+  // the left edge (the nearest such place to the moment's).
   function showNow() {
     var box = $("#demo .tl-scroll"), svg = box && box.querySelector("svg.tl-body"), now = svg && svg.querySelector("line.now");
     if (!now || box.scrollWidth <= box.clientWidth) return;
-    var x = now.x1.baseVal.value * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    box.scrollLeft = Math.max(0, x - box.clientWidth * 0.65);
+    var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    var want = Math.max(0, now.x1.baseVal.value * scale - box.clientWidth * 0.65);
+    var pinned = box.querySelector(".tl-lanes rect.pinned");
+    var cover = pinned ? pinned.getBoundingClientRect() : null;
+    var labels = [];
+    if (cover) {
+      var top = cover.top - svg.getBoundingClientRect().top, bottom = top + cover.height;
+      Array.prototype.forEach.call(svg.querySelectorAll("text:not(.lane-label)"), function (t) {
+        var b = t.getBBox();
+        if (b.y * scale < bottom && (b.y + b.height) * scale > top) labels.push([b.x * scale, (b.x + b.width) * scale]);
+      });
+    }
+    var clear = function (s) {
+      var edge = s + (cover ? cover.width : 0);
+      return labels.every(function (l) { return l[1] <= s || l[0] >= edge; });
+    };
+    var max = box.scrollWidth - box.clientWidth;
+    want = Math.min(want, max);
+    for (var d = 0; d <= max; d += 4) {
+      if (want - d >= 0 && clear(want - d)) { box.scrollLeft = want - d; return; }
+      if (want + d <= max && clear(want + d)) { box.scrollLeft = want + d; return; }
+    }
+    box.scrollLeft = want;
   }
 
   // An embedding page sizes its iframe from this message.
@@ -166,6 +189,8 @@
     init();
     if (window.ResizeObserver) new ResizeObserver(tellHeight).observe(doc.body);
   });
+  // A phone turned on its side lays the diagram out anew.
+  window.addEventListener("resize", showNow);
   doc.addEventListener("htmx:historyRestore", function () { stop(); init(); });
 
   // The address bar follows each frame once the frame is on screen. htmx

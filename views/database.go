@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -104,6 +105,7 @@ type WaitGraph struct {
 // GraphNode is one connection in the wait-for graph.
 type GraphNode struct {
 	X, Y  int
+	R     int // the circle's radius: room for the label inside it
 	Label string
 	Class string
 }
@@ -115,20 +117,27 @@ type Arrow struct {
 	LX, LY         int
 }
 
-// NewWaitGraph lays out the connections of db in a row (two, as in most
-// lessons) or on a circle, with an arrow for each waiter.
+// NewWaitGraph lays out the connections of db in a row when there are two
+// (as in most lessons) and on a circle when there are more, so that no
+// arrow runs through a third connection on its way; an arrow for each
+// waiter. Each circle is as wide as its label.
 func NewWaitGraph(d Demo) WaitGraph {
 	db := database(d)
-	g := WaitGraph{Width: 320, Height: 84}
 	n := len(db.Sessions)
-	pos := map[string][2]int{}
+	g := WaitGraph{Width: 320, Height: 84}
+	if n > 2 {
+		g.Height = 190
+	}
+	pos := map[string]GraphNode{}
 	for i, s := range db.Sessions {
-		x := 60 + i*(g.Width-120)/max(n-1, 1)
-		y := g.Height / 2
-		if n == 1 {
-			x = g.Width / 2
+		x, y := float64(g.Width)/2, float64(g.Height)/2
+		switch {
+		case n == 2:
+			x = 60 + float64(i*(g.Width-120))
+		case n > 2:
+			a := -math.Pi/2 + 2*math.Pi*float64(i)/float64(n)
+			x, y = x+105*math.Cos(a), y+65*math.Sin(a)
 		}
-		pos[s.Name] = [2]int{x, y}
 		class := "conn c" + strconv.Itoa(clientIndexOf(d, s.Client))
 		if s.Client == "" {
 			class = "conn idle"
@@ -137,23 +146,29 @@ func NewWaitGraph(d Demo) WaitGraph {
 		if s.Client != "" && s.Client != s.Name {
 			label += " (" + s.Client + ")"
 		}
-		g.Nodes = append(g.Nodes, GraphNode{X: x, Y: y, Label: label, Class: class})
+		r := max(22, int(textWidth(label, graphText, true)/2)+6)
+		node := GraphNode{X: int(x), Y: int(y), R: r, Label: label, Class: class}
+		pos[s.Name] = node
+		g.Nodes = append(g.Nodes, node)
 	}
 	for _, e := range db.Edges {
 		a, b := pos[e.From], pos[e.To]
-		// Two arrows between the same pair bend apart: above for one way,
-		// below for the other, so a two-way cycle shows as a loop.
-		off := -14
-		if a[0] > b[0] {
-			off = 14
+		// Along the line from a to b, bent to its left: two arrows between
+		// the same pair, one each way, then stand apart as a loop.
+		dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
+		l := max(math.Hypot(dx, dy), 1)
+		ux, uy := dx/l, dy/l
+		px, py := uy, -ux
+		const off = 12
+		at := func(n GraphNode, sign float64) (int, int) {
+			r := float64(n.R) + 2
+			return int(float64(n.X) + sign*ux*r + px*off), int(float64(n.Y) + sign*uy*r + py*off)
 		}
-		dir := 1
-		if b[0] < a[0] {
-			dir = -1
-		}
+		x1, y1 := at(a, 1)
+		x2, y2 := at(b, -1)
 		g.Arrows = append(g.Arrows, Arrow{
-			X1: a[0] + dir*22, Y1: a[1] + off, X2: b[0] - dir*22, Y2: b[1] + off,
-			Label: e.Lock, LX: (a[0] + b[0]) / 2, LY: a[1] + off*2 + 4,
+			X1: x1, Y1: y1, X2: x2, Y2: y2,
+			Label: e.Lock, LX: (a.X+b.X)/2 + int(px*off*2.2), LY: (a.Y+b.Y)/2 + int(py*off*2.2) + 4,
 		})
 	}
 	return g
@@ -167,3 +182,6 @@ func sqlChecked(sc *demo.Scenario) string {
 	}
 	return "checked.postgres"
 }
+
+// graphText is the wait-for graph's node label size (app.css).
+const graphText = 13

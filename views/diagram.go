@@ -84,13 +84,18 @@ type Tick struct {
 }
 
 const (
-	diagramWidth = 640
-	laneRight    = 24
-	laneGap      = 40
-	barHeight    = 14
-	labelSize    = 13 // the CSS font size of every label but the lanes'
-	laneSize     = 14
-	rowHeight    = 17 // one line of labels in the top band
+	diagramWidth   = 640
+	laneRight      = 24
+	laneGap        = 40
+	laneGapTight   = 34
+	laneGapTighter = 30
+	barHeight      = 14
+	labelSize      = 14 // the CSS font size of every label but the lanes'
+	laneSize       = 15
+	rowHeight      = 17 // one line of labels in the top band
+	// labelGap keeps labels on one line apart, so that two do not read as
+	// one ("GC pause holds").
+	labelGap = 5
 )
 
 // NewDiagram lays out the timeline of f for lang.
@@ -115,6 +120,16 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		names = append(names, laneName{l.Key, label})
 	}
 	names = append(names, laneName{"\x00resource", sc.Resource})
+	// A lane nothing is ever drawn on in this run of the scenario says
+	// nothing: it is left out, from every frame alike, so the lanes stay put.
+	used := usedLanes(f)
+	kept := names[:0]
+	for _, n := range names {
+		if used[n.key] {
+			kept = append(kept, n)
+		}
+	}
+	names = kept
 	gutter := 40.0
 	for _, n := range names {
 		gutter = max(gutter, textWidth(n.label, laneSize, true))
@@ -159,10 +174,19 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 
 	laneY := map[string]int{}
 	y := d.Top + 30 // room for the first lane's bar labels
+	// Many lanes stand closer, so the diagram keeps its type size and
+	// still fits one screen beside the narration.
+	gap := laneGap
+	switch {
+	case len(names) > 6:
+		gap = laneGapTighter
+	case len(names) > 4:
+		gap = laneGapTight
+	}
 	for _, n := range names {
 		laneY[n.key] = y
 		d.Lanes = append(d.Lanes, Lane{Y: y, Label: n.label})
-		y += laneGap
+		y += gap
 	}
 	resY := laneY["\x00resource"]
 	for _, l := range d.Lanes {
@@ -170,6 +194,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	}
 
 	color := func(client string) string { return "c" + strconv.Itoa(clientIndex(sc, client)) }
+	d.Bars = append(d.Bars, overdue(lang, f, t, laneY, x, fresh)...)
 	for _, s := range t.Pauses {
 		cy := laneY[s.Lane]
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: Text{Label: T(lang, "gc")}, Fresh: fresh(s.From)})
@@ -182,7 +207,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		cy := laneY[s.Lane]
 		label := T(lang, "holds")
 		if s.Token > 0 {
-			label = "token " + strconv.FormatInt(s.Token, 10)
+			label = fmt.Sprintf(T(lang, "diagram.token"), s.Token)
 		}
 		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
 		if s.Open && s.Until > s.To {
@@ -256,7 +281,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	}
 
 	// The axis goes under the lowest label.
-	d.AxisY = resY + 36
+	d.AxisY = y - gap + 36 // under the last lane
 	for _, b := range p.boxes {
 		d.AxisY = max(d.AxisY, int(b.y1)+6)
 	}
@@ -306,7 +331,7 @@ func textBox(x, y float64, anchor, label string) box {
 	case "middle":
 		x -= w / 2
 	}
-	return box{x - 1, y - labelSize, x + w + 1, y + 4}
+	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4}
 }
 
 // try places label at the first free spot among spots. When none is free,
@@ -470,4 +495,72 @@ func clientIndex(sc *demo.Scenario, name string) int {
 		}
 	}
 	return 0
+}
+
+// usedLanes names the lanes (by NewDiagram's keys) that something is drawn
+// on by the last frame of f's run: a hold, a lock, a pause, a wait, a mark
+// or a write's two ends. The lock service's lane ("") counts when the
+// scenario takes its lease, as the lease is the chapter's subject.
+func usedLanes(f demo.Frame) map[string]bool {
+	used := map[string]bool{}
+	last := f
+	if !f.Last() {
+		if r, err := demo.Replay(f.Scenario, f.On, f.Total); err == nil {
+			last = r.Frame()
+		}
+	}
+	t := last.Timeline()
+	for _, ss := range [][]demo.Span{t.Holds, t.Locks, t.Pauses, t.Waits} {
+		for _, s := range ss {
+			used[s.Lane] = true
+		}
+	}
+	for _, w := range t.Writes {
+		used[w.Client] = true
+		used["\x00resource"] = true
+	}
+	for _, m := range t.Marks {
+		used[m.Lane] = true
+	}
+	return used
+}
+
+// overdue draws, on the lane of each client a finding names as having
+// worked past its lease (an overlap, a stale or a contained write), the
+// stretch from its lease's end by its own reckoning to the moment it
+// stopped believing (or to now): the interval the verdict talks about.
+// Where a pause already covers the lease's end, the pause band says it.
+func overdue(lang string, f demo.Frame, t demo.Timeline, laneY map[string]int, x func(int) int, fresh func(int) bool) []Bar {
+	named := map[string]int{} // client -> the latest moment a finding names
+	for _, v := range t.Verdict {
+		switch v.Kind {
+		case demo.Overlap, demo.StaleWrite, demo.Contained:
+			named[v.Client] = max(named[v.Client], v.At)
+		}
+	}
+	var bars []Bar
+	for _, h := range f.Holdings {
+		at, ok := named[h.Client]
+		if !ok || h.Until < 0 || h.Until >= f.Now || (h.Ended >= 0 && h.Ended <= h.Until) {
+			continue
+		}
+		cy, ok := laneY[h.Client]
+		if !ok {
+			continue
+		}
+		end := f.Now
+		if h.Ended >= 0 {
+			end = h.Ended
+		}
+		end = max(end, min(at, f.Now))
+		paused := false
+		for _, p := range t.Pauses {
+			paused = paused || p.Lane == h.Client && p.From <= h.Until && p.To >= h.Until
+		}
+		if paused || end <= h.Until {
+			continue
+		}
+		bars = append(bars, Bar{X: x(h.Until), Y: cy - barHeight/2, W: max(x(end)-x(h.Until), 2), H: barHeight, Class: "overdue", Label: Text{Label: T(lang, "diagram.overdue")}, Fresh: fresh(h.Until)})
+	}
+	return bars
 }

@@ -74,3 +74,70 @@ func diagramTexts(d Diagram) []Text {
 	}
 	return ts
 }
+
+// Every lane the diagram draws has something on it by the end of the run
+// (a bar, a mark or a write's end), and every interval a finding names as
+// worked past its lease (an overlap, or a double acquisition the resource
+// contained) is drawn on that client's lane at the finding's moment: a
+// pause band, or the band of work past the lease.
+func TestDiagramLanesAndIntervals(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			for k := 1; k <= sc.Frames(); k++ {
+				r, err := demo.Replay(sc, on, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := r.Frame()
+				d := NewDiagram("en", f)
+				where := testkit.Name(sc, on) + " frame " + strconv.Itoa(k)
+				if f.Last() {
+					for _, l := range d.Lanes {
+						if !laneUsed(d, l.Y) {
+							t.Errorf("%s: lane %q has nothing on it", where, l.Label)
+						}
+					}
+				}
+				for i, v := range f.Violations {
+					if v.Kind != demo.Overlap && v.Kind != demo.Contained {
+						continue
+					}
+					lane := -1
+					for _, l := range d.Lanes {
+						if l.Label == v.Client {
+							lane = l.Y
+						}
+					}
+					x := d.Alerts[i].X
+					drawn := false
+					for _, b := range d.Bars {
+						drawn = drawn || (b.Class == "pause" || b.Class == "overdue") && b.Y <= lane && lane <= b.Y+b.H && b.X <= x && x <= b.X+b.W
+					}
+					if !drawn {
+						t.Errorf("%s: %s says %s worked past its lease at t=%d, but its lane draws no band there", where, v.Kind, v.Client, v.At)
+					}
+				}
+			}
+		}
+	}
+}
+
+// laneUsed says whether a bar, a mark or a line's end lies on the lane at y.
+func laneUsed(d Diagram, y int) bool {
+	for _, b := range d.Bars {
+		if b.Y <= y && y <= b.Y+b.H && b.Class != "planned drained" {
+			return true
+		}
+	}
+	for _, m := range d.Marks {
+		if m.Y == y {
+			return true
+		}
+	}
+	for _, l := range d.Lines {
+		if l.Y1 == y || l.Y2 == y {
+			return true
+		}
+	}
+	return false
+}

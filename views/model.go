@@ -284,7 +284,7 @@ func clientIndexOf(d Demo, name string) int { return clientIndex(d.Sc(), name) }
 // EmbedSnippet is the iframe a textbook pastes to embed a frame. The address
 // is made absolute by app.js, which knows the host the visitor sees.
 func EmbedSnippet(src, title string) string {
-	return `<iframe src="` + src + `" title="` + title + `" width="100%" height="720" style="border:0" loading="lazy"></iframe>`
+	return `<iframe src="` + src + `" title="` + title + `" width="100%" height="760" style="border:0" loading="lazy"></iframe>`
 }
 
 // FrameTitle is a frame's page title: the scenario, where the frame stands in

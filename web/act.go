@@ -22,14 +22,22 @@ func (s *Server) act(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	there, err := move(here, c.Param("action"))
+	action := c.Param("action")
+	there, err := move(here, action)
 	if err != nil {
 		return err
 	}
 	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
 		return err
 	}
-	m := s.runs.goTo(run, there)
+	// Without JavaScript the second press of a double click may land on the
+	// page the first one loaded, and name that page's frame: it is the
+	// first press's echo, and leaves the run where the first one took it.
+	now := s.now()
+	if !isHTMX(c) && s.runs.echoes(run, here, action, now) {
+		there = here
+	}
+	m := s.runs.goTo(run, there, action, now)
 	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
 		s.conns.keep(conn, m.run) // limit.go: the lecturer's connection stays while the bound is hit
 	}

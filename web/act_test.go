@@ -2,7 +2,10 @@ package web
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
@@ -34,5 +37,41 @@ func TestClickThePagesOwnForms(t *testing.T) {
 			w = testkit.Get(t, s, w.Header().Get("Location"))
 		}
 		mustShow(t, testkit.Parse(t, w.Body.Bytes()), testkit.Frame(t, sc, false, sc.Frames()), "ja")
+	}
+}
+
+// Without JavaScript, a double click's second press that lands on the page
+// its first press loaded (and so names the new frame) is an echo: within a
+// double click's gap, by the same control, the run stays where the first
+// press took it. Later, or by another control, a press moves on.
+func TestNoJSDoubleClickEcho(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	t0 := time.Unix(1000, 0)
+	var at time.Duration
+	s.now = func() time.Time { return t0.Add(at) }
+	run := ""
+	press := func(action string, from int, after time.Duration) string {
+		t.Helper()
+		at = after
+		w := click(t, s, action, place{run: run, from: from, on: true, lang: "en"}, false)
+		testkit.MustStatus(t, w, http.StatusSeeOther)
+		run = strings.TrimPrefix(runCookieOf(t, w), runCookieName+"=")
+		u, err := url.Parse(w.Header().Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.Query().Get("step")
+	}
+	if got := press("step", 2, 0); got != "3" {
+		t.Fatalf("the first press from frame 2 leads to step %s, want 3", got)
+	}
+	if got := press("step", 3, 90*time.Millisecond); got != "3" {
+		t.Errorf("the second press, 90 ms later on the page the first loaded, leads to step %s, want 3", got)
+	}
+	if got := press("back", 3, 180*time.Millisecond); got != "2" {
+		t.Errorf("Back at once on that page leads to step %s, want 2", got)
+	}
+	if got := press("step", 2, 2*time.Second); got != "3" {
+		t.Errorf("a press a while later leads to step %s, want 3", got)
 	}
 }

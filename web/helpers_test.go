@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,6 +40,17 @@ func newTestServer(tb testing.TB, cfg Config) *Server {
 	// Versions count moves from 1, as the tests expect; the server's own
 	// start from the clock, so that they keep rising across a restart.
 	s.follow.Clock = func() time.Time { return time.Unix(0, 0) }
+	// Clicks come a second apart, at a person's pace, whatever the machine's
+	// speed: two posts in a row are never taken for a double click's echo
+	// (TestRunEchoOfDoubleClick times one itself).
+	var mu sync.Mutex
+	clock := time.Unix(0, 0)
+	s.now = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(time.Second)
+		return clock
+	}
 	return s
 }
 

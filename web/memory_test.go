@@ -35,7 +35,7 @@ func heapAlloc() uint64 {
 func fillRuns(tb testing.TB, rs *runs, sc *demo.Scenario, n, frame int) {
 	tb.Helper()
 	for i := range n {
-		rs.goTo("", views.Place{Place: demo.Place{Sc: sc, On: i%2 == 0, Step: frame}, Lang: "en"})
+		rs.goTo("", views.Place{Place: demo.Place{Sc: sc, On: i%2 == 0, Step: frame}, Lang: "en"}, "step", time.Time{})
 	}
 }
 

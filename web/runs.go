@@ -40,6 +40,30 @@ type runs struct {
 type liveRun struct {
 	mu sync.Mutex
 	at follow.At // where the run stands; no Sc before its first move
+	// The last move that changed the place: by which action, and when.
+	action  string
+	movedAt time.Time
+}
+
+// doubleClick is the longest gap between the two presses of a double
+// click (the common desktop default).
+const doubleClick = 500 * time.Millisecond
+
+// echoes says whether a relative move (step, back, switch) from here is the
+// second press of a double click whose first press moved the run to here:
+// the same action, on the run's own place, within a double click's gap.
+func (rs *runs) echoes(id string, here views.Place, action string, now time.Time) bool {
+	if id == "" || (action != "step" && action != "back" && action != "switch") {
+		return false
+	}
+	lr, ok := rs.cache.Peek(follow.LectureID(id))
+	if !ok {
+		return false
+	}
+	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	return lr.action == action && now.Sub(lr.movedAt) < doubleClick &&
+		lr.at == follow.At{Sc: here.Sc, On: here.On, Step: here.Step}
 }
 
 // moved is where goTo left a run: its key and its follow link.
@@ -66,7 +90,7 @@ func newRunID() string {
 // on). A key this server does not know (the run was evicted, or the server
 // restarted) is kept, so its lecture's followers see this move under the
 // same follow id.
-func (rs *runs) goTo(id string, there views.Place) moved {
+func (rs *runs) goTo(id string, there views.Place, action string, now time.Time) moved {
 	at := there.Place
 	if id == "" {
 		id = newRunID()
@@ -78,6 +102,9 @@ func (rs *runs) goTo(id string, there views.Place) moved {
 	}
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
+	if lr.at != at {
+		lr.action, lr.movedAt = action, now
+	}
 	lr.at = at
 	rs.cache.Add(fid, lr) // also restarts the idle clock, and may let another run go
 	// Under lr.mu, so that a first follower opening the lecture at the same

@@ -52,6 +52,9 @@ type Server struct {
 	groups func() ([]views.Group, error)
 	log    *slog.Logger
 	echo   *echo.Echo
+	// now is the clock a click is timed by (a double click's echo, act.go);
+	// tests set their own.
+	now func() time.Time
 
 	draining  atomic.Bool  // a graceful shutdown has begun: /healthz fails
 	inflight  atomic.Int64 // requests being answered, follow streams aside (drain)
@@ -67,6 +70,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		return nil, fmt.Errorf("static files: %w", err)
 	}
 	s := &Server{
+		now:     time.Now,
 		cfg:     cfg,
 		catalog: catalog,
 		guide:   guide,

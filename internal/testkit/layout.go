@@ -1,0 +1,168 @@
+package testkit
+
+import "strconv"
+
+// What a lecturer and a student see of any frame's layout, read in one
+// evaluation per page so a test over every scenario, position, frame and
+// language loads each page once: whether the frame's point is on the first
+// screen, whether anything is cut, scrolls or overlaps, where the verdict
+// stands, how small the diagram's type is drawn, and whether a label hides
+// under the lane names a phone pins at the left edge.
+
+// Layout is one reading of a frame's page at one viewport size.
+type Layout struct {
+	VerdictTop float64  `json:"verdictTop"` // in page coordinates
+	MinText    float64  `json:"minText"`    // the diagram's smallest text, in CSS px as drawn
+	Faults     []string `json:"faults"`
+}
+
+// LayoutJS reads a Layout; null until the page has its demo, its diagram
+// and its script. The checks it runs:
+//
+//   - "fold": the verdict, the move's narration, the diagram and, on the
+//     last frame, the lesson end inside the first screen;
+//   - "overlap": no two of the frame's blocks (verdict, panels, narration,
+//     lesson, diagram) overlap, and no panel's text runs out of its panel;
+//   - "scroll": neither the page nor any box in it scrolls or cuts what it
+//     holds (the phone's diagram, which scrolls sideways by design, aside);
+//   - "sideways": the page does not scroll sideways;
+//   - "pinned": no diagram label lies under the lane names a phone pins at
+//     the diagram's left edge.
+//
+// checks is a JavaScript array literal of those names.
+func LayoutJS(checks string) string {
+	return `(() => {
+  const demo = document.querySelector('#demo'), svg = document.querySelector('svg[data-testid=timeline]');
+  if (!demo || !svg || !window.htmx) return null;
+  const checks = new Set(` + checks + `);
+  // A resize is handled at once, as a page loaded at this size would be.
+  window.dispatchEvent(new Event('resize'));
+  window.scrollTo(0, 0);
+  const out = [], H = innerHeight, W = innerWidth;
+  const rect = e => e.getBoundingClientRect();
+  const shown = e => e && e.checkVisibility({visibilityProperty: true, opacityProperty: true});
+  const name = e => (e.dataset.testid || e.id || e.className.baseVal || e.className || e.tagName) + ' ' + JSON.stringify((e.innerText || e.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 40));
+  const px = n => Math.round(n);
+  const verdict = document.querySelector('[data-testid=verdict]');
+  const narration = document.querySelector('[data-testid=narration]');
+  const lesson = document.querySelector('[data-testid=lesson]');
+  const last = demo.dataset.last === 'true';
+
+  // The diagram as drawn: the SVG keeps its aspect, so its content may
+  // stand inside a taller or wider box.
+  const r = rect(svg), vb = svg.viewBox.baseVal;
+  const scale = Math.min(r.width / vb.width, r.height / vb.height);
+  const drawn = {top: r.top + (r.height - vb.height * scale) / 2, bottom: r.top + (r.height + vb.height * scale) / 2};
+  let minText = Infinity;
+  for (const t of svg.querySelectorAll('text')) {
+    if (t.textContent.trim() === '') continue;
+    minText = Math.min(minText, parseFloat(getComputedStyle(t).fontSize) * scale);
+  }
+
+  if (checks.has('fold')) {
+    const parts = {
+      'the verdict': verdict,
+      "the move's narration": narration && ([...narration.querySelectorAll('.happened li, p')].filter(shown).pop()),
+    };
+    if (last) parts['the lesson'] = lesson;
+    for (const [what, e] of Object.entries(parts)) {
+      if (!shown(e)) { out.push('fold: ' + what + ' is missing'); continue; }
+      const b = rect(e);
+      if (b.bottom > H + 0.5) out.push('fold: ' + what + ' ends at ' + px(b.bottom) + ' px, below the first screen of ' + H);
+    }
+    if (drawn.bottom > H + 0.5) out.push('fold: the diagram ends at ' + px(drawn.bottom) + ' px, below the first screen of ' + H);
+  }
+
+  if (checks.has('overlap')) {
+    const blocks = [verdict, narration, lesson, svg.closest('section'), ...document.querySelectorAll('#demo .panels > .panel')].filter(shown);
+    for (let i = 0; i < blocks.length; i++) for (let j = i + 1; j < blocks.length; j++) {
+      const a = rect(blocks[i]), c = rect(blocks[j]);
+      const w = Math.min(a.right, c.right) - Math.max(a.left, c.left), h = Math.min(a.bottom, c.bottom) - Math.max(a.top, c.top);
+      if (w > 1 && h > 1) out.push('overlap: ' + name(blocks[i]) + ' overlaps ' + name(blocks[j]) + ' by ' + px(w) + 'x' + px(h) + ' px');
+    }
+    for (const p of document.querySelectorAll('#demo .panels > .panel')) {
+      const box = rect(p);
+      for (const e of p.querySelectorAll('*')) {
+        if (e.children.length || !shown(e) || e.closest('svg')) continue;
+        const b = rect(e);
+        if (b.width === 0) continue;
+        if (b.right > box.right + 1 || b.left < box.left - 1) { out.push('overlap: ' + name(e) + ' runs out of its panel (' + px(b.left) + '-' + px(b.right) + ' outside ' + px(box.left) + '-' + px(box.right) + ')'); break; }
+      }
+    }
+  }
+
+  if (checks.has('scroll')) {
+    const de = document.documentElement;
+    if (de.scrollHeight > H + 1) out.push('scroll: the page is ' + de.scrollHeight + ' px high, more than the screen\'s ' + H);
+    for (const e of document.querySelectorAll('body *')) {
+      if (!shown(e) || e.closest('svg') || e.matches('.tl-scroll') && getComputedStyle(e).overflowX === 'auto') continue;
+      const s = getComputedStyle(e);
+      const clipsY = s.overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 1;
+      const clipsX = s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1;
+      if ((clipsY || clipsX) && !e.matches('textarea, input, select, .sr-only, .sr-only *')) out.push('scroll: ' + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
+    }
+  }
+
+  if (checks.has('sideways')) {
+    const de = document.documentElement;
+    if (de.scrollWidth > W + 1) out.push('sideways: the page is ' + de.scrollWidth + ' px wide on a screen of ' + W);
+  }
+
+  if (checks.has('pinned')) {
+    const lanes = document.querySelector('svg.tl-lanes'), box = svg.parentElement;
+    if (shown(lanes)) {
+      box.scrollIntoView({block: 'center'});
+      const l = rect(lanes.querySelector('rect.pinned')), b = rect(box);
+      for (const t of svg.querySelectorAll('text')) {
+        if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
+        const tr = rect(t);
+        if (tr.right > b.left + 0.5 && tr.left < l.right - 0.5 && tr.bottom > l.top && tr.top < l.bottom) out.push('pinned: ' + JSON.stringify(t.textContent) + ' lies under the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
+      }
+      window.scrollTo(0, 0);
+    }
+  }
+  return {verdictTop: rect(verdict).top + scrollY, minText: minText === Infinity ? 0 : minText, faults: out};
+})()`
+}
+
+// LinksJS lists the links that do not name the frame on screen: the page's
+// title must read "k/n", and every link to this scenario (the language
+// link, the canonical address, the share link) must carry its step and its
+// switch; null until the page shows frame k.
+func LinksJS(id, sw string, on bool, k, n int) string {
+	pos := "off"
+	if on {
+		pos = "on"
+	}
+	return `(() => {
+  const idx = document.querySelector('[data-testid=step-index]');
+  if (!idx || idx.innerText.replace(/\s+/g, ' ').trim() !== '` + strconv.Itoa(k) + ` / ` + strconv.Itoa(n) + `' || document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')) return null;
+  const out = [];
+  if (!document.title.includes(' ` + strconv.Itoa(k) + `/` + strconv.Itoa(n) + ` ')) out.push('the title reads ' + JSON.stringify(document.title));
+  const links = [...document.querySelectorAll('a[href], link[href]')].map(a => [a, new URL(a.getAttribute('href'), location.href)]);
+  let lang = false;
+  for (const [a, u] of links) {
+    if (!/^\/(scenarios|embed)\/` + id + `$/.test(u.pathname)) continue;
+    lang = lang || a.dataset.testid === 'lang';
+    const step = u.searchParams.get('step'), s = u.searchParams.get('` + sw + `');
+    if (step !== '` + strconv.Itoa(k) + `' || s !== '` + pos + `') out.push((a.dataset.testid || a.rel || a.tagName) + ' ' + u.pathname + u.search + ' names step ' + step + ', ` + sw + `=' + s);
+  }
+  const share = document.querySelector('[data-testid=share-link]');
+  if (share) { const u = new URL(share.value, location.href); if (u.searchParams.get('step') !== '` + strconv.Itoa(k) + `' || u.searchParams.get('` + sw + `') !== '` + pos + `') out.push('the share link is ' + share.value); }
+  if (!lang && document.querySelector('[data-testid=lang]')) out.push('the language link does not lead to this scenario');
+  return out;
+})()`
+}
+
+// DeadControlsJS lists the controls shown that do nothing without
+// JavaScript: a button that submits no form, a select that sends nothing.
+const DeadControlsJS = `(() => {
+  if (!document.querySelector('#demo')) return null;
+  const out = [];
+  for (const e of document.querySelectorAll('button, select, input[type=button]')) {
+    if (!e.checkVisibility({visibilityProperty: true})) continue;
+    const submits = e.tagName === 'BUTTON' && e.type === 'submit' && e.form && (e.form.getAttribute('action') || e.form.method === 'dialog');
+    if (!submits) out.push((e.dataset.testid || e.id || e.tagName) + ' ' + JSON.stringify(e.innerText.trim()) + ' does nothing without JavaScript');
+  }
+  return out;
+})()`

@@ -1,0 +1,211 @@
+package web
+
+// The layout test: every scenario, both switch positions, every frame, in
+// English and Japanese, measured in a real Chromium as a lecturer and a
+// student see it. Each frame is loaded twice (the normal page, then
+// presenter mode) and read at each size after a resize, every check of a
+// size in one evaluation (testkit.LayoutJS), so the whole catalogue takes
+// a few minutes, not an hour.
+//
+//	go test -run Layout -v .     # needs Chromium
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
+)
+
+const layoutBudget = 15 * time.Minute
+
+// A size the layout is read at, and what must hold there.
+type layoutSize struct {
+	name          string
+	w, h          int64
+	mobile        bool
+	checks        string  // testkit.LayoutJS's checks
+	minText       float64 // the diagram's smallest text, px; 0: not checked
+	present, jump bool    // presenter mode; whether the verdict's place is tracked
+}
+
+var (
+	normalSizes = []layoutSize{
+		{name: "1280x720", w: 1280, h: 720, checks: `['fold', 'overlap', 'sideways']`, jump: true},
+		{name: "phone 360x740", w: 360, h: 740, mobile: true, checks: `['sideways', 'pinned']`, minText: 12},
+		{name: "200% zoom (640x360)", w: 640, h: 360, checks: `['sideways', 'pinned']`},
+	}
+	presentSizes = []layoutSize{
+		{name: "presenter 1280x720", w: 1280, h: 720, checks: `['fold', 'overlap', 'scroll', 'sideways']`, minText: 14, present: true},
+		{name: "presenter 1920x1080", w: 1920, h: 1080, checks: `['fold', 'overlap', 'scroll', 'sideways']`, minText: 14, present: true},
+	}
+)
+
+// The verdict may shift this much between consecutive frames: a sub-pixel
+// reflow, not a jump the eye follows.
+const verdictJump = 8
+
+func TestLayout(t *testing.T) {
+	catalog := testkit.Catalog(t)
+	s := newTestServer(t, DefaultConfig())
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	t.Cleanup(s.follow.Close)
+	browser := testkit.Chromium(t, layoutBudget)
+
+	for _, lang := range []string{"en", "ja"} {
+		t.Run("every-frame/"+lang, func(t *testing.T) {
+			tab := testkit.NewTab(t, browser, layoutBudget)
+			start := time.Now()
+			loads := 0
+			for _, sc := range catalog.Scenarios {
+				for _, on := range []bool{false, true} {
+					top := math.NaN()
+					for k := 1; k <= sc.Frames(); k++ {
+						path := views.FrameURL(sc, on, k, lang)
+						for _, group := range [][]layoutSize{normalSizes, presentSizes} {
+							url := srv.URL + path
+							if group[0].present {
+								url += "&present=1"
+							}
+							for i, size := range group {
+								viewport(t, tab, size)
+								if i == 0 {
+									if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+										t.Fatalf("%s: %v", url, err)
+									}
+									loads++
+								}
+								where := fmt.Sprintf("%s %s", size.name, path)
+								l := testkit.WaitFor(t, tab, waitBudget, "the layout of "+where, testkit.LayoutJS(size.checks), func(l *testkit.Layout) bool { return l != nil })
+								for _, f := range l.Faults {
+									t.Errorf("%s: %s", where, f)
+								}
+								if size.minText > 0 && l.MinText < size.minText {
+									t.Errorf("%s: the diagram's smallest text is drawn at %.1f px, under %.0f", where, l.MinText, size.minText)
+								}
+								if size.jump {
+									if d := math.Abs(l.VerdictTop - top); d > verdictJump {
+										t.Errorf("%s: the verdict moved %.0f px from frame %d", where, d, k-1)
+									}
+									top = l.VerdictTop
+								}
+							}
+						}
+					}
+				}
+			}
+			t.Logf("%d pages in %v", loads, time.Since(start).Round(time.Millisecond))
+		})
+	}
+
+	// After a step, a switch and a key, all through htmx, the title and
+	// every link to the scenario name the frame on screen.
+	t.Run("links-follow-the-frame", func(t *testing.T) {
+		tab := testkit.NewTab(t, browser, layoutBudget)
+		viewport(t, tab, normalSizes[0])
+		for _, sc := range catalog.Scenarios {
+			for _, base := range []string{views.FrameURL(sc, true, 1, "en"), "/embed/" + sc.ID + "?" + sc.Switch + "=on&step=1&lang=ja"} {
+				if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+base)); err != nil {
+					t.Fatal(err)
+				}
+				n := sc.Frames()
+				check := func(what string, on bool, k int) {
+					t.Helper()
+					for _, f := range testkit.WaitFor(t, tab, waitBudget, fmt.Sprintf("%s %s: frame %d", base, what, k), testkit.LinksJS(sc.ID, sc.Switch, on, k, n), func(f []string) bool { return f != nil }) {
+						t.Errorf("%s, after %s (frame %d, %s): %s", base, what, k, demo.OnOff(on), f)
+					}
+				}
+				check("loading", true, 1)
+				clickTestID(t, tab, "step")
+				check("a step", true, 2)
+				clickTestID(t, tab, sc.Switch)
+				check("the switch", false, 2)
+				if err := chromedp.Do(tab, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+					t.Fatal(err)
+				}
+				check("the → key", false, min(3, n))
+			}
+		}
+	})
+
+	// In a textbook's 1000 px iframe (its media queries see the frame's
+	// width, so the embed is read at that size) the stage keeps its two
+	// columns, and the frame's point fits the snippet's 760 px.
+	t.Run("iframe-1000", func(t *testing.T) {
+		tab := testkit.NewTab(t, browser, layoutBudget)
+		viewport(t, tab, layoutSize{w: 1000, h: 760})
+		for _, sc := range catalog.Scenarios {
+			for _, on := range []bool{false, true} {
+				path := "/embed/" + sc.ID + "?" + sc.Switch + "=" + demo.OnOff(on) + "&step=" + strconv.Itoa(sc.Frames()) + "&lang=en"
+				if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+path)); err != nil {
+					t.Fatal(err)
+				}
+				l := testkit.WaitFor(t, tab, waitBudget, "the embed "+path, testkit.LayoutJS(`['fold', 'overlap', 'sideways']`), func(l *testkit.Layout) bool { return l != nil })
+				for _, f := range l.Faults {
+					t.Errorf("1000x760 %s: %s", path, f)
+				}
+				cols, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(() => { const n = document.querySelector('[data-testid=narration]').getBoundingClientRect(), d = document.querySelector('.timeline').getBoundingClientRect(); return n.right <= d.left && Math.abs(n.top - d.top) < 2; })()`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !cols {
+					t.Errorf("1000x760 %s: the narration and the diagram are not side by side", path)
+				}
+			}
+		}
+		if !strings.Contains(views.EmbedSnippet("/embed/x", "t"), `height="760"`) {
+			t.Errorf("the embed snippet %s is not 760 px high, as the README's", views.EmbedSnippet("/embed/x", "t"))
+		}
+	})
+
+	// Without JavaScript, no control is shown that does nothing.
+	t.Run("no-javascript-no-dead-controls", func(t *testing.T) {
+		tab := testkit.NewTab(t, browser, layoutBudget)
+		if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		viewport(t, tab, normalSizes[0])
+		for _, sc := range catalog.Scenarios {
+			for _, path := range []string{views.FrameURL(sc, false, 2, "en"), views.FrameURL(sc, true, sc.Frames(), "ja") + "&present=1", "/embed/" + sc.ID + "?" + sc.Switch + "=on&step=1&lang=en"} {
+				if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+path)); err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range testkit.WaitFor(t, tab, waitBudget, "the controls of "+path, testkit.DeadControlsJS, func(f []string) bool { return f != nil }) {
+					t.Errorf("%s: %s", path, f)
+				}
+			}
+		}
+	})
+}
+
+// viewport sizes the tab's screen.
+func viewport(t *testing.T, ctx context.Context, size layoutSize) {
+	t.Helper()
+	opts := []chromedp.EmulateViewportOption{}
+	if size.mobile {
+		opts = append(opts, chromedp.EmulateMobile)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h, opts...)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// clickTestID clicks the control with this data-testid, as a mouse does.
+func clickTestID(t *testing.T, ctx context.Context, testid string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="`+testid+`"]`))); err != nil {
+		t.Fatalf("clicking %s: %v", testid, err)
+	}
+}
