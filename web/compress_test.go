@@ -17,7 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// The compress middleware (compress.go): what it compresses, what it leaves
+// The compress middleware (internal/respond): what it compresses, what it leaves
 // alone, and that pooled compressors and buffers never mix two answers.
 
 func TestCompressLeavesAlone(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // or lost in a restart starts again from that frame, under the same run key.
 // A run keeps no model: a scripted frame is a pure function of the scenario,
 // the switch and the step (demo.Replay plays it, and the answer cache,
-// answers.go, keeps it drawn), so a run is only its place, which keeps a
+// internal/respond, keeps it drawn), so a run is only its place, which keeps a
 // visitor to a few hundred bytes.
 //
 // The run key is the visitor's secret: it rides in the click's form and in
