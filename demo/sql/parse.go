@@ -64,24 +64,68 @@ var advisoryFns = []string{
 	"pg_advisory_lock", "pg_try_advisory_lock", "pg_advisory_unlock", "pg_advisory_xact_lock", "pg_try_advisory_xact_lock",
 }
 
-var sqlToken = regexp.MustCompile(`\s*('(?:[^']|'')*'|[A-Za-z_][A-Za-z_0-9]*|-?[0-9]+|[(),=*+;<>-]+)`)
-
-// tokens splits SQL into words, numbers, quoted strings and punctuation.
+// tokens splits SQL into words, numbers, quoted strings and punctuation: a
+// quoted string ('' inside is a quote), a word of letters, digits and _, a
+// number with an optional minus, or a run of the punctuation the shapes use.
+// It is read by hand rather than with a regular expression: every replay of
+// a database scenario reads its statements again.
 func tokens(sql string) ([]string, error) {
 	var out []string
 	rest := strings.TrimSpace(sql)
 	for rest != "" {
-		m := sqlToken.FindStringSubmatchIndex(rest)
-		if m == nil || m[0] != 0 {
+		n := tokenLen(rest)
+		if n == 0 {
 			return nil, fmt.Errorf("cannot read %q", rest)
 		}
-		out = append(out, rest[m[2]:m[3]])
-		rest = strings.TrimSpace(rest[m[1]:])
+		out = append(out, rest[:n])
+		rest = strings.TrimSpace(rest[n:])
 	}
 	if n := len(out); n > 0 && out[n-1] == ";" {
 		out = out[:n-1]
 	}
 	return out, nil
+}
+
+// tokenLen is the length of the token s starts with; 0 for none.
+func tokenLen(s string) int {
+	const punct = "(),=*+;<>-"
+	isWord := func(c byte, first bool) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || !first && c >= '0' && c <= '9'
+	}
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	switch c := s[0]; {
+	case c == '\'':
+		for i := 1; i < len(s); i++ {
+			if s[i] != '\'' {
+				continue
+			}
+			if i+1 < len(s) && s[i+1] == '\'' {
+				i++
+				continue
+			}
+			return i + 1
+		}
+		return 0 // an unclosed quote
+	case isWord(c, true):
+		n := 1
+		for n < len(s) && isWord(s[n], false) {
+			n++
+		}
+		return n
+	case isDigit(c) || c == '-' && len(s) > 1 && isDigit(s[1]):
+		n := 1
+		for n < len(s) && isDigit(s[n]) {
+			n++
+		}
+		return n
+	case strings.IndexByte(punct, c) >= 0:
+		n := 1
+		for n < len(s) && strings.IndexByte(punct, s[n]) >= 0 {
+			n++
+		}
+		return n
+	}
+	return 0
 }
 
 // parser walks the tokens of one statement.
