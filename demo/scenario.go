@@ -119,11 +119,21 @@ func (sc *Scenario) NodeNames() []string {
 // Horizon. A scenario that rehearses always plays; an action that cannot be
 // played where it stands comes back as an *ActionError, so a loader can say
 // on which line of its file the mistake is.
-func Rehearse(sc *Scenario) error {
+func Rehearse(sc *Scenario) error { return RehearseEach(sc, nil) }
+
+// RehearseEach is Rehearse that also shows each frame after the first, in
+// each position, to each (a loader's check of what the frames say), in the
+// same plays: the first error each returns is RehearseEach's, unless a play
+// fails, which comes first.
+func RehearseEach(sc *Scenario, each func(f Frame) error) error {
 	horizon := 0
+	var seen [2]error // each's first error with the switch off, then on
 	for _, on := range []bool{true, false} {
 		r := NewRun(sc, on)
 		for r.Step() {
+			if each != nil && seen[boolIndex(on)] == nil {
+				seen[boolIndex(on)] = each(r.Frame())
+			}
 		}
 		if err := r.Err(); err != nil {
 			return err
@@ -131,7 +141,17 @@ func Rehearse(sc *Scenario) error {
 		horizon = max(horizon, r.now)
 	}
 	sc.Horizon = horizon
-	return nil
+	if seen[0] != nil {
+		return seen[0]
+	}
+	return seen[1]
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Catalog is every scenario of a script, in the script's order.

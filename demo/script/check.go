@@ -16,6 +16,8 @@ type checkError struct {
 	msg  string
 }
 
+func (e *checkError) Error() string { return e.msg }
+
 func fail(line int, format string, args ...any) *checkError {
 	return &checkError{line: line, msg: fmt.Sprintf(format, args...)}
 }
@@ -40,7 +42,7 @@ func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) *checkError {
 		return err
 	}
 	for _, c := range []func(*demo.Scenario) *checkError{
-		checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPlays, checkNarration,
+		checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPlays,
 	} {
 		if err := c(sc); err != nil {
 			return err
@@ -235,14 +237,26 @@ func checkActions(sc *demo.Scenario, as []demo.Action) *checkError {
 
 // checkPlays plays the scenario to its end in both switch positions: what
 // only a replay shows, such as a paused client asked to write.
+// checkPlays plays the scenario to its end in both switch positions: what
+// only a replay shows, such as a paused client asked to write; and, in the
+// same plays, whether each move's narration is true in both positions.
 func checkPlays(sc *demo.Scenario) *checkError {
-	err := demo.Rehearse(sc)
+	err := demo.RehearseEach(sc, func(f demo.Frame) error {
+		if ce := narrationOf(sc, f); ce != nil {
+			return ce
+		}
+		return nil
+	})
 	if err == nil {
 		return nil
 	}
 	var ae *demo.ActionError
 	if errors.As(err, &ae) {
 		return fail(ae.Action.Line, "%s", ae.Error())
+	}
+	var ce *checkError
+	if errors.As(err, &ce) {
+		return ce
 	}
 	return fail(0, "%s", err)
 }

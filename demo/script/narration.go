@@ -58,23 +58,17 @@ var (
 	brackets = regexp.MustCompile(`\([^)]*\)`)
 )
 
-// checkNarration finds the first move whose narration, in either position,
-// names an action the frame does not contain.
-func checkNarration(sc *demo.Scenario) *checkError {
-	for _, on := range []bool{false, true} {
-		r := demo.NewRun(sc, on)
-		for r.Step() {
-			f := r.Frame()
-			m := sc.Moves[f.Index-2]
-			for _, part := range []struct{ what, prose string }{{"title", f.Title.EN}, {"text", f.Text.EN}} {
-				if msg := unborne(sc, part.prose, f.Latest()); msg != "" {
-					line := 0
-					if len(m.Do) > 0 {
-						line = m.Do[0].Line
-					}
-					return fail(line, "move %d %s with the switch %s: %s", f.Index-1, part.what, demo.OnOff(on), msg)
-				}
+// narrationOf finds, in frame f, a narration that names an action the
+// frame does not contain; nil when every claim is borne out.
+func narrationOf(sc *demo.Scenario, f demo.Frame) *checkError {
+	m := sc.Moves[f.Index-2]
+	for _, part := range []struct{ what, prose string }{{"title", f.Title.EN}, {"text", f.Text.EN}} {
+		if msg := unborne(sc, part.prose, f.Latest()); msg != "" {
+			line := 0
+			if len(m.Do) > 0 {
+				line = m.Do[0].Line
 			}
+			return fail(line, "move %d %s with the switch %s: %s", f.Index-1, part.what, demo.OnOff(f.On), msg)
 		}
 	}
 	return nil
