@@ -20,7 +20,7 @@ import (
 
 // claim is one kind of action a narration can name.
 type claim struct {
-	what  string // in the error message
+	what  string   // in the error message
 	stems []string // one of them is in every clause the words match: a cheap first look
 	words *regexp.Regexp
 	deed  demo.Deed // what an event must show (demo.Doer)

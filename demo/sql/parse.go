@@ -65,7 +65,7 @@ var advisoryFns = []string{
 }
 
 // tokens splits SQL into words, numbers, quoted strings and punctuation: a
-// quoted string ('' inside is a quote), a word of letters, digits and _, a
+// quoted string (” inside is a quote), a word of letters, digits and _, a
 // number with an optional minus, or a run of the punctuation the shapes use.
 // It is read by hand rather than with a regular expression: every replay of
 // a database scenario reads its statements again.
