@@ -67,27 +67,66 @@ func (s *Server) handleError(err error, c echo.Context) {
 		explicit = form.Get(views.LangParam) // a click's language travels in its form
 	}
 	lang, _ := views.ReadLang(explicit, c.Request().Header.Get("Accept-Language"))
+	p := s.problemOf(err, c)
+	page := s.errorPage(c, p, lang)
+	h := c.Response().Header()
+	h.Set(echo.HeaderCacheControl, "no-store")
+	h.Add(echo.HeaderVary, "HX-Request")
+	comp := views.ErrorView(page)
+	if isHTMX(c) {
+		comp = views.ErrorFragment(page)
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(p.status)
+		return
+	}
+	// Not the request's context: the error may be that it was cancelled (a
+	// body cut off at the read timeout, a client that half-closed), and the
+	// answer must still carry its status and its page.
+	werr := respond.RenderIn(context.WithoutCancel(c.Request().Context()), c, p.status, comp)
+	var drawErr *respond.DrawError
+	switch {
+	case errors.As(werr, &drawErr):
+		s.log.Error("drawing the error page", "err", werr)
+		_ = c.String(p.status, page.Heading+"\n")
+	case werr != nil:
+		s.log.Debug("writing the error page", "err", werr) // the client has gone
+	}
+}
+
+// problemOf is what went wrong, for the visitor: a problem a handler named,
+// a body too large, an HTTP error of Echo's, or else an internal error,
+// logged in full here and shown only as "internal error".
+func (s *Server) problemOf(err error, c echo.Context) *problem {
 	var p *problem
 	var he *echo.HTTPError
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &p):
+		return p
 	case errors.As(err, &tooBig):
-		p = &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
+		return &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
 	case errors.As(err, &he):
-		p = httpProblem(he, c)
-	default:
-		s.log.Error("internal error", "method", c.Request().Method, "uri", c.Request().RequestURI, "err", err)
-		p = &problem{status: http.StatusInternalServerError, key: "err.internal.msg"}
+		return httpProblem(he, c)
 	}
-	heading := map[int]string{
-		http.StatusNotFound:              "err.notfound",
-		http.StatusBadRequest:            "err.badrequest",
-		http.StatusMethodNotAllowed:      "err.method",
-		http.StatusRequestEntityTooLarge: "err.toolarge",
-		http.StatusTooManyRequests:       "err.toomany",
-		http.StatusInternalServerError:   "err.internal",
-	}[p.status]
+	s.log.Error("internal error", "method", c.Request().Method, "uri", c.Request().RequestURI, "err", err)
+	return &problem{status: http.StatusInternalServerError, key: "err.internal.msg"}
+}
+
+// errorHeadings are the error pages' headings by status.
+var errorHeadings = map[int]string{
+	http.StatusNotFound:              "err.notfound",
+	http.StatusBadRequest:            "err.badrequest",
+	http.StatusMethodNotAllowed:      "err.method",
+	http.StatusRequestEntityTooLarge: "err.toolarge",
+	http.StatusTooManyRequests:       "err.toomany",
+	http.StatusInternalServerError:   "err.internal",
+}
+
+// errorPage is the view model of p's page in lang: its heading, its message
+// and the way back.
+func (s *Server) errorPage(c echo.Context, p *problem, lang string) views.ErrorPage {
+	heading := errorHeadings[p.status]
 	if p.title != "" {
 		heading = p.title
 	}
@@ -115,29 +154,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if p.known {
 		page.Known = s.catalog.IDs()
 	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderCacheControl, "no-store")
-	h.Add(echo.HeaderVary, "HX-Request")
-	comp := views.ErrorView(page)
-	if isHTMX(c) {
-		comp = views.ErrorFragment(page)
-	}
-	if c.Request().Method == http.MethodHead {
-		_ = c.NoContent(p.status)
-		return
-	}
-	// Not the request's context: the error may be that it was cancelled (a
-	// body cut off at the read timeout, a client that half-closed), and the
-	// answer must still carry its status and its page.
-	werr := respond.RenderIn(context.WithoutCancel(c.Request().Context()), c, p.status, comp)
-	var drawErr *respond.DrawError
-	switch {
-	case errors.As(werr, &drawErr):
-		s.log.Error("drawing the error page", "err", werr)
-		_ = c.String(p.status, page.Heading+"\n")
-	case werr != nil:
-		s.log.Debug("writing the error page", "err", werr) // the client has gone
-	}
+	return page
 }
 
 // errorAnswered marks a request whose error has been answered.

@@ -308,16 +308,8 @@ func soak(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 	for _, e := range s.samples {
 		fmt.Fprintln(stdout, "  error:", e)
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "server\theap in use after GC\tlive objects\tlive runs\t\n")
-	row := func(name string, st serverStats) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t\n", name, mib(st.HeapInuse), mib(st.HeapAlloc), st.Runs)
-	}
-	row("before", before)
-	row("peak, during the walk", peak)
-	row("after the walk", after)
-	row(fmt.Sprintf("after %s idle", waited.Round(100*time.Millisecond)), expired)
-	tw.Flush()
+	memoryTable(stdout, []memoryRow{{"before", before}, {"peak, during the walk", peak}, {"after the walk", after},
+		{fmt.Sprintf("after %s idle", waited.Round(100*time.Millisecond)), expired}})
 	if expired.Runs > 0 {
 		fmt.Fprintf(stdout, "the runs had not expired after -settle %s: is the server's -run-idle longer?\n", *settle)
 	}
@@ -325,6 +317,21 @@ func soak(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr 
 		return errors.New("some students did not finish")
 	}
 	return nil
+}
+
+// memoryRow is the server's memory at one moment of the soak.
+type memoryRow struct {
+	name string
+	st   serverStats
+}
+
+func memoryTable(w io.Writer, rows []memoryRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "server\theap in use after GC\tlive objects\tlive runs\t\n")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t\n", r.name, mib(r.st.HeapInuse), mib(r.st.HeapAlloc), r.st.Runs)
+	}
+	tw.Flush()
 }
 
 // pollPeak polls the server's memory every quarter second, for the peak,
