@@ -67,7 +67,7 @@ func coordSentence(lang string, f demo.Frame, e demo.Event) string {
 }
 
 func init() {
-	for k, v := range map[string][2]string{
+	addWords(map[string][2]string{
 		"coord.lane.zookeeper":       {"ZooKeeper", "ZooKeeper"},
 		"coord.lane.etcd":            {"etcd", "etcd"},
 		"coord.lane.consul":          {"Consul", "Consul"},
@@ -111,9 +111,7 @@ func init() {
 		"ev.session-ended.zookeeper": {"%[1]s のセッションが %[2]s に失効: エフェメラルノードが消えた", "%[1]s's session expired at %[2]s: its ephemeral node is gone"},
 		"ev.session-ended.etcd":      {"%[1]s のリースが %[2]s に失効: 付いていたキーが消えた", "%[1]s's lease expired at %[2]s: its key is gone"},
 		"ev.session-ended.consul":    {"%[1]s のセッションが %[2]s に無効化: ロックが解放された", "%[1]s's session was invalidated at %[2]s: its lock is released"},
-	} {
-		messages[k] = v
-	}
+	})
 }
 
 // coordChecked: ZooKeeper and etcd are replayed against their servers;

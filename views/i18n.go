@@ -1,8 +1,10 @@
 package views
 
 // messages holds every fixed string of the screen in both languages, keyed by
-// a short name: the one table of the site's words. The narration lives in
-// scenarios.yaml and the guide's prose in guide.yaml; this is the rest.
+// a short name. The site's own words are here; a store family's panel brings
+// its words with it (consensus.go, i18n_database.go add theirs with
+// addWords), so a family is one file of the views. The narration lives in
+// scenarios.yaml and the guide's prose in guide.yaml.
 var messages = map[string][2]string{ // key -> {ja, en}
 	"site":          {"分散ロックとフェンシングトークン", "Distributed locks and fencing tokens"},
 	"site.desc":     {"リースとフェンシングトークンがなぜ要るかを 1 手ずつ確かめる対話型デモ。", "An interactive, step-by-step demo of why a distributed lock needs a lease and a fencing token."},
@@ -261,6 +263,17 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"guide.walk.again":  {"最初からたどり直す", "Start again"},
 	"guide.walk.step":   {"問い %d", "Question %d"},
 	"err.tree.node":     {"判断の木に %q という場所はない。", "The decision tree has no point called %q."},
+}
+
+// addWords adds a family's words to the table; a key the table has already
+// is a mistake in the program, caught when it starts.
+func addWords(words map[string][2]string) {
+	for k, v := range words {
+		if _, dup := messages[k]; dup {
+			panic("views: the word " + k + " is defined twice")
+		}
+		messages[k] = v
+	}
 }
 
 // T returns the fixed string key in lang; an unknown key comes back as itself,

@@ -3,7 +3,7 @@ package views
 // Messages of the database scenarios: the connections and rows panel, the
 // wait-for graph, the statements' sentences and the verdicts.
 func init() {
-	for k, v := range map[string][2]string{
+	addWords(map[string][2]string{
 		"checked.postgres.leases":                {"このシナリオの SQL と応答 (コマンドタグ、返る行、最後の行の値) は、両方のスイッチ位置で実物の PostgreSQL 15 に送って確かめてある。ロックサービスは章のコードそのもの。", "This scenario's SQL and replies (command tags, rows, the row's final values) are checked against real PostgreSQL 15, in both switch positions. The lock service is the chapter's own code."},
 		"topology.database":                      {"データベースのロック (PostgreSQL)", "locks in the database (PostgreSQL)"},
 		"db.connections":                         {"接続 (pg_stat_activity / pg_locks)", "Connections (pg_stat_activity / pg_locks)"},
@@ -51,7 +51,5 @@ func init() {
 		"legend.queued":                          {"ワーカーが行ロックを待ったあげく別の行を取った。待ちは無駄で、ワーカーは 1 列に並んでいる。", "A worker waited for a row lock and then took another row: the wait bought nothing, and the workers run one after another."},
 		"legend.waits-on-itself":                 {"クライアントが、自分が別の接続で持っているロックを待っている。デッドロック検出には見えない。", "A client waits for a lock it holds itself on another connection; no deadlock detector can see it."},
 		"legend.safe.database":                   {"データベースのシナリオで、消えた更新も、デッドロックも、無駄な待ちも、同時に 2 人が持ったこともない。", "A database scenario with no lost update, no deadlock, no wasted wait and no two holders at once."},
-	} {
-		messages[k] = v
-	}
+	})
 }
