@@ -82,8 +82,8 @@ func LayoutJS(checks string) string {
     }
     for (const p of document.querySelectorAll('#demo .panels > .panel')) {
       const box = rect(p);
-      for (const e of p.querySelectorAll('*')) {
-        if (e.children.length || !shown(e) || e.closest('svg')) continue;
+      for (const e of p.querySelectorAll('*:not(svg, svg *)')) {
+        if (e.children.length || !shown(e)) continue;
         const b = rect(e);
         if (b.width === 0) continue;
         if (b.right > box.right + 1 || b.left < box.left - 1) { out.push('overlap: ' + name(e) + ' runs out of its panel (' + px(b.left) + '-' + px(b.right) + ' outside ' + px(box.left) + '-' + px(box.right) + ')'); break; }
@@ -94,12 +94,12 @@ func LayoutJS(checks string) string {
   if (checks.has('scroll')) {
     const de = document.documentElement;
     if (de.scrollHeight > H + 1) out.push('scroll: the page is ' + de.scrollHeight + ' px high, more than the screen\'s ' + H);
-    for (const e of document.querySelectorAll('body *')) {
-      if (!shown(e) || e.closest('svg') || e.matches('.tl-scroll') && getComputedStyle(e).overflowX === 'auto') continue;
+    for (const e of document.querySelectorAll('body *:not(svg, svg *, .sr-only, .sr-only *, textarea, input, select)')) {
       const s = getComputedStyle(e);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible' || !shown(e) || e.matches('.tl-scroll') && s.overflowX === 'auto') continue;
       const clipsY = s.overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 1;
       const clipsX = s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1;
-      if ((clipsY || clipsX) && !e.matches('textarea, input, select, .sr-only, .sr-only *')) out.push('scroll: ' + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
+      if (clipsY || clipsX) out.push('scroll: ' + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
     }
   }
 
