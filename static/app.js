@@ -140,7 +140,7 @@
     var box = $("#demo .tl-scroll"), svg = box && box.querySelector("svg.tl-body"), now = svg && svg.querySelector("line.now");
     if (!now || box.scrollWidth <= box.clientWidth) return;
     var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    var want = Math.max(0, now.x1.baseVal.value * scale - box.clientWidth * 0.65);
+    var want = Math.max(0, Math.round(now.x1.baseVal.value * scale - box.clientWidth * 0.65));
     var pinned = box.querySelector(".tl-lanes rect.pinned");
     var cover = pinned ? pinned.getBoundingClientRect() : null;
     var labels = [];
@@ -153,9 +153,9 @@
     }
     var clear = function (s) {
       var edge = s + (cover ? cover.width : 0);
-      return labels.every(function (l) { return l[1] <= s || l[0] >= edge; });
+      return labels.every(function (l) { return l[1] <= s - 1 || l[0] >= edge + 1; });
     };
-    var max = box.scrollWidth - box.clientWidth;
+    var max = Math.floor(box.scrollWidth - box.clientWidth);
     want = Math.min(want, max);
     for (var d = 0; d <= max; d += 4) {
       if (want - d >= 0 && clear(want - d)) { box.scrollLeft = want - d; return; }

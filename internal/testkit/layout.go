@@ -62,7 +62,7 @@ func LayoutJS(checks string) string {
   if (checks.has('fold')) {
     const parts = {
       'the verdict': verdict,
-      "the move's narration": narration && ([...narration.querySelectorAll('.happened li, p')].filter(shown).pop()),
+      "the move's narration": narration && ([...narration.querySelectorAll('.happened li, p:not(.checked)')].filter(shown).pop()),
     };
     if (last) parts['the lesson'] = lesson;
     for (const [what, e] of Object.entries(parts)) {
