@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -306,6 +307,13 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		b := &d.Bars[i]
 		if b.Label.Label != "" {
 			b.Label = p.barLabel(float64(b.X), float64(b.Y), float64(b.Y+b.H), b.Label.Label)
+		}
+	}
+	// A mark's label does not cross another holder's bar ("expired t=10"
+	// under B's new lease): the solid bars are in its way from here on.
+	for _, b := range d.Bars {
+		if strings.HasPrefix(b.Class, "lease") || strings.HasPrefix(b.Class, "held") {
+			p.add(box{float64(b.X), float64(b.Y), float64(b.X + b.W), float64(b.Y + b.H)})
 		}
 	}
 	// The same happening at one moment on several lanes (a key expiring on

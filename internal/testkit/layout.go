@@ -26,8 +26,8 @@ type Layout struct {
 //   - "scroll": neither the page nor any box in it scrolls or cuts what it
 //     holds (the phone's diagram, which scrolls sideways by design, aside);
 //   - "sideways": the page does not scroll sideways;
-//   - "pinned": no diagram label lies under the lane names a phone pins at
-//     the diagram's left edge.
+//   - "pinned": no diagram label is cut by the lane names a phone pins at
+//     the diagram's left edge (half under them, half out: ":pired t=10").
 //
 // checks is a JavaScript array literal of those names.
 func LayoutJS(checks string) string {
@@ -112,11 +112,11 @@ func LayoutJS(checks string) string {
     const lanes = document.querySelector('svg.tl-lanes'), box = svg.parentElement;
     if (shown(lanes)) {
       box.scrollIntoView({block: 'center'});
-      const l = rect(lanes.querySelector('rect.pinned')), b = rect(box);
+      const l = rect(lanes.querySelector('rect.pinned'));
       for (const t of svg.querySelectorAll('text')) {
         if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
         const tr = rect(t);
-        if (tr.right > b.left + 0.5 && tr.left < l.right - 0.5 && tr.bottom > l.top && tr.top < l.bottom) out.push('pinned: ' + JSON.stringify(t.textContent) + ' lies under the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
+        if (tr.left < l.right - 0.5 && tr.right > l.right + 0.5 && tr.bottom > l.top && tr.top < l.bottom) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is cut by the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
       }
       window.scrollTo(0, 0);
     }
