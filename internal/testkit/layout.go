@@ -112,7 +112,7 @@ func LayoutJS(checks string) string {
     const lanes = document.querySelector('svg.tl-lanes'), box = svg.parentElement;
     if (shown(lanes)) {
       box.scrollIntoView({block: 'center'});
-      const l = rect(lanes.querySelector('rect.pinned'));
+      const l = rect(lanes.querySelector('rect.pinned') || lanes);
       for (const t of svg.querySelectorAll('text')) {
         if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
         const tr = rect(t);
