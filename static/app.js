@@ -135,12 +135,13 @@
 
   // On a phone the diagram scrolls sideways; keep the moment shown in view,
   // at a place where no label stands half under the lane names pinned at
-  // the left edge (the nearest such place to the moment's).
+  // the left edge (the nearest such place to the moment's). A label wholly
+  // under them is scrolled past, as one beyond the edge is.
   function showNow() {
     var box = $("#demo .tl-scroll"), svg = box && box.querySelector("svg.tl-body"), now = svg && svg.querySelector("line.now");
     if (!now || box.scrollWidth <= box.clientWidth) return;
     var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    var want = Math.max(0, now.x1.baseVal.value * scale - box.clientWidth * 0.65);
+    var want = Math.max(0, Math.round(now.x1.baseVal.value * scale - box.clientWidth * 0.65));
     var pinned = box.querySelector(".tl-lanes rect.pinned");
     var cover = pinned ? pinned.getBoundingClientRect() : null;
     var labels = [];
@@ -151,15 +152,21 @@
         if (b.y * scale < bottom && (b.y + b.height) * scale > top) labels.push([b.x * scale, (b.x + b.width) * scale]);
       });
     }
-    var clear = function (s) {
+    // First a place with the moment well inside the view, else any place
+    // where no label is cut.
+    var nowX = now.x1.baseVal.value * scale;
+    var clear = function (s, nowIn) {
       var edge = s + (cover ? cover.width : 0);
-      return labels.every(function (l) { return l[1] <= s || l[0] >= edge; });
+      return (!nowIn || nowX >= edge + 8 && nowX <= s + box.clientWidth * 0.85) &&
+        labels.every(function (l) { return l[1] <= edge - 1 || l[0] >= edge + 1; });
     };
-    var max = box.scrollWidth - box.clientWidth;
+    var max = Math.floor(box.scrollWidth - box.clientWidth);
     want = Math.min(want, max);
-    for (var d = 0; d <= max; d += 4) {
-      if (want - d >= 0 && clear(want - d)) { box.scrollLeft = want - d; return; }
-      if (want + d <= max && clear(want + d)) { box.scrollLeft = want + d; return; }
+    for (var pass = 0; pass < 2; pass++) {
+      for (var d = 0; d <= max; d += 2) {
+        if (want - d >= 0 && clear(want - d, pass === 0)) { box.scrollLeft = want - d; return; }
+        if (want + d <= max && clear(want + d, pass === 0)) { box.scrollLeft = want + d; return; }
+      }
     }
     box.scrollLeft = want;
   }

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -275,8 +276,25 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 			b.Label = p.barLabel(float64(b.X), float64(b.Y), float64(b.Y+b.H), b.Label.Label)
 		}
 	}
+	// A mark's label does not cross another holder's bar ("expired t=10"
+	// under B's new lease): the solid bars are in its way from here on.
+	for _, b := range d.Bars {
+		if strings.HasPrefix(b.Class, "lease") || strings.HasPrefix(b.Class, "held") {
+			p.add(box{float64(b.X), float64(b.Y), float64(b.X + b.W), float64(b.Y + b.H)})
+		}
+	}
+	// The same happening at one moment on several lanes (a key expiring on
+	// each Redlock node) is named once, at its first mark: five "expired"
+	// labels would stack under the lanes and push the axis down.
+	named := map[[2]string]bool{}
 	for i := range d.Marks {
 		m := &d.Marks[i]
+		k := [2]string{strconv.Itoa(m.X / 6), m.Class + "\x00" + m.Label.Label}
+		if named[k] && m.Class == "expired" {
+			m.Label = Text{}
+			continue
+		}
+		named[k] = true
 		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), m.Label.Label)
 	}
 

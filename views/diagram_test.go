@@ -1,6 +1,7 @@
 package views
 
 import (
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -140,4 +141,23 @@ func laneUsed(d Diagram, y int) bool {
 		}
 	}
 	return false
+}
+
+// A Japanese diagram says its words in Japanese: "token 2" was left in
+// English on Japanese pages.
+func TestDiagramJapanese(t *testing.T) {
+	english := regexp.MustCompile(`\b(token|holds|past its lease|expired|now)\b`)
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			r, err := demo.Replay(sc, on, sc.Frames())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tx := range diagramTexts(NewDiagram("ja", r.Frame())) {
+				if english.MatchString(tx.Label) {
+					t.Errorf("%s: the Japanese diagram says %q", testkit.Name(sc, on), tx.Label)
+				}
+			}
+		}
+	}
 }

@@ -24,11 +24,9 @@ const (
 
 func init() {
 	for k, v := range map[string][2]string{
-		"strip.more":   {"詳細", "Details"},
-		"strip.queue":  {"待ち行列", "Queue"},
-		"strip.watch":  {"watch", "watch"},
-		"strip.until":  {"期限 %s", "until %s"},
-		"strip.nokeys": {"キーなし", "no key"},
+		"strip.more":  {"詳細", "Details"},
+		"strip.queue": {"待ち行列", "Queue"},
+		"strip.until": {"期限 %s", "until %s"},
 		// The diagram's band for a holder working on after its lease ended.
 		"diagram.overdue":  {"リース切れで作業中", "past its lease"},
 		"diagram.token":    {"トークン %d", "token %d"},
@@ -115,4 +113,15 @@ func sessionGroups(ss []consensus.SessionState, known bool) [][]consensus.Sessio
 // open under their event.
 func wireShort(call, reply string) bool {
 	return utf8.RuneCountInString(call)+utf8.RuneCountInString(reply) <= wireShown
+}
+
+// wireCut is a long reply's first words for a folded command's summary,
+// and whether it was cut; the whole reply opens with the command.
+func wireCut(reply string) (string, bool) {
+	const keep = 32
+	r := []rune(reply)
+	if len(r) <= keep+4 {
+		return reply, false
+	}
+	return string(r[:keep]) + "…", true
 }

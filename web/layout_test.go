@@ -64,51 +64,18 @@ func TestLayout(t *testing.T) {
 	t.Cleanup(s.follow.Close)
 	browser := testkit.Chromium(t, layoutBudget)
 
-	for _, lang := range []string{"en", "ja"} {
-		t.Run("every-frame/"+lang, func(t *testing.T) {
-			tab := testkit.NewTab(t, browser, layoutBudget)
-			start := time.Now()
-			loads := 0
-			for _, sc := range catalog.Scenarios {
-				for _, on := range []bool{false, true} {
-					top := math.NaN()
-					for k := 1; k <= sc.Frames(); k++ {
-						path := views.FrameURL(sc, on, k, lang)
-						for _, group := range [][]layoutSize{normalSizes, presentSizes} {
-							url := srv.URL + path
-							if group[0].present {
-								url += "&present=1"
-							}
-							for i, size := range group {
-								viewport(t, tab, size)
-								if i == 0 {
-									if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
-										t.Fatalf("%s: %v", url, err)
-									}
-									loads++
-								}
-								where := fmt.Sprintf("%s %s", size.name, path)
-								l := testkit.WaitFor(t, tab, waitBudget, "the layout of "+where, testkit.LayoutJS(size.checks), func(l *testkit.Layout) bool { return l != nil })
-								for _, f := range l.Faults {
-									t.Errorf("%s: %s", where, f)
-								}
-								if size.minText > 0 && l.MinText < size.minText {
-									t.Errorf("%s: the diagram's smallest text is drawn at %.1f px, under %.0f", where, l.MinText, size.minText)
-								}
-								if size.jump {
-									if d := math.Abs(l.VerdictTop - top); d > verdictJump {
-										t.Errorf("%s: the verdict moved %.0f px from frame %d", where, d, k-1)
-									}
-									top = l.VerdictTop
-								}
-							}
-						}
-					}
+	// The two languages in two tabs at once; a scenario at a time in each.
+	t.Run("every-frame", func(t *testing.T) {
+		for _, lang := range []string{"en", "ja"} {
+			t.Run(lang, func(t *testing.T) {
+				t.Parallel()
+				tab := testkit.NewTab(t, browser, layoutBudget)
+				for _, sc := range catalog.Scenarios {
+					t.Run(sc.ID, func(t *testing.T) { layoutOfEveryFrame(t, tab, srv.URL, sc, lang) })
 				}
-			}
-			t.Logf("%d pages in %v", loads, time.Since(start).Round(time.Millisecond))
-		})
-	}
+			})
+		}
+	})
 
 	// After a step, a switch and a key, all through htmx, the title and
 	// every link to the scenario name the frame on screen.
@@ -207,5 +174,44 @@ func clickTestID(t *testing.T, ctx context.Context, testid string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="`+testid+`"]`))); err != nil {
 		t.Fatalf("clicking %s: %v", testid, err)
+	}
+}
+
+// layoutOfEveryFrame reads every frame of sc, both positions, in lang, at
+// every size, and checks what must hold there.
+func layoutOfEveryFrame(t *testing.T, tab context.Context, base string, sc *demo.Scenario, lang string) {
+	for _, on := range []bool{false, true} {
+		top := math.NaN()
+		for k := 1; k <= sc.Frames(); k++ {
+			path := views.FrameURL(sc, on, k, lang)
+			for _, group := range [][]layoutSize{normalSizes, presentSizes} {
+				url := base + path
+				if group[0].present {
+					url += "&present=1"
+				}
+				for i, size := range group {
+					viewport(t, tab, size)
+					if i == 0 {
+						if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+							t.Fatalf("%s: %v", url, err)
+						}
+					}
+					where := fmt.Sprintf("%s %s", size.name, path)
+					l := testkit.WaitFor(t, tab, waitBudget, "the layout of "+where, testkit.LayoutJS(size.checks), func(l *testkit.Layout) bool { return l != nil })
+					for _, f := range l.Faults {
+						t.Errorf("%s: %s", where, f)
+					}
+					if size.minText > 0 && l.MinText < size.minText {
+						t.Errorf("%s: the diagram's smallest text is drawn at %.1f px, under %.0f", where, l.MinText, size.minText)
+					}
+					if size.jump {
+						if d := math.Abs(l.VerdictTop - top); d > verdictJump {
+							t.Errorf("%s: the verdict moved %.0f px from frame %d", where, d, k-1)
+						}
+						top = l.VerdictTop
+					}
+				}
+			}
+		}
 	}
 }

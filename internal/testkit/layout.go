@@ -26,8 +26,8 @@ type Layout struct {
 //   - "scroll": neither the page nor any box in it scrolls or cuts what it
 //     holds (the phone's diagram, which scrolls sideways by design, aside);
 //   - "sideways": the page does not scroll sideways;
-//   - "pinned": no diagram label lies under the lane names a phone pins at
-//     the diagram's left edge.
+//   - "pinned": no diagram label is cut by the lane names a phone pins at
+//     the diagram's left edge (half under them, half out: ":pired t=10").
 //
 // checks is a JavaScript array literal of those names.
 func LayoutJS(checks string) string {
@@ -62,7 +62,7 @@ func LayoutJS(checks string) string {
   if (checks.has('fold')) {
     const parts = {
       'the verdict': verdict,
-      "the move's narration": narration && ([...narration.querySelectorAll('.happened li, p')].filter(shown).pop()),
+      "the move's narration": narration && ([...narration.querySelectorAll('.happened li, p:not(.checked)')].filter(shown).pop()),
     };
     if (last) parts['the lesson'] = lesson;
     for (const [what, e] of Object.entries(parts)) {
@@ -82,8 +82,8 @@ func LayoutJS(checks string) string {
     }
     for (const p of document.querySelectorAll('#demo .panels > .panel')) {
       const box = rect(p);
-      for (const e of p.querySelectorAll('*')) {
-        if (e.children.length || !shown(e) || e.closest('svg')) continue;
+      for (const e of p.querySelectorAll('*:not(svg, svg *)')) {
+        if (e.children.length || !shown(e)) continue;
         const b = rect(e);
         if (b.width === 0) continue;
         if (b.right > box.right + 1 || b.left < box.left - 1) { out.push('overlap: ' + name(e) + ' runs out of its panel (' + px(b.left) + '-' + px(b.right) + ' outside ' + px(box.left) + '-' + px(box.right) + ')'); break; }
@@ -94,12 +94,12 @@ func LayoutJS(checks string) string {
   if (checks.has('scroll')) {
     const de = document.documentElement;
     if (de.scrollHeight > H + 1) out.push('scroll: the page is ' + de.scrollHeight + ' px high, more than the screen\'s ' + H);
-    for (const e of document.querySelectorAll('body *')) {
-      if (!shown(e) || e.closest('svg') || e.matches('.tl-scroll') && getComputedStyle(e).overflowX === 'auto') continue;
+    for (const e of document.querySelectorAll('body *:not(svg, svg *, .sr-only, .sr-only *, textarea, input, select)')) {
       const s = getComputedStyle(e);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible' || !shown(e) || e.matches('.tl-scroll') && s.overflowX === 'auto') continue;
       const clipsY = s.overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 1;
       const clipsX = s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1;
-      if ((clipsY || clipsX) && !e.matches('textarea, input, select, .sr-only, .sr-only *')) out.push('scroll: ' + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
+      if (clipsY || clipsX) out.push('scroll: ' + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
     }
   }
 
@@ -112,11 +112,11 @@ func LayoutJS(checks string) string {
     const lanes = document.querySelector('svg.tl-lanes'), box = svg.parentElement;
     if (shown(lanes)) {
       box.scrollIntoView({block: 'center'});
-      const l = rect(lanes.querySelector('rect.pinned')), b = rect(box);
+      const l = rect(lanes.querySelector('rect.pinned') || lanes);
       for (const t of svg.querySelectorAll('text')) {
         if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
         const tr = rect(t);
-        if (tr.right > b.left + 0.5 && tr.left < l.right - 0.5 && tr.bottom > l.top && tr.top < l.bottom) out.push('pinned: ' + JSON.stringify(t.textContent) + ' lies under the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
+        if (tr.left < l.right - 0.5 && tr.right > l.right + 0.5 && tr.bottom > l.top && tr.top < l.bottom) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is cut by the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
       }
       window.scrollTo(0, 0);
     }
