@@ -99,84 +99,116 @@ const (
 	labelGap = 5
 )
 
-// NewDiagram lays out the timeline of f for lang.
+// NewDiagram lays out the timeline of f for lang: the lanes, the top band
+// with now and the verdict's alerts, the bars and marks on the lanes, the
+// labels placed so that none overlaps another, and the time axis.
 func NewDiagram(lang string, f demo.Frame) Diagram {
-	sc := f.Scenario
-	t := f.Timeline()
-	d := Diagram{Width: diagramWidth}
-	var p placer
+	l := &drawing{lang: lang, f: f, sc: f.Scenario, t: f.Timeline(), d: Diagram{Width: diagramWidth}, laneY: map[string]int{}}
+	names := l.laneNames()
+	gutter := 40.0
+	for _, n := range names {
+		gutter = max(gutter, textWidth(n.label, laneSize, true))
+	}
+	l.d.Left = int(gutter) + 24
+	// A tenth more than the last moment shown, so the last marks have room;
+	// a lease that runs on past it is drawn to the edge.
+	l.horizon = max(l.sc.Horizon+l.sc.Horizon/10, 1)
+	// What this frame's move added begins at or after since.
+	l.since = -1
+	if evs := f.Latest(); len(evs) > 0 {
+		l.since = evs[0].Header().At
+		for _, e := range evs {
+			l.since = min(l.since, e.Header().At)
+		}
+	}
+	l.topBand()
+	last := l.lanes(names)
+	l.spans()
+	l.writes()
+	l.placeLabels()
+	l.axis(last)
+	return l.d
+}
 
-	// The lanes' names, right-aligned in a gutter as wide as the longest.
-	type laneName struct{ key, label string }
+// drawing is a diagram being laid out: the frame, where each lane is, and
+// the placer that keeps labels apart.
+type drawing struct {
+	lang    string
+	f       demo.Frame
+	sc      *demo.Scenario
+	t       demo.Timeline
+	d       Diagram
+	p       placer
+	laneY   map[string]int
+	horizon int
+	since   int
+	lineOf  map[int]int // a write's mark -> its line
+}
+
+type laneName struct{ key, label string }
+
+// x is where moment at stands.
+func (l *drawing) x(at int) int {
+	at = min(max(at, 0), l.horizon)
+	return l.d.Left + at*(diagramWidth-l.d.Left-laneRight)/l.horizon
+}
+
+// fresh reports whether what stands at at is new in this frame's move.
+func (l *drawing) fresh(at int) bool { return l.since >= 0 && at >= l.since }
+
+// laneNames are the lanes' names: the clients, the store's (its family's
+// demo.Family.Lanes), and the resource. A lane nothing is ever drawn on in
+// this run of the scenario says nothing: it is left out, from every frame
+// alike, so the lanes stay put.
+func (l *drawing) laneNames() []laneName {
 	var names []laneName
-	for _, c := range sc.Clients {
+	for _, c := range l.sc.Clients {
 		names = append(names, laneName{c, c})
 	}
-	// The store's lanes are its family's (demo.Family.Lanes).
-	for _, l := range t.Lanes {
-		label := l.Label
-		if l.Word != "" {
-			label = T(lang, l.Word)
+	for _, ln := range l.t.Lanes {
+		label := ln.Label
+		if ln.Word != "" {
+			label = T(l.lang, ln.Word)
 		}
-		names = append(names, laneName{l.Key, label})
+		names = append(names, laneName{ln.Key, label})
 	}
-	names = append(names, laneName{"\x00resource", sc.Resource})
-	// A lane nothing is ever drawn on in this run of the scenario says
-	// nothing: it is left out, from every frame alike, so the lanes stay put.
-	used := usedLanes(f)
+	names = append(names, laneName{"\x00resource", l.sc.Resource})
+	used := usedLanes(l.f)
 	kept := names[:0]
 	for _, n := range names {
 		if used[n.key] {
 			kept = append(kept, n)
 		}
 	}
-	names = kept
-	gutter := 40.0
-	for _, n := range names {
-		gutter = max(gutter, textWidth(n.label, laneSize, true))
-	}
-	d.Left = int(gutter) + 24
+	return kept
+}
 
-	// A tenth more than the last moment shown, so the last marks have room;
-	// a lease that runs on past it is drawn to the edge.
-	horizon := max(sc.Horizon+sc.Horizon/10, 1)
-	x := func(at int) int {
-		at = min(max(at, 0), horizon)
-		return d.Left + at*(diagramWidth-d.Left-laneRight)/horizon
-	}
-	clock := func(at int) string { return Clock(sc, at) }
-	// What this frame's move added begins at or after since.
-	since := -1
-	if evs := f.Latest(); len(evs) > 0 {
-		since = evs[0].Header().At
-		for _, e := range evs {
-			since = min(since, e.Header().At)
-		}
-	}
-	fresh := func(at int) bool { return since >= 0 && at >= since }
-
-	// The top band: the now label on the first row, the alerts' labels on
-	// the rows below, at their moments. One alert row is always kept, so
-	// the lanes stay put when the verdict changes.
+// topBand puts the now label on the first row and the alerts' labels on
+// the rows below, at their moments. One alert row is always kept, so the
+// lanes stay put when the verdict changes.
+func (l *drawing) topBand() {
+	d, p := &l.d, &l.p
 	p.width = float64(d.Width)
-	d.NowX = x(t.Now)
-	d.Now = p.flag(float64(d.NowX), rowHeight-3, T(lang, "now")+" "+clock(t.Now), true, 1)
+	d.NowX = l.x(l.t.Now)
+	d.Now = p.flag(float64(d.NowX), rowHeight-3, T(l.lang, "now")+" "+Clock(l.sc, l.t.Now), true, 1)
 	bandRows := 2
-	for _, v := range t.Verdict {
+	for _, v := range l.t.Verdict {
 		c := v.Kind.Class()
-		label := p.flag(float64(x(v.At)), rowHeight-3, VerdictMark(c)+" "+VerdictShort(lang, v.Kind), true, 8)
-		d.Alerts = append(d.Alerts, Alert{X: x(v.At), Label: label, Class: c.String(), Fresh: fresh(v.At)})
+		label := p.flag(float64(l.x(v.At)), rowHeight-3, VerdictMark(c)+" "+VerdictShort(l.lang, v.Kind), true, 8)
+		d.Alerts = append(d.Alerts, Alert{X: l.x(v.At), Label: label, Class: c.String(), Fresh: l.fresh(v.At)})
 		bandRows = max(bandRows, (label.Y+3)/rowHeight)
 	}
 	d.Top = bandRows*rowHeight + 4
 	for i := range d.Alerts {
 		d.Alerts[i].Y1 = d.Alerts[i].Label.Y + 5
 	}
+}
 
-	laneY := map[string]int{}
-	y := d.Top + 30 // room for the first lane's bar labels
-	// Many lanes stand closer, so the diagram keeps its type size and
-	// still fits one screen beside the narration.
+// lanes places the lanes under the top band and returns the last one's y.
+// Many lanes stand closer, so the diagram keeps its type size and still
+// fits one screen beside the narration.
+func (l *drawing) lanes(names []laneName) int {
+	y := l.d.Top + 30 // room for the first lane's bar labels
 	gap := laneGap
 	switch {
 	case len(names) > 6:
@@ -184,75 +216,99 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	case len(names) > 4:
 		gap = laneGapTight
 	}
+	last := y - gap // with no lane at all, the axis stands where a first lane would
 	for _, n := range names {
-		laneY[n.key] = y
-		d.Lanes = append(d.Lanes, Lane{Y: y, Label: n.label})
+		l.laneY[n.key] = y
+		l.d.Lanes = append(l.d.Lanes, Lane{Y: y, Label: n.label})
+		last = y
 		y += gap
 	}
-	resY := laneY["\x00resource"]
-	for _, l := range d.Lanes {
-		p.add(box{0, float64(l.Y) - 14, float64(d.Left) - 8, float64(l.Y) + 6})
+	for _, ln := range l.d.Lanes {
+		l.p.add(box{0, float64(ln.Y) - 14, float64(l.d.Left) - 8, float64(ln.Y) + 6})
 	}
+	return last
+}
 
-	color := func(client string) string { return "c" + strconv.Itoa(clientIndex(sc, client)) }
-	d.Bars = append(d.Bars, overdue(lang, f, t, laneY, x, fresh)...)
+// spans draws the bars: work past a lease, pauses, waits, each client's
+// holds by its own reckoning, the locks on the store's lanes, and the
+// store's marks.
+func (l *drawing) spans() {
+	d, t, x := &l.d, l.t, l.x
+	color := func(client string) string { return "c" + strconv.Itoa(clientIndex(l.sc, client)) }
+	d.Bars = append(d.Bars, overdue(l.lang, l.f, t, l.laneY, x, l.fresh)...)
 	for _, s := range t.Pauses {
-		cy := laneY[s.Lane]
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: Text{Label: T(lang, "gc")}, Fresh: fresh(s.From)})
+		cy := l.laneY[s.Lane]
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "pause", Label: Text{Label: T(l.lang, "gc")}, Fresh: l.fresh(s.From)})
 	}
 	for _, s := range t.Waits {
-		cy := laneY[s.Lane]
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "wait", Label: Text{Label: T(lang, "db.waiting")}, Fresh: fresh(s.From)})
+		cy := l.laneY[s.Lane]
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight, W: max(x(s.To)-x(s.From), 2), H: 2 * barHeight, Class: "wait", Label: Text{Label: T(l.lang, "db.waiting")}, Fresh: l.fresh(s.From)})
 	}
 	for _, s := range t.Holds {
-		cy := laneY[s.Lane]
-		label := T(lang, "holds")
-		if s.Token > 0 {
-			label = fmt.Sprintf(T(lang, "diagram.token"), s.Token)
-		}
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
-		if s.Open && s.Until > s.To {
-			d.Bars = append(d.Bars, Bar{X: x(s.To), Y: cy - barHeight/2, W: x(s.Until) - x(s.To), H: barHeight, Class: "planned"})
-		}
-		// What this move used up of a lease held before it: the stretch of
-		// the planned remainder from the frame before's now to this one's
-		// (or to the expiry, if the lease ran out). Drawn only while a step
-		// moves (app.css), where it drains away from the old now.
-		if was := f.Was; !fresh(s.From) && s.Until > was && s.To > was {
-			d.Bars = append(d.Bars, Bar{X: x(was), Y: cy - barHeight/2, W: x(s.To) - x(was), H: barHeight, Class: "planned drained"})
-		}
+		l.hold(s, color(s.Owner))
 	}
 	for _, s := range t.Locks {
-		ly := laneY[s.Lane]
+		ly := l.laneY[s.Lane]
 		label := s.Owner
 		if s.Token > 0 {
 			label += " · " + strconv.FormatInt(s.Token, 10)
 		}
-		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: Text{Label: label}, Fresh: fresh(s.From)})
+		d.Bars = append(d.Bars, Bar{X: x(s.From), Y: ly - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "held " + color(s.Owner), Label: Text{Label: label}, Fresh: l.fresh(s.From)})
 	}
 	for _, m := range t.Marks {
-		d.Marks = append(d.Marks, markOf(lang, sc, m, laneY[m.Lane], x(m.At), fresh(m.At)))
+		d.Marks = append(d.Marks, markOf(l.lang, l.sc, m, l.laneY[m.Lane], x(m.At), l.fresh(m.At)))
 	}
-	lineOf := map[int]int{} // a write's mark -> its line
-	for _, e := range t.Writes {
+}
+
+// hold draws a client's hold on the lock, the rest of its lease still
+// ahead, and what this move used up of a lease held before it: the stretch
+// of the planned remainder from the frame before's now to this one's (or
+// to the expiry, if the lease ran out), drawn only while a step moves
+// (app.css), where it drains away from the old now.
+func (l *drawing) hold(s demo.Span, color string) {
+	d, x := &l.d, l.x
+	cy := l.laneY[s.Lane]
+	label := T(l.lang, "holds")
+	if s.Token > 0 {
+		label = fmt.Sprintf(T(l.lang, "diagram.token"), s.Token)
+	}
+	d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color, Label: Text{Label: label}, Fresh: l.fresh(s.From)})
+	if s.Open && s.Until > s.To {
+		d.Bars = append(d.Bars, Bar{X: x(s.To), Y: cy - barHeight/2, W: x(s.Until) - x(s.To), H: barHeight, Class: "planned"})
+	}
+	if was := l.f.Was; !l.fresh(s.From) && s.Until > was && s.To > was {
+		d.Bars = append(d.Bars, Bar{X: x(was), Y: cy - barHeight/2, W: x(s.To) - x(was), H: barHeight, Class: "planned drained"})
+	}
+}
+
+// writes draws each write as a line from its client to the resource, with
+// its outcome's mark there.
+func (l *drawing) writes() {
+	d, x := &l.d, l.x
+	resY := l.laneY["\x00resource"]
+	l.lineOf = map[int]int{}
+	for _, e := range l.t.Writes {
 		cls, glyph := "write ok", "✓"
 		switch {
 		case !e.OK:
 			cls, glyph = "write rejected", "✗"
-		case Stale(f, e):
+		case Stale(l.f, e):
 			cls, glyph = "write stale", "!"
 		}
-		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls, Fresh: fresh(e.At)})
+		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: l.laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls, Fresh: l.fresh(e.At)})
 		label := e.Client
 		if e.Token > 0 {
 			label = fmt.Sprintf("%s(%d)", e.Client, e.Token)
 		}
-		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: Text{Label: label}, Fresh: fresh(e.At)})
-		lineOf[len(d.Marks)-1] = len(d.Lines) - 1
+		d.Marks = append(d.Marks, Mark{X: x(e.At), Y: resY, Class: cls, Glyph: glyph, Label: Text{Label: label}, Fresh: l.fresh(e.At)})
+		l.lineOf[len(d.Marks)-1] = len(d.Lines) - 1
 	}
+}
 
-	// The marks' circles first, then the bars' labels above their bars, then
-	// the marks' labels around their circles.
+// placeLabels places the marks' circles first, then the bars' labels above
+// their bars, then the marks' labels around their circles.
+func (l *drawing) placeLabels() {
+	d, p := &l.d, &l.p
 	for i := range d.Marks {
 		m := &d.Marks[i]
 		if m.R == 0 {
@@ -265,8 +321,8 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		for !p.free(c()) && m.X < d.Width-m.R-4 {
 			m.X += 2
 		}
-		if l, ok := lineOf[i]; ok {
-			d.Lines[l].X1, d.Lines[l].X2 = m.X, m.X
+		if ln, ok := l.lineOf[i]; ok {
+			d.Lines[ln].X1, d.Lines[ln].X2 = m.X, m.X
 		}
 		p.add(c())
 	}
@@ -297,18 +353,20 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 		named[k] = true
 		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), m.Label.Label)
 	}
+}
 
-	// The axis goes under the lowest label.
-	d.AxisY = y - gap + 36 // under the last lane
-	for _, b := range p.boxes {
+// axis puts the time axis under the last lane and the lowest label.
+func (l *drawing) axis(lastLane int) {
+	d := &l.d
+	d.AxisY = lastLane + 36
+	for _, b := range l.p.boxes {
 		d.AxisY = max(d.AxisY, int(b.y1)+6)
 	}
 	d.Height = d.AxisY + 22
-	step := niceStep(horizon)
-	for at := 0; at <= horizon; at += step {
-		d.Ticks = append(d.Ticks, Tick{X: x(at), Label: Duration(sc, at)})
+	step := niceStep(l.horizon)
+	for at := 0; at <= l.horizon; at += step {
+		d.Ticks = append(d.Ticks, Tick{X: l.x(at), Label: Duration(l.sc, at)})
 	}
-	return d
 }
 
 // box is a label's or a mark's extent in SVG units.
