@@ -31,9 +31,12 @@ type connLimiter struct {
 	mu     sync.Mutex
 	total  int
 	byAddr map[string]int
-	idle   map[*limitedConn]time.Time // keep-alive connections waiting for a request
-	silent *list.List                 // *limitedConn with no whole request yet, oldest first
-	kept   map[string]*limitedConn    // run key -> the connection that carried its latest click
+	// The connections that may be closed for room, each in the order it
+	// joined, so the oldest is found at the front rather than by a scan of
+	// thousands while every connection's next request waits for l.mu.
+	idle   *list.List              // *limitedConn: keep-alive connections waiting for a request
+	silent *list.List              // *limitedConn: no whole request yet
+	kept   map[string]*limitedConn // run key -> the connection that carried its latest click
 }
 
 // silentGrace is how long a connection may take to send its first whole
@@ -42,7 +45,7 @@ const silentGrace = time.Second
 
 func newConnLimiter(maxTotal, maxPerAddr int) *connLimiter {
 	return &connLimiter{maxTotal: maxTotal, maxPerAddr: maxPerAddr, silentGrace: silentGrace, byAddr: map[string]int{},
-		idle: map[*limitedConn]time.Time{}, silent: list.New(), kept: map[string]*limitedConn{}}
+		idle: list.New(), silent: list.New(), kept: map[string]*limitedConn{}}
 }
 
 // limitedConn is a connection the limiter counts until it is closed.
@@ -52,7 +55,9 @@ type limitedConn struct {
 	key    string
 	opened time.Time
 	quiet  *list.Element // in l.silent until its first whole request
+	rest   *list.Element // in l.idle while it waits for its next request
 	run    string        // the run key whose click it carried last; "": none
+	closed bool          // its place is given back (drop); guarded by l.mu
 	once   sync.Once
 }
 
@@ -122,7 +127,11 @@ func (l *connLimiter) admit(c net.Conn) net.Conn {
 // connection can have it; l.mu is held.
 func (l *connLimiter) drop(v *limitedConn) {
 	v.once.Do(func() {
-		delete(l.idle, v)
+		v.closed = true
+		if v.rest != nil {
+			l.idle.Remove(v.rest)
+			v.rest = nil
+		}
 		if v.quiet != nil {
 			l.silent.Remove(v.quiet)
 			v.quiet = nil
@@ -139,8 +148,8 @@ func (l *connLimiter) drop(v *limitedConn) {
 
 // spare is the connection to close for room, of address key when byKey:
 // the oldest silent one past its grace, else the oldest idle one not kept;
-// nil when there is none. l.mu is held. The silent list is in age order; the
-// idle map is scanned, which happens only at a bound.
+// nil when there is none. l.mu is held. Both lists are in age order; a kept
+// connection, or one of another address, is stepped over.
 func (l *connLimiter) spare(key string, byKey bool, now time.Time) *limitedConn {
 	for e := l.silent.Front(); e != nil; e = e.Next() {
 		c := e.Value.(*limitedConn)
@@ -151,17 +160,12 @@ func (l *connLimiter) spare(key string, byKey bool, now time.Time) *limitedConn 
 			return c
 		}
 	}
-	var oldest *limitedConn
-	var since time.Time
-	for c, t := range l.idle {
-		if byKey && c.key != key || c.run != "" {
-			continue
-		}
-		if oldest == nil || t.Before(since) {
-			oldest, since = c, t
+	for e := l.idle.Front(); e != nil; e = e.Next() {
+		if c := e.Value.(*limitedConn); (!byKey || c.key == key) && c.run == "" {
+			return c
 		}
 	}
-	return oldest
+	return nil
 }
 
 // state follows each connection between requests (http.Server.ConnState):
@@ -173,10 +177,12 @@ func (l *connLimiter) state(c net.Conn, st http.ConnState) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if st == http.StateIdle {
-		l.idle[lc] = time.Now()
-	} else {
-		delete(l.idle, lc)
+	if lc.rest != nil {
+		l.idle.Remove(lc.rest)
+		lc.rest = nil
+	}
+	if st == http.StateIdle && !lc.closed {
+		lc.rest = l.idle.PushBack(lc)
 	}
 }
 
