@@ -41,7 +41,9 @@ type connLimiter struct {
 
 // silentGrace is how long a connection may take to send its first whole
 // request before it may be closed for room: a browser takes milliseconds.
-const silentGrace = time.Second
+// Short, so that a script that opens its silent connections again as soon
+// as they are closed cannot keep them all too young to close.
+const silentGrace = 200 * time.Millisecond
 
 func newConnLimiter(maxTotal, maxPerAddr int) *connLimiter {
 	return &connLimiter{maxTotal: maxTotal, maxPerAddr: maxPerAddr, silentGrace: silentGrace, byAddr: map[string]int{},
