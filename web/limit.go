@@ -158,7 +158,7 @@ func (l *connLimiter) spare(key string, byKey bool, now time.Time) *limitedConn 
 		if now.Sub(c.opened) < l.silentGrace {
 			break // the rest are younger still
 		}
-		if !byKey || c.key == key {
+		if (!byKey || c.key == key) && !sentSomething(c.Conn) {
 			return c
 		}
 	}

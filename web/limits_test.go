@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -482,4 +483,29 @@ func TestConnectionLimitsKeepTheLecturer(t *testing.T) {
 	if got := dials.Load(); got != 1 {
 		t.Fatalf("the lecturer dialled %d times, want once: their connection was closed for room", got)
 	}
+}
+
+// A connection whose request has arrived but not been read yet (a busy
+// server) has sent something: it is not one of the silent ones closed for
+// room, however old.
+func TestSentSomething(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the receive queue is read on Linux only")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client := dialFrom(t, "127.0.0.1", ln.Addr().String())
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	if sentSomething(server) {
+		t.Fatal("a connection that sent nothing has sent something")
+	}
+	fmt.Fprintf(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	testkit.Eventually(t, 2*time.Second, "the request in the server's receive queue", func() bool { return sentSomething(server) })
 }
