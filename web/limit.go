@@ -35,7 +35,7 @@ type connLimiter struct {
 	// joined, so the oldest is found at the front rather than by a scan of
 	// thousands while every connection's next request waits for l.mu.
 	idle   *list.List              // *limitedConn: keep-alive connections waiting for a request
-	silent *list.List              // *limitedConn: no whole request yet
+	silent map[string]*list.List   // by address, *limitedConn: no whole request yet
 	kept   map[string]*limitedConn // run key -> the connection that carried its latest click
 }
 
@@ -47,7 +47,7 @@ const silentGrace = 200 * time.Millisecond
 
 func newConnLimiter(maxTotal, maxPerAddr int) *connLimiter {
 	return &connLimiter{maxTotal: maxTotal, maxPerAddr: maxPerAddr, silentGrace: silentGrace, byAddr: map[string]int{},
-		idle: list.New(), silent: list.New(), kept: map[string]*limitedConn{}}
+		idle: list.New(), silent: map[string]*list.List{}, kept: map[string]*limitedConn{}}
 }
 
 // limitedConn is a connection the limiter counts until it is closed.
@@ -110,7 +110,12 @@ func (l *connLimiter) admit(c net.Conn) net.Conn {
 	var lc *limitedConn
 	if ok {
 		lc = &limitedConn{Conn: c, l: l, key: key, opened: now}
-		lc.quiet = l.silent.PushBack(lc)
+		q := l.silent[key]
+		if q == nil {
+			q = list.New()
+			l.silent[key] = q
+		}
+		lc.quiet = q.PushBack(lc)
 		l.total++
 		l.byAddr[key]++
 	}
@@ -135,8 +140,7 @@ func (l *connLimiter) drop(v *limitedConn) {
 			v.rest = nil
 		}
 		if v.quiet != nil {
-			l.silent.Remove(v.quiet)
-			v.quiet = nil
+			l.unsilence(v)
 		}
 		if v.run != "" && l.kept[v.run] == v {
 			delete(l.kept, v.run)
@@ -149,17 +153,29 @@ func (l *connLimiter) drop(v *limitedConn) {
 }
 
 // spare is the connection to close for room, of address key when byKey:
-// the oldest silent one past its grace, else the oldest idle one not kept;
-// nil when there is none. l.mu is held. Both lists are in age order; a kept
-// connection, or one of another address, is stepped over.
+// a silent one past its grace, of the address holding the most of them (so
+// a script's thousands go before a student's one, however fast the script
+// opens them again), the oldest of that address; else the oldest idle one
+// not kept; nil when there is none. l.mu is held. The lists are in age
+// order; a kept connection, or one of another address, is stepped over.
 func (l *connLimiter) spare(key string, byKey bool, now time.Time) *limitedConn {
-	for e := l.silent.Front(); e != nil; e = e.Next() {
-		c := e.Value.(*limitedConn)
-		if now.Sub(c.opened) < l.silentGrace {
-			break // the rest are younger still
-		}
-		if (!byKey || c.key == key) && !sentSomething(c.Conn) {
+	if byKey {
+		if c := l.oldestSilent(l.silent[key], now); c != nil {
 			return c
+		}
+	} else {
+		var top *limitedConn
+		most := 0
+		for _, q := range l.silent {
+			if q.Len() <= most {
+				continue
+			}
+			if c := l.oldestSilent(q, now); c != nil {
+				top, most = c, q.Len()
+			}
+		}
+		if top != nil {
+			return top
 		}
 	}
 	for e := l.idle.Front(); e != nil; e = e.Next() {
@@ -188,6 +204,35 @@ func (l *connLimiter) state(c net.Conn, st http.ConnState) {
 	}
 }
 
+// oldestSilent is the oldest connection in q past its grace that has not
+// sent anything, or nil. l.mu is held.
+func (l *connLimiter) oldestSilent(q *list.List, now time.Time) *limitedConn {
+	if q == nil {
+		return nil
+	}
+	for e := q.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitedConn)
+		if now.Sub(c.opened) < l.silentGrace {
+			return nil // the rest are younger still
+		}
+		if !sentSomething(c.Conn) {
+			return c
+		}
+	}
+	return nil
+}
+
+// unsilence takes c off its address's silent list. l.mu is held.
+func (l *connLimiter) unsilence(c *limitedConn) {
+	if q := l.silent[c.key]; q != nil {
+		q.Remove(c.quiet)
+		if q.Len() == 0 {
+			delete(l.silent, c.key)
+		}
+	}
+	c.quiet = nil
+}
+
 // spoke marks c as having sent a whole request: it is no longer silent.
 func (l *connLimiter) spoke(c net.Conn) {
 	lc, ok := c.(*limitedConn)
@@ -197,8 +242,7 @@ func (l *connLimiter) spoke(c net.Conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if lc.quiet != nil {
-		l.silent.Remove(lc.quiet)
-		lc.quiet = nil
+		l.unsilence(lc)
 	}
 }
 

@@ -509,3 +509,33 @@ func TestSentSomething(t *testing.T) {
 	fmt.Fprintf(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	testkit.Eventually(t, 2*time.Second, "the request in the server's receive queue", func() bool { return sentSomething(server) })
 }
+
+// At the bound, the silent connection closed for room is one of the address
+// holding the most of them, even when a student's own is older: a script
+// that opens its silent connections again at once cannot make a slow
+// student's the oldest and so the one to go.
+func TestSilentFromTheHeaviestAddress(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxConns, cfg.MaxConnsPerAddr = 6, 6
+	s := newTestServer(t, cfg)
+	s.conns.silentGrace = 0
+	addr := serveLimited(t, s)
+	student := dialFrom(t, "127.0.0.3", addr) // connected, its request not sent yet
+	testkit.Eventually(t, 2*time.Second, "the student counted", func() bool { return connsTotal(s) == 1 })
+	for range 5 {
+		dialFrom(t, "127.0.0.2", addr)
+	}
+	testkit.Eventually(t, 2*time.Second, "the server at its bound", func() bool { return connsTotal(s) == 6 })
+	resp, err := clientFrom("127.0.0.4").Get("http://" + addr + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a newcomer at the bound: %v %v", resp, err)
+	}
+	readAll(t, resp)
+	fmt.Fprintf(student, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	if line, err := bufio.NewReader(student).ReadString('\n'); !strings.Contains(line, "200") {
+		t.Fatalf("the student's first request: %q %v; want it answered, the squatter's connection closed instead", line, err)
+	}
+	if got := connsFrom(s, "127.0.0.2"); got != 4 {
+		t.Fatalf("the squatter holds %d connections, want 4", got)
+	}
+}
