@@ -187,7 +187,7 @@ func (l *connLimiter) spare(key string, byKey bool, now time.Time) *limitedConn 
 }
 
 // state follows each connection between requests (http.Server.ConnState):
-// only an idle one may be closed to make room.
+// which are idle, and which have spoken.
 func (l *connLimiter) state(c net.Conn, st http.ConnState) {
 	lc, ok := c.(*limitedConn)
 	if !ok {
@@ -201,6 +201,12 @@ func (l *connLimiter) state(c net.Conn, st http.ConnState) {
 	}
 	if st == http.StateIdle && !lc.closed {
 		lc.rest = l.idle.PushBack(lc)
+	}
+	// net/http calls a connection active once it has read a whole request
+	// (or failed to): it has spoken, even if its handler is yet to run on a
+	// busy server. A connection stalled mid-headers stays new, and silent.
+	if st == http.StateActive && lc.quiet != nil {
+		l.unsilence(lc)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -195,6 +196,17 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	if firstBad != "" {
 		fmt.Fprintln(stdout, "first problem:", firstBad)
 	}
+	// Why the students who could not connect could not, by kind: a
+	// refusal's status line, or how the connection ended.
+	kinds := map[string]int{}
+	for _, f := range fs {
+		if f.err != nil {
+			kinds[errorKind(f.err)]++
+		}
+	}
+	for k, n := range kinds {
+		fmt.Fprintf(stdout, "could not connect: %d x %s\n", n, k)
+	}
 	if complete != *followers {
 		return errors.New("not every follower saw every move")
 	}
@@ -361,3 +373,10 @@ func forger(ctx context.Context, wg *sync.WaitGroup, base, host, link string, sc
 	})
 	return f
 }
+
+// errorKind is an error without its addresses and ports, to count alike ones.
+func errorKind(err error) string {
+	return addrPort.ReplaceAllString(err.Error(), "ADDR")
+}
+
+var addrPort = regexp.MustCompile(`[0-9.]+:[0-9]+`)
