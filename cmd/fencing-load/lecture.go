@@ -50,6 +50,7 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	silentAddrs := fl.Int("silent-addrs", 6, "addresses holding connections that send nothing (127.0.0.230 and up)")
 	silentConns := fl.Int("silent-conns", 1400, "connections each silent address keeps open")
 	forge := fl.Int("forge", 1000, "new runs, and follow streams, the forger asks for with a made-up X-Forwarded-For")
+	arrive := fl.Duration("arrive", 2*time.Second, "the students arrive spread over this long")
 	moves := fl.Int("moves", 60, "the lecturer's clicks")
 	pace := fl.Duration("pace", 250*time.Millisecond, "time between the lecturer's clicks")
 	if err := fl.Parse(args); err != nil {
@@ -106,6 +107,8 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 		fs[i] = f
 		connected.Add(1)
 		wg.Go(func() {
+			// A room does not connect in one instant: spread over -arrive.
+			time.Sleep(time.Duration(i) * *arrive / time.Duration(len(fs)))
 			from := fmt.Sprintf("127.0.0.%d", 2+i%*nats)
 			c, err := dialerFrom(from).DialContext(ctx, "tcp", host)
 			if err != nil {
