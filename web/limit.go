@@ -31,18 +31,23 @@ type connLimiter struct {
 	mu     sync.Mutex
 	total  int
 	byAddr map[string]int
-	idle   map[*limitedConn]time.Time // keep-alive connections waiting for a request
-	silent *list.List                 // *limitedConn with no whole request yet, oldest first
-	kept   map[string]*limitedConn    // run key -> the connection that carried its latest click
+	// The connections that may be closed for room, each in the order it
+	// joined, so the oldest is found at the front rather than by a scan of
+	// thousands while every connection's next request waits for l.mu.
+	idle   *list.List              // *limitedConn: keep-alive connections waiting for a request
+	silent map[string]*list.List   // by address, *limitedConn: no whole request yet
+	kept   map[string]*limitedConn // run key -> the connection that carried its latest click
 }
 
 // silentGrace is how long a connection may take to send its first whole
 // request before it may be closed for room: a browser takes milliseconds.
-const silentGrace = time.Second
+// Short, so that a script that opens its silent connections again as soon
+// as they are closed cannot keep them all too young to close.
+const silentGrace = 200 * time.Millisecond
 
 func newConnLimiter(maxTotal, maxPerAddr int) *connLimiter {
 	return &connLimiter{maxTotal: maxTotal, maxPerAddr: maxPerAddr, silentGrace: silentGrace, byAddr: map[string]int{},
-		idle: map[*limitedConn]time.Time{}, silent: list.New(), kept: map[string]*limitedConn{}}
+		idle: list.New(), silent: map[string]*list.List{}, kept: map[string]*limitedConn{}}
 }
 
 // limitedConn is a connection the limiter counts until it is closed.
@@ -52,7 +57,9 @@ type limitedConn struct {
 	key    string
 	opened time.Time
 	quiet  *list.Element // in l.silent until its first whole request
+	rest   *list.Element // in l.idle while it waits for its next request
 	run    string        // the run key whose click it carried last; "": none
+	closed bool          // its place is given back (drop); guarded by l.mu
 	once   sync.Once
 }
 
@@ -103,7 +110,12 @@ func (l *connLimiter) admit(c net.Conn) net.Conn {
 	var lc *limitedConn
 	if ok {
 		lc = &limitedConn{Conn: c, l: l, key: key, opened: now}
-		lc.quiet = l.silent.PushBack(lc)
+		q := l.silent[key]
+		if q == nil {
+			q = list.New()
+			l.silent[key] = q
+		}
+		lc.quiet = q.PushBack(lc)
 		l.total++
 		l.byAddr[key]++
 	}
@@ -122,10 +134,13 @@ func (l *connLimiter) admit(c net.Conn) net.Conn {
 // connection can have it; l.mu is held.
 func (l *connLimiter) drop(v *limitedConn) {
 	v.once.Do(func() {
-		delete(l.idle, v)
+		v.closed = true
+		if v.rest != nil {
+			l.idle.Remove(v.rest)
+			v.rest = nil
+		}
 		if v.quiet != nil {
-			l.silent.Remove(v.quiet)
-			v.quiet = nil
+			l.unsilence(v)
 		}
 		if v.run != "" && l.kept[v.run] == v {
 			delete(l.kept, v.run)
@@ -138,34 +153,41 @@ func (l *connLimiter) drop(v *limitedConn) {
 }
 
 // spare is the connection to close for room, of address key when byKey:
-// the oldest silent one past its grace, else the oldest idle one not kept;
-// nil when there is none. l.mu is held. The silent list is in age order; the
-// idle map is scanned, which happens only at a bound.
+// a silent one past its grace, of the address holding the most of them (so
+// a script's thousands go before a student's one, however fast the script
+// opens them again), the oldest of that address; else the oldest idle one
+// not kept; nil when there is none. l.mu is held. The lists are in age
+// order; a kept connection, or one of another address, is stepped over.
 func (l *connLimiter) spare(key string, byKey bool, now time.Time) *limitedConn {
-	for e := l.silent.Front(); e != nil; e = e.Next() {
-		c := e.Value.(*limitedConn)
-		if now.Sub(c.opened) < l.silentGrace {
-			break // the rest are younger still
+	if byKey {
+		if c := l.oldestSilent(l.silent[key], now); c != nil {
+			return c
 		}
-		if !byKey || c.key == key {
+	} else {
+		var top *limitedConn
+		most := 0
+		for _, q := range l.silent {
+			if q.Len() <= most {
+				continue
+			}
+			if c := l.oldestSilent(q, now); c != nil {
+				top, most = c, q.Len()
+			}
+		}
+		if top != nil {
+			return top
+		}
+	}
+	for e := l.idle.Front(); e != nil; e = e.Next() {
+		if c := e.Value.(*limitedConn); (!byKey || c.key == key) && c.run == "" {
 			return c
 		}
 	}
-	var oldest *limitedConn
-	var since time.Time
-	for c, t := range l.idle {
-		if byKey && c.key != key || c.run != "" {
-			continue
-		}
-		if oldest == nil || t.Before(since) {
-			oldest, since = c, t
-		}
-	}
-	return oldest
+	return nil
 }
 
 // state follows each connection between requests (http.Server.ConnState):
-// only an idle one may be closed to make room.
+// which are idle, and which have spoken.
 func (l *connLimiter) state(c net.Conn, st http.ConnState) {
 	lc, ok := c.(*limitedConn)
 	if !ok {
@@ -173,11 +195,48 @@ func (l *connLimiter) state(c net.Conn, st http.ConnState) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if st == http.StateIdle {
-		l.idle[lc] = time.Now()
-	} else {
-		delete(l.idle, lc)
+	if lc.rest != nil {
+		l.idle.Remove(lc.rest)
+		lc.rest = nil
 	}
+	if st == http.StateIdle && !lc.closed {
+		lc.rest = l.idle.PushBack(lc)
+	}
+	// net/http calls a connection active once it has read a whole request
+	// (or failed to): it has spoken, even if its handler is yet to run on a
+	// busy server. A connection stalled mid-headers stays new, and silent.
+	if st == http.StateActive && lc.quiet != nil {
+		l.unsilence(lc)
+	}
+}
+
+// oldestSilent is the oldest connection in q past its grace that has not
+// sent anything, or nil. l.mu is held.
+func (l *connLimiter) oldestSilent(q *list.List, now time.Time) *limitedConn {
+	if q == nil {
+		return nil
+	}
+	for e := q.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitedConn)
+		if now.Sub(c.opened) < l.silentGrace {
+			return nil // the rest are younger still
+		}
+		if !sentSomething(c.Conn) {
+			return c
+		}
+	}
+	return nil
+}
+
+// unsilence takes c off its address's silent list. l.mu is held.
+func (l *connLimiter) unsilence(c *limitedConn) {
+	if q := l.silent[c.key]; q != nil {
+		q.Remove(c.quiet)
+		if q.Len() == 0 {
+			delete(l.silent, c.key)
+		}
+	}
+	c.quiet = nil
 }
 
 // spoke marks c as having sent a whole request: it is no longer silent.
@@ -189,8 +248,7 @@ func (l *connLimiter) spoke(c net.Conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if lc.quiet != nil {
-		l.silent.Remove(lc.quiet)
-		lc.quiet = nil
+		l.unsilence(lc)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -482,5 +483,60 @@ func TestConnectionLimitsKeepTheLecturer(t *testing.T) {
 	}
 	if got := dials.Load(); got != 1 {
 		t.Fatalf("the lecturer dialled %d times, want once: their connection was closed for room", got)
+	}
+}
+
+// A connection whose request has arrived but not been read yet (a busy
+// server) has sent something: it is not one of the silent ones closed for
+// room, however old.
+func TestSentSomething(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the receive queue is read on Linux only")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client := dialFrom(t, "127.0.0.1", ln.Addr().String())
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	if sentSomething(server) {
+		t.Fatal("a connection that sent nothing has sent something")
+	}
+	fmt.Fprintf(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	testkit.Eventually(t, 2*time.Second, "the request in the server's receive queue", func() bool { return sentSomething(server) })
+}
+
+// At the bound, the silent connection closed for room is one of the address
+// holding the most of them, even when a student's own is older: a script
+// that opens its silent connections again at once cannot make a slow
+// student's the oldest and so the one to go.
+func TestSilentFromTheHeaviestAddress(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxConns, cfg.MaxConnsPerAddr = 6, 6
+	s := newTestServer(t, cfg)
+	s.conns.silentGrace = 0
+	addr := serveLimited(t, s)
+	student := dialFrom(t, "127.0.0.3", addr) // connected, its request not sent yet
+	testkit.Eventually(t, 2*time.Second, "the student counted", func() bool { return connsTotal(s) == 1 })
+	for range 5 {
+		dialFrom(t, "127.0.0.2", addr)
+	}
+	testkit.Eventually(t, 2*time.Second, "the server at its bound", func() bool { return connsTotal(s) == 6 })
+	resp, err := clientFrom("127.0.0.4").Get("http://" + addr + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a newcomer at the bound: %v %v", resp, err)
+	}
+	readAll(t, resp)
+	fmt.Fprintf(student, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	if line, err := bufio.NewReader(student).ReadString('\n'); !strings.Contains(line, "200") {
+		t.Fatalf("the student's first request: %q %v; want it answered, the squatter's connection closed instead", line, err)
+	}
+	if got := connsFrom(s, "127.0.0.2"); got != 4 {
+		t.Fatalf("the squatter holds %d connections, want 4", got)
 	}
 }

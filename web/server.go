@@ -56,10 +56,12 @@ type Server struct {
 	// tests set their own.
 	now func() time.Time
 
-	draining  atomic.Bool  // a graceful shutdown has begun: /healthz fails
-	inflight  atomic.Int64 // requests being answered, follow streams aside (drain)
-	refusals  atomic.Int64 // refusals the server meant (refuse), so far
-	stopRelay func()       // nil without -follow-redis
+	draining atomic.Bool  // a graceful shutdown has begun: /healthz fails
+	inflight atomic.Int64 // requests being answered, follow streams aside (drain)
+	refusals atomic.Int64 // refusals the server meant (refuse503), so far
+	// refusalLogged is when (UnixNano) a refusal was last logged at INFO.
+	refusalLogged atomic.Int64
+	stopRelay     func() // nil without -follow-redis
 }
 
 // New makes the server of catalog's scenarios, guide's words and the files
@@ -190,12 +192,18 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			level := slog.LevelDebug
 			refusal, _ := c.Get(refusalKey).(bool)
+			var refusals int64
 			switch {
 			case refusal:
 				// A 503 the server meant: a full lecture, a lecture not
-				// started yet, a drain. Counted, and no alarm.
-				level = slog.LevelInfo
-				s.refusals.Add(1)
+				// started yet, a drain. Counted, and no alarm; at INFO at
+				// most once a second (with the count), as a squatter can
+				// make thousands a second.
+				refusals = s.refusals.Add(1)
+				if last := s.refusalLogged.Load(); time.Since(time.Unix(0, last)) >= time.Second &&
+					s.refusalLogged.CompareAndSwap(last, time.Now().UnixNano()) {
+					level = slog.LevelInfo
+				}
 			case v.Status >= 500:
 				level = slog.LevelError
 			case v.Status >= 400:
@@ -208,6 +216,9 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 			if v.Error != nil {
 				attrs = append(attrs, slog.String("err", v.Error.Error()))
 			}
+			if refusal {
+				attrs = append(attrs, slog.Int64("refusals", refusals)) // so far: the ones in between went to DEBUG
+			}
 			s.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
 			return nil
 		},
@@ -217,8 +228,8 @@ func (s *Server) requestLog() echo.MiddlewareFunc {
 // refusalKey marks a request whose 503 is one the server meant (refuse).
 const refusalKey = "web.refusal"
 
-// refuse503 marks c's answer as an expected refusal: logged at INFO, not ERROR,
-// and counted (Refusals).
+// refuse503 marks c's answer as an expected refusal: counted (Refusals), and
+// logged at INFO at most once a second, never at ERROR.
 func refuse503(c echo.Context) { c.Set(refusalKey, true) }
 
 // Refusals is how many expected refusals (a full lecture's stream, a

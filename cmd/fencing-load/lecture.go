@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -22,10 +24,19 @@ import (
 // lecture is the lecture hall on the open internet: one lecturer clicking,
 // -followers students following the lecture live (spread over -nats
 // loopback addresses, 127.0.0.2 and up, as students behind a few school
-// NATs), and a squatter at 127.0.0.250 holding -squat-streams follow streams
-// it never reads and -squat-idle idle keep-alive connections: the server's
-// per-address limits, by default. It reports the lecturer's click latency
-// and whether every follower that reads saw every move, in order.
+// NATs and on their phones), and three hostile attendees at once, each on
+// addresses of its own:
+//
+//   - a squatter on -squatters addresses (127.0.0.240 and up), each holding
+//     -squat-streams follow streams it never reads;
+//   - -silent-addrs addresses (127.0.0.230 and up) each keeping
+//     -silent-conns connections open that never send a byte, opening each
+//     again when the server closes it;
+//   - a forger at 127.0.0.220 who writes a made-up private address into
+//     X-Forwarded-For on -forge new runs and -forge follow streams.
+//
+// It reports the lecturer's click latency, what each hostile attendee got,
+// and whether every student saw every move, in order.
 //
 //	go run ./cmd/fencing-load lecture -target http://127.0.0.1:8080 -followers 1000
 func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr io.Writer) error {
@@ -33,9 +44,13 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	fl.SetOutput(stderr)
 	target := fl.String("target", "http://127.0.0.1:8080", "the server (loopback only)")
 	followers := fl.Int("followers", 1000, "students following the lecture")
-	nats := fl.Int("nats", 4, "client addresses the followers come from (127.0.0.2 and up)")
-	squatStreams := fl.Int("squat-streams", 600, "follow streams the squatter holds and never reads (the server's -follow-per-addr)")
-	squatIdle := fl.Int("squat-idle", 900, "idle keep-alive connections the squatter holds besides (up to -max-conns-per-addr)")
+	nats := fl.Int("nats", 20, "client addresses the followers come from (127.0.0.2 and up)")
+	squatters := fl.Int("squatters", 10, "addresses of the squatter (127.0.0.240 and up)")
+	squatStreams := fl.Int("squat-streams", 600, "follow streams the squatter holds from each address and never reads (the server's -follow-per-addr)")
+	silentAddrs := fl.Int("silent-addrs", 6, "addresses holding connections that send nothing (127.0.0.230 and up)")
+	silentConns := fl.Int("silent-conns", 1400, "connections each silent address keeps open")
+	forge := fl.Int("forge", 1000, "new runs, and follow streams, the forger asks for with a made-up X-Forwarded-For")
+	arrive := fl.Duration("arrive", 2*time.Second, "the students arrive spread over this long")
 	moves := fl.Int("moves", 60, "the lecturer's clicks")
 	pace := fl.Duration("pace", 250*time.Millisecond, "time between the lecturer's clicks")
 	if err := fl.Parse(args); err != nil {
@@ -46,8 +61,9 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 		return err
 	}
 	host := strings.TrimPrefix(base, "http://")
-	if *followers < 1 || *followers > maxLoadClients || *nats < 1 || *nats > 200 || *moves < 1 || *moves > 10000 {
-		return errors.New("-followers 1..10000, -nats 1..200, -moves 1..10000")
+	if *followers < 1 || *followers > maxLoadClients || *nats < 1 || *nats > 200 || *moves < 1 || *moves > 10000 ||
+		*squatters < 0 || *squatters > 10 || *silentAddrs < 0 || *silentAddrs > 6 || *squatStreams < 0 || *silentConns < 0 || *forge < 0 {
+		return errors.New("-followers 1..10000, -nats 1..200, -moves 1..10000, -squatters 0..10, -silent-addrs 0..6")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -66,32 +82,16 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	}
 	here.Step = 2
 
-	// The squatter.
-	var squat []net.Conn
-	defer func() {
-		for _, c := range squat {
-			c.Close()
-		}
-	}()
-	squatRefused := 0
-	for range *squatStreams {
-		c, err := dialerFrom("127.0.0.250").DialContext(ctx, "tcp", host)
-		if err != nil {
-			squatRefused++
-			continue
-		}
-		fmt.Fprintf(c, "GET %s/events?lang=en HTTP/1.1\r\nHost: %s\r\n\r\n", link, host)
-		squat = append(squat, c)
-	}
-	for range *squatIdle {
-		c, err := dialerFrom("127.0.0.250").DialContext(ctx, "tcp", host)
-		if err != nil {
-			squatRefused++
-			continue
-		}
-		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", host)
-		squat = append(squat, c) // the answer is left unread: the connection is idle after it
-	}
+	var hostile sync.WaitGroup
+	defer hostile.Wait()
+	defer cancel()
+	squat := squatter(ctx, &hostile, host, link, *squatters, *squatStreams)
+	silent := silence(ctx, &hostile, host, *silentAddrs, *silentConns)
+	forged := forger(ctx, &hostile, base, host, link, sc, *forge)
+	fmt.Fprintf(stdout, "squatter: %d never-read streams opened from %d addresses; silent: %d connections from %d addresses\n",
+		squat.Load(), *squatters, silent.held.Load(), *silentAddrs)
+	fmt.Fprintf(stdout, "forger (made-up X-Forwarded-For): %d of %d new runs started, %d of %d follow streams taken\n",
+		forged.runs.Load(), *forge, forged.streams.Load(), *forge)
 
 	// The followers: each records the frames it was shown, in order.
 	type follower struct {
@@ -107,6 +107,8 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 		fs[i] = f
 		connected.Add(1)
 		wg.Go(func() {
+			// A room does not connect in one instant: spread over -arrive.
+			time.Sleep(time.Duration(i) * *arrive / time.Duration(len(fs)))
 			from := fmt.Sprintf("127.0.0.%d", 2+i%*nats)
 			c, err := dialerFrom(from).DialContext(ctx, "tcp", host)
 			if err != nil {
@@ -138,7 +140,7 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 		})
 	}
 	connected.Wait()
-	fmt.Fprintf(stdout, "followers connected: %d of %d; squatter: %d connections held, %d refused\n", open.Load(), *followers, len(squat), squatRefused)
+	fmt.Fprintf(stdout, "followers connected: %d of %d\n", open.Load(), *followers)
 
 	// The lecturer walks the scenario: step to the end, reset, again.
 	want := []string{fmt.Sprintf("2 / %d", sc.Frames())}
@@ -193,9 +195,20 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
 	fmt.Fprintf(stdout, "lecturer: %d clicks, p50 %s, p99 %s, max %s\n", len(lat), ms(pct(0.5)), ms(pct(0.99)), ms(lat[len(lat)-1]))
-	fmt.Fprintf(stdout, "followers who saw every move in order: %d of %d (%d could not connect); load average %s\n", complete, *followers, failed, loadAverage())
+	fmt.Fprintf(stdout, "followers who saw every move in order: %d of %d (%d could not connect); silent connections opened %d times in all; load average %s\n", complete, *followers, failed, silent.opened.Load(), loadAverage())
 	if firstBad != "" {
 		fmt.Fprintln(stdout, "first problem:", firstBad)
+	}
+	// Why the students who could not connect could not, by kind: a
+	// refusal's status line, or how the connection ended.
+	kinds := map[string]int{}
+	for _, f := range fs {
+		if f.err != nil {
+			kinds[errorKind(f.err)]++
+		}
+	}
+	for k, n := range kinds {
+		fmt.Fprintf(stdout, "could not connect: %d x %s\n", n, k)
 	}
 	if complete != *followers {
 		return errors.New("not every follower saw every move")
@@ -236,3 +249,137 @@ func followLinkIn(body []byte) string {
 	}
 	return "/follow/" + s[i+len(mark):i+len(mark)+32]
 }
+
+// squatter opens perAddr follow streams from each of addrs addresses and
+// never reads them, not even their answer; it returns how many it asked for
+// on a connection the server took.
+func squatter(ctx context.Context, wg *sync.WaitGroup, host, link string, addrs, perAddr int) *atomic.Int64 {
+	var opened atomic.Int64
+	var conns []net.Conn
+	var mu sync.Mutex
+	var open sync.WaitGroup
+	for a := range addrs {
+		from := fmt.Sprintf("127.0.0.%d", 240+a)
+		open.Go(func() {
+			for range perAddr {
+				c, err := dialerFrom(from).DialContext(ctx, "tcp", host)
+				if err != nil {
+					continue
+				}
+				fmt.Fprintf(c, "GET %s/events?lang=en HTTP/1.1\r\nHost: %s\r\n\r\n", link, host)
+				opened.Add(1)
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+		})
+	}
+	open.Wait()
+	wg.Go(func() {
+		<-ctx.Done()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return &opened
+}
+
+// silent is what the silent addresses held and how often they opened a
+// connection again.
+type silent struct{ held, opened atomic.Int64 }
+
+// silence keeps perAddr connections open from each of addrs addresses,
+// sending nothing, and opens each again a moment after the server closes it.
+func silence(ctx context.Context, wg *sync.WaitGroup, host string, addrs, perAddr int) *silent {
+	s := &silent{}
+	var first sync.WaitGroup
+	for a := range addrs {
+		from := fmt.Sprintf("127.0.0.%d", 230+a)
+		for range perAddr {
+			first.Add(1)
+			wg.Go(func() {
+				once := sync.OnceFunc(first.Done)
+				defer once()
+				for ctx.Err() == nil {
+					c, err := dialerFrom(from).DialContext(ctx, "tcp", host)
+					if err == nil {
+						s.opened.Add(1)
+						s.held.Add(1)
+						once()
+						stop := context.AfterFunc(ctx, func() { c.Close() })
+						_, _ = io.Copy(io.Discard, c) // until the server closes it
+						stop()
+						c.Close()
+						s.held.Add(-1)
+					}
+					once()
+					select {
+					case <-ctx.Done():
+					case <-time.After(time.Second + time.Duration(rand.IntN(1000))*time.Millisecond):
+					}
+				}
+			})
+		}
+	}
+	first.Wait()
+	return s
+}
+
+// forged is what the forger got.
+type forged struct{ runs, streams atomic.Int64 }
+
+// forger asks for n new runs and n follow streams from 127.0.0.220, each
+// with a made-up private address in X-Forwarded-For, as a student on a
+// campus LAN could: a server that believed it would count each as a new
+// client. The streams are never read.
+func forger(ctx context.Context, wg *sync.WaitGroup, base, host, link string, sc *demo.Scenario, n int) *forged {
+	f := &forged{}
+	c := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: dialerFrom("127.0.0.220").DialContext, MaxIdleConnsPerHost: 8}}
+	start := views.Place{Sc: sc, On: true, Step: 1, Lang: "en"}
+	for i := range n {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+start.Action("step"), strings.NewReader(start.Form("").Encode()))
+		if err != nil {
+			break
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("HX-Request", "true")
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255))
+		resp, err := c.Do(req)
+		if err != nil {
+			continue
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			f.runs.Add(1)
+		}
+	}
+	var conns []net.Conn
+	for i := range n {
+		conn, err := dialerFrom("127.0.0.220").DialContext(ctx, "tcp", host)
+		if err != nil {
+			continue
+		}
+		conns = append(conns, conn)
+		fmt.Fprintf(conn, "GET %s/events?lang=en HTTP/1.1\r\nHost: %s\r\nX-Forwarded-For: 192.168.%d.%d\r\n\r\n", link, host, i>>8&255, i&255)
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, _ := bufio.NewReader(conn).ReadString('\n')
+		if strings.Contains(line, " 200 ") {
+			f.streams.Add(1) // and never read after the status line
+		}
+	}
+	wg.Go(func() {
+		<-ctx.Done()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return f
+}
+
+// errorKind is an error without its addresses and ports, to count alike ones.
+func errorKind(err error) string {
+	return addrPort.ReplaceAllString(err.Error(), "ADDR")
+}
+
+var addrPort = regexp.MustCompile(`[0-9.]+:[0-9]+`)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,3 +124,25 @@ func TestLoadOnlyLoopback(t *testing.T) {
 
 // scenarios is the repository's scenarios.yaml, which the command reads.
 func scenarios(t *testing.T) string { return testkit.Path(t, "scenarios.yaml") }
+
+// The lecture, in small: every hostile attendee at once, and the students
+// following every move all the same; the forger's made-up X-Forwarded-For
+// buys no more new runs than the server's burst.
+func TestLectureCommand(t *testing.T) {
+	target := benchServer(t, time.Hour)
+	var out, log bytes.Buffer
+	args := []string{"-target", target, "-followers", "20", "-nats", "4", "-squatters", "2", "-squat-streams", "5",
+		"-silent-addrs", "2", "-silent-conns", "5", "-forge", "300", "-moves", "8", "-pace", "200ms"}
+	if err := loadCommand(context.Background(), "lecture", args, scenarios(t), &out, &log); err != nil {
+		t.Fatalf("lecture: %v\n%s\n%s", err, out.String(), log.String())
+	}
+	if want := "followers who saw every move in order: 20 of 20"; !strings.Contains(out.String(), want) {
+		t.Fatalf("lecture printed\n%s\nwant it to mention %q", out.String(), want)
+	}
+	// The server's burst is 100 new runs, then 10 a second: the forger's
+	// 300 take at least 20 s to be allowed, and it asks in far less.
+	var runs int
+	if _, err := fmt.Sscanf(out.String()[strings.Index(out.String(), "forger"):], "forger (made-up X-Forwarded-For): %d of 300", &runs); err != nil || runs < 100 || runs >= 300 {
+		t.Fatalf("the forger started %d of 300 new runs (%v), want the burst of 100 and not all:\n%s", runs, err, out.String())
+	}
+}

@@ -492,6 +492,12 @@ func (b *Broker) lookup(ctx context.Context, fid string) (At, uint64, bool) {
 				b.log.Warn("follow: asking for a lecture's latest move", "err", err)
 			}
 			l.at, l.v, l.ok = at, v, ok && err == nil
+			if l.ok {
+				// Into the lecture's session (if it has one) before the
+				// question is forgotten, so a follower who comes after
+				// finds the answer there rather than ask again.
+				b.apply(fid, at, v, false)
+			}
 			b.mu.Lock()
 			delete(b.lookups, fid)
 			b.mu.Unlock()
