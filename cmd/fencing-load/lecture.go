@@ -335,7 +335,7 @@ type forged struct{ runs, streams atomic.Int64 }
 func forger(ctx context.Context, wg *sync.WaitGroup, base, host, link string, sc *demo.Scenario, n int) *forged {
 	f := &forged{}
 	c := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: dialerFrom("127.0.0.220").DialContext, MaxIdleConnsPerHost: 8}}
-	start := views.Place{Sc: sc, On: true, Step: 1, Lang: "en"}
+	start := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 1}, Lang: "en"}
 	for i := range n {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+start.Action("step"), strings.NewReader(start.Form("").Encode()))
 		if err != nil {
