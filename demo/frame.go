@@ -50,6 +50,26 @@ func (f *Frame) Latest() []Event {
 	return nil
 }
 
+// Latest returns the events of the move that led to the run's frame,
+// without copying the frame: a loader's check of every move reads only
+// these.
+func (r *Run) Latest() []Event {
+	for i, e := range r.events {
+		if e.Header().Frame == r.frame {
+			return r.events[i:]
+		}
+	}
+	return nil
+}
+
+// Narration returns the narration of the run's frame.
+func (r *Run) Narration() Narration {
+	if r.frame == 1 {
+		return r.sc.Initial
+	}
+	return r.sc.Moves[r.frame-2].narration(r.on)
+}
+
 // Frame returns the run's current frame.
 func (r *Run) Frame() Frame {
 	f := Frame{
@@ -70,11 +90,7 @@ func (r *Run) Frame() Frame {
 		Holdings:   slices.Clone(r.holdings),
 		Violations: slices.Clone(r.violations),
 	}
-	if r.frame == 1 {
-		f.Narration = r.sc.Initial
-	} else {
-		f.Narration = r.sc.Moves[r.frame-2].narration(r.on)
-	}
+	f.Narration = r.Narration()
 	return f
 }
 

@@ -121,18 +121,18 @@ func (sc *Scenario) NodeNames() []string {
 // on which line of its file the mistake is.
 func Rehearse(sc *Scenario) error { return RehearseEach(sc, nil) }
 
-// RehearseEach is Rehearse that also shows each frame after the first, in
-// each position, to each (a loader's check of what the frames say), in the
-// same plays: the first error each returns is RehearseEach's, unless a play
-// fails, which comes first.
-func RehearseEach(sc *Scenario, each func(f Frame) error) error {
+// RehearseEach is Rehearse that also shows the run at each frame after the
+// first, in each position, to each (a loader's check of what the frames
+// say), in the same plays: the first error each returns is RehearseEach's,
+// unless a play fails, which comes first.
+func RehearseEach(sc *Scenario, each func(r *Run) error) error {
 	horizon := 0
 	var seen [2]error // each's first error with the switch off, then on
 	for _, on := range []bool{true, false} {
 		r := NewRun(sc, on)
 		for r.Step() {
 			if each != nil && seen[boolIndex(on)] == nil {
-				seen[boolIndex(on)] = each(r.Frame())
+				seen[boolIndex(on)] = each(r)
 			}
 		}
 		if err := r.Err(); err != nil {

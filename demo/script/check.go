@@ -241,8 +241,8 @@ func checkActions(sc *demo.Scenario, as []demo.Action) *checkError {
 // only a replay shows, such as a paused client asked to write; and, in the
 // same plays, whether each move's narration is true in both positions.
 func checkPlays(sc *demo.Scenario) *checkError {
-	err := demo.RehearseEach(sc, func(f demo.Frame) error {
-		if ce := narrationOf(sc, f); ce != nil {
+	err := demo.RehearseEach(sc, func(r *demo.Run) error {
+		if ce := narrationOf(sc, r); ce != nil {
 			return ce
 		}
 		return nil

@@ -42,7 +42,8 @@ func (e *LoadError) Error() string {
 // always plays.
 //
 // Parsing the YAML is most of a server's start, so a file in the plain shape
-// is read in pieces at the same time (see split); any mistake is then looked
+// is read in pieces at the same time (see split), two a CPU so that a long
+// piece does not leave a CPU idle; any mistake is then looked
 // for again in the whole file, so the error is the one a plain read gives.
 func Load(file string, data []byte) (*demo.Catalog, error) {
 	return LoadWith(families.All, file, data)
@@ -51,7 +52,7 @@ func Load(file string, data []byte) (*demo.Catalog, error) {
 // LoadWith is Load with the families of reg: a program with a store family
 // of its own lists it there.
 func LoadWith(reg *demo.Registry, file string, data []byte) (*demo.Catalog, error) {
-	if pieces := split(data, runtime.GOMAXPROCS(0)); pieces != nil {
+	if pieces := split(data, 2*runtime.GOMAXPROCS(0)); pieces != nil {
 		if scenarios, err := readPieces(reg, file, pieces); err == nil {
 			return catalog(file, scenarios)
 		}

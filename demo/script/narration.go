@@ -58,17 +58,18 @@ var (
 	brackets = regexp.MustCompile(`\([^)]*\)`)
 )
 
-// narrationOf finds, in frame f, a narration that names an action the
+// narrationOf finds, in r's frame, a narration that names an action the
 // frame does not contain; nil when every claim is borne out.
-func narrationOf(sc *demo.Scenario, f demo.Frame) *checkError {
-	m := sc.Moves[f.Index-2]
-	for _, part := range []struct{ what, prose string }{{"title", f.Title.EN}, {"text", f.Text.EN}} {
-		if msg := unborne(sc, part.prose, f.Latest()); msg != "" {
+func narrationOf(sc *demo.Scenario, r *demo.Run) *checkError {
+	m := sc.Moves[r.Index()-2]
+	n := r.Narration()
+	for _, part := range []struct{ what, prose string }{{"title", n.Title.EN}, {"text", n.Text.EN}} {
+		if msg := unborne(sc, part.prose, r.Latest()); msg != "" {
 			line := 0
 			if len(m.Do) > 0 {
 				line = m.Do[0].Line
 			}
-			return fail(line, "move %d %s with the switch %s: %s", f.Index-1, part.what, demo.OnOff(f.On), msg)
+			return fail(line, "move %d %s with the switch %s: %s", r.Index()-1, part.what, demo.OnOff(r.On()), msg)
 		}
 	}
 	return nil
