@@ -22,7 +22,8 @@ type Layout struct {
 //   - "fold": the verdict, the move's narration, the diagram and, on the
 //     last frame, the lesson end inside the first screen;
 //   - "overlap": no two of the frame's blocks (verdict, panels, narration,
-//     lesson, diagram) overlap, and no panel's text runs out of its panel;
+//     lesson, diagram) overlap, one inside another aside, and no panel's
+//     text runs out of its panel;
 //   - "scroll": neither the page nor any box in it scrolls or cuts what it
 //     holds (the phone's diagram, which scrolls sideways by design, aside);
 //   - "sideways": the page does not scroll sideways;
@@ -76,6 +77,9 @@ func LayoutJS(checks string) string {
   if (checks.has('overlap')) {
     const blocks = [verdict, narration, lesson, svg.closest('section'), ...document.querySelectorAll('#demo .panels > .panel')].filter(shown);
     for (let i = 0; i < blocks.length; i++) for (let j = i + 1; j < blocks.length; j++) {
+      // A block inside another (the projector's lesson in the narration's
+      // place) is part of it, not in its way.
+      if (blocks[i].contains(blocks[j]) || blocks[j].contains(blocks[i])) continue;
       const a = rect(blocks[i]), c = rect(blocks[j]);
       const w = Math.min(a.right, c.right) - Math.max(a.left, c.left), h = Math.min(a.bottom, c.bottom) - Math.max(a.top, c.top);
       if (w > 1 && h > 1) out.push('overlap: ' + name(blocks[i]) + ' overlaps ' + name(blocks[j]) + ' by ' + px(w) + 'x' + px(h) + ' px');
