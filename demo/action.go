@@ -1,6 +1,10 @@
 package demo
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
 
 // Verb is what an action does.
 type Verb string
@@ -69,4 +73,18 @@ func (a Action) String() string { return a.Source }
 // playsWhen reports whether a is played with the switch on or off.
 func (a Action) playsWhen(on bool) bool {
 	return a.When == "" || a.When == "on" && on || a.When == "off" && !on
+}
+
+// MaxNumber bounds every number in a script: a billion milliseconds is
+// eleven days, far more than any lock needs, and far from overflowing.
+const MaxNumber = 1_000_000_000
+
+// Number reads a whole number from 0 to MaxNumber, for a verb's parser;
+// what names it in the error.
+func Number(s, what string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > MaxNumber {
+		return 0, fmt.Errorf("the %s %q is not a whole number from 0 to %d", what, s, MaxNumber)
+	}
+	return n, nil
 }

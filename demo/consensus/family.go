@@ -9,7 +9,6 @@ package consensus
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -92,27 +91,17 @@ type (
 	}
 )
 
-const maxNumber = 1_000_000_000
-
-func number(s, what string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > maxNumber {
-		return 0, fmt.Errorf("the %s %q is not a whole number from 0 to %d", what, s, maxNumber)
-	}
-	return n, nil
-}
-
 func parseSession(w []string) (any, error) {
 	if len(w) != 1 && (len(w) != 3 || w[1] != "delay") {
 		return nil, errors.New(`want "MS [delay MS]"`)
 	}
 	var a SessionArgs
 	var err error
-	if a.TTL, err = number(w[0], "session timeout"); err == nil && a.TTL == 0 {
+	if a.TTL, err = demo.Number(w[0], "session timeout"); err == nil && a.TTL == 0 {
 		err = errors.New("the session timeout must be at least 1 ms")
 	}
 	if err == nil && len(w) == 3 {
-		a.Delay, err = number(w[2], "lock-delay")
+		a.Delay, err = demo.Number(w[2], "lock-delay")
 	}
 	return a, err
 }

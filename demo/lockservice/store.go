@@ -46,16 +46,13 @@ var Family = &demo.Family{
 // LeaseArgs is the lease asked for, in ticks (below 1 counts as 1).
 type LeaseArgs struct{ Lease int }
 
-// maxLease bounds a lease as the script bounds every number.
-const maxLease = 1_000_000_000
-
 func parseLease(words []string) (any, error) {
 	if len(words) != 1 {
 		return nil, fmt.Errorf("want LEASE")
 	}
 	n, err := strconv.Atoi(words[0]) // below 1 is allowed: the lock service counts it as 1
-	if err != nil || n > maxLease || n < -maxLease {
-		return nil, fmt.Errorf("the lease %q is not a whole number of at most %d", words[0], maxLease)
+	if err != nil || n > demo.MaxNumber || n < -demo.MaxNumber {
+		return nil, fmt.Errorf("the lease %q is not a whole number of at most %d", words[0], demo.MaxNumber)
 	}
 	return LeaseArgs{n}, nil
 }

@@ -185,21 +185,9 @@ type (
 	ClockArgs struct{ By, Rate int }
 )
 
-// maxNumber bounds every number in a script: a billion milliseconds is
-// eleven days, far more than any lock needs, and far from overflowing.
-const maxNumber = 1_000_000_000
-
-func number(s, what string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > maxNumber {
-		return 0, fmt.Errorf("the %s %q is not a whole number from 0 to %d", what, s, maxNumber)
-	}
-	return n, nil
-}
-
 // ttl reads a TTL that must be at least 1.
 func ttl(s, what, floor string) (int, error) {
-	n, err := number(s, what)
+	n, err := demo.Number(s, what)
 	if err == nil && n == 0 {
 		err = errors.New(floor)
 	}
@@ -262,11 +250,11 @@ func parseWait(w []string) (any, error) {
 	if len(w) != 2 {
 		return nil, want("NUMREPLICAS TIMEOUT")
 	}
-	n, err := number(w[0], "replica count")
+	n, err := demo.Number(w[0], "replica count")
 	if err != nil {
 		return nil, err
 	}
-	t, err := number(w[1], "timeout")
+	t, err := demo.Number(w[1], "timeout")
 	return WaitArgs{n, t}, err
 }
 
@@ -278,7 +266,7 @@ func parseRedlock(w []string) (any, error) {
 	a := RedlockArgs{Key: w[0]}
 	var err error
 	if a.PX, err = ttl(w[2], "PX", "PX must be at least 1 ms"); err == nil && len(w) == 5 {
-		if a.Retries, err = number(w[4], "retry count"); err == nil && a.Retries > 10 {
+		if a.Retries, err = demo.Number(w[4], "retry count"); err == nil && a.Retries > 10 {
 			err = errors.New("retry: at most 10 new attempts")
 		}
 	}
@@ -296,7 +284,7 @@ func parseJump(w []string) (any, error) {
 	if len(w) != 1 {
 		return nil, want("MS")
 	}
-	n, err := number(w[0], "jump")
+	n, err := demo.Number(w[0], "jump")
 	return ClockArgs{By: n}, err
 }
 
@@ -304,7 +292,7 @@ func parseSlew(w []string) (any, error) {
 	if len(w) != 2 {
 		return nil, want("MS PPM")
 	}
-	n, err := number(w[0], "correction")
+	n, err := demo.Number(w[0], "correction")
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package script
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -12,18 +11,6 @@ import (
 // The grammar of one action, as scenarios.yaml writes it: "tick N", or
 // "WHO VERB ARGS...". The engine's verbs are read here; every other verb is
 // read by its family's table (demo.VerbSpec), which gives its form.
-
-// maxNumber bounds every number in a script: a billion milliseconds is
-// eleven days, far more than any lock needs, and far from overflowing.
-const maxNumber = 1_000_000_000
-
-func number(s, what string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > maxNumber {
-		return 0, fmt.Errorf("the %s %q is not a whole number from 0 to %d", what, s, maxNumber)
-	}
-	return n, nil
-}
 
 // ParseAction reads one action from its one-line form, with the verbs of
 // family fam for a store of kind k. It knows the words, not the cast:
@@ -39,7 +26,7 @@ func ParseAction(reg *demo.Registry, fam *demo.Family, k demo.StoreKind, s strin
 		if len(f) != 2 {
 			return wrap(errors.New(`want "tick N"`))
 		}
-		n, err := number(f[1], "tick")
+		n, err := demo.Number(f[1], "tick")
 		if err != nil {
 			return wrap(err)
 		}
