@@ -1,7 +1,7 @@
 // Package script reads the lesson's scenarios from their YAML file and checks
 // them, so that package demo, which plays them, needs nothing beyond the
-// standard library. It is the module's only reader of YAML. Every mistake is
-// a *LoadError that names the file and, where it can, the line.
+// standard library. Every mistake is a *LoadError that names the file and,
+// where it can, the line.
 package script
 
 import (
@@ -19,6 +19,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/families"
+	"github.com/distlock/fencing-demo/internal/plainyaml"
 )
 
 // LoadError says where scenarios.yaml is wrong.
@@ -42,9 +43,10 @@ func (e *LoadError) Error() string {
 // always plays.
 //
 // Parsing the YAML is most of a server's start, so a file in the plain shape
-// is read in pieces at the same time (see split), two a CPU so that a long
-// piece does not leave a CPU idle; any mistake is then looked
-// for again in the whole file, so the error is the one a plain read gives.
+// is read by internal/plainyaml, in pieces at the same time (see split), two
+// a CPU so that a long piece does not leave a CPU idle; any mistake is then
+// looked for again in the whole file with the YAML library, so the error is
+// the one a plain read gives.
 func Load(file string, data []byte) (*demo.Catalog, error) {
 	return LoadWith(families.All, file, data)
 }
@@ -98,11 +100,9 @@ func read(reg *demo.Registry, file string, data []byte) (scenarios []*demo.Scena
 			scenarios, err = nil, &LoadError{File: file, Msg: fmt.Sprintf("the YAML could not be read (%v)", p)}
 		}
 	}()
-	var doc document
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true) // a misspelt key is an error, not a silent gap
-	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		return nil, yamlError(file, err)
+	doc, err := decode(file, data)
+	if err != nil {
+		return nil, err
 	}
 	if len(doc.Scenarios) == 0 {
 		return nil, &LoadError{File: file, Msg: "no scenarios: the file needs a list under \"scenarios:\""}
@@ -119,6 +119,23 @@ func read(reg *demo.Registry, file string, data []byte) (scenarios []*demo.Scena
 		scenarios[i] = sc
 	}
 	return scenarios, nil
+}
+
+// decode reads the file's shape: the plain reader's fast path when the file
+// is in the plain shape and has no mistake in it, else the library, which
+// says what the mistake is.
+func decode(file string, data []byte) (*document, error) {
+	var doc document
+	if plainyaml.Decode(data, &doc) {
+		return &doc, nil
+	}
+	doc = document{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true) // a misspelt key is an error, not a silent gap
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, yamlError(file, err)
+	}
+	return &doc, nil
 }
 
 // lineError is a mistake found while decoding, with the line it is on.

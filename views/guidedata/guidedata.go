@@ -14,6 +14,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/distlock/fencing-demo/internal/plainyaml"
+
 	"github.com/distlock/fencing-demo/demo"
 )
 
@@ -161,9 +163,14 @@ type (
 	}
 )
 
-// Load reads and checks guide.yaml; name is the file's name for errors.
-func Load(name string, data []byte) (*Guide, error) {
+// decode reads the file's shape: the plain reader's fast path, or else the
+// library, which says what is wrong.
+func decode(name string, data []byte) (*file, error) {
 	var f file
+	if plainyaml.Decode(data, &f) {
+		return &f, nil
+	}
+	f = file{}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true) // a misspelt key is an error, not a silent gap
 	if err := dec.Decode(&f); err != nil && err != io.EOF {
@@ -172,6 +179,15 @@ func Load(name string, data []byte) (*Guide, error) {
 			err = errors.New(strings.Join(te.Errors, "; "))
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &f, nil
+}
+
+// Load reads and checks guide.yaml; name is the file's name for errors.
+func Load(name string, data []byte) (*Guide, error) {
+	f, err := decode(name, data)
+	if err != nil {
+		return nil, err
 	}
 	c := &checker{ids: map[string]bool{}}
 	g := &Guide{

@@ -1,0 +1,220 @@
+// Package plainyaml reads the plain shape of YAML that scenarios.yaml and
+// guide.yaml are written in (block mappings and sequences, one-line
+// scalars, plain or quoted, and one-line lists) into the YAML library's own
+// yaml.Node, about ten times faster than the library's parser. Reading them
+// is most of a server's start.
+//
+// It never guesses: anything outside that shape (a block scalar, an anchor,
+// a tag, a flow mapping, a scalar that runs on to the next line, a tab in
+// the indentation, and so on) makes Parse report false, and the caller
+// reads the file with the library, whose answer, and whose error messages,
+// are then the ones the user sees. A fuzz test holds Parse to the library:
+// whatever Parse reads, the library reads to the same tree.
+package plainyaml
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Parse reads data into a document node as yaml.Unmarshal into a yaml.Node
+// would (without comments), or reports false when data is not in the plain
+// shape.
+func Parse(data []byte) (*yaml.Node, bool) {
+	p, ok := newParser(data)
+	if !ok || len(p.lines) == 0 {
+		return nil, false
+	}
+	first := p.lines[0]
+	if first.indent != 0 {
+		return nil, false
+	}
+	root := p.block(0)
+	if p.bad || p.i != len(p.lines) {
+		return nil, false
+	}
+	return &yaml.Node{Kind: yaml.DocumentNode, Line: first.n, Column: 1, Content: []*yaml.Node{root}}, true
+}
+
+// line is one line that holds something: its number, its indentation, and
+// its text after the indentation (a whole-line comment is no line).
+type line struct {
+	n      int
+	indent int
+	text   string
+}
+
+type parser struct {
+	lines []line
+	i     int  // the next line to read
+	bad   bool // the text left the plain shape
+}
+
+// newParser cuts data into lines, refusing what the plain shape never has:
+// a carriage return, a tab, a control character, text that is not UTF-8, a
+// byte order mark, a document marker or a directive.
+func newParser(data []byte) (*parser, bool) {
+	if !utf8.Valid(data) {
+		return nil, false
+	}
+	text := string(data)
+	p := &parser{lines: make([]line, 0, strings.Count(text, "\n")+1)}
+	for n, s := range strings.Split(text, "\n") {
+		for _, r := range s {
+			if r < ' ' || r == 0x7f || r == 0xfeff || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 {
+				return nil, false
+			}
+		}
+		text := strings.TrimLeft(s, " ")
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") || s[0] == '%' {
+			return nil, false
+		}
+		p.lines = append(p.lines, line{n: n + 1, indent: len(s) - len(text), text: strings.TrimRight(text, " ")})
+	}
+	return p, true
+}
+
+// block reads the mapping or the sequence that starts at the next line, at
+// its indentation.
+func (p *parser) block(indent int) *yaml.Node {
+	l := p.lines[p.i]
+	if l.text == "-" || strings.HasPrefix(l.text, "- ") {
+		return p.sequence(indent)
+	}
+	return p.mapping(indent)
+}
+
+// sequence reads the items "- ..." at indent.
+func (p *parser) sequence(indent int) *yaml.Node {
+	first := p.lines[p.i]
+	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: first.n, Column: indent + 1}
+	for !p.bad && p.i < len(p.lines) {
+		l := p.lines[p.i]
+		if l.indent != indent || !(l.text == "-" || strings.HasPrefix(l.text, "- ")) {
+			break
+		}
+		seq.Content = append(seq.Content, p.item(l))
+	}
+	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
+		p.bad = true // an item's text runs on, or an indentation YAML would refuse
+	}
+	return seq
+}
+
+// item reads one item of a sequence: a nested block, a mapping that starts
+// on the dash's line, or a scalar.
+func (p *parser) item(l line) *yaml.Node {
+	if l.text == "-" {
+		p.i++
+		return p.value(l.indent, l.n, len(l.text)+l.indent+1, true)
+	}
+	rest := strings.TrimLeft(l.text[1:], " ")
+	indent := l.indent + len(l.text) - len(rest)
+	if rest == "-" || strings.HasPrefix(rest, "- ") || rest[0] == '?' {
+		p.bad = true // a list in a list on one line, a complex key
+		return nil
+	}
+	if isEntry(rest) {
+		p.lines[p.i] = line{n: l.n, indent: indent, text: rest}
+		return p.mapping(indent)
+	}
+	p.i++
+	return p.scalar(rest, l.n, indent+1)
+}
+
+// mapping reads the entries "key: value" at indent.
+func (p *parser) mapping(indent int) *yaml.Node {
+	first := p.lines[p.i]
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: first.n, Column: indent + 1}
+	for !p.bad && p.i < len(p.lines) {
+		l := p.lines[p.i]
+		if l.indent != indent || l.text == "-" || strings.HasPrefix(l.text, "- ") {
+			break
+		}
+		key, rest, ok := entry(l.text)
+		if !ok {
+			p.bad = true
+			return m
+		}
+		k := &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: l.n, Column: indent + 1}
+		p.i++
+		var v *yaml.Node
+		if rest == "" {
+			v = p.value(indent, l.n, indent+utf8.RuneCountInString(l.text)+1, false)
+		} else {
+			v = p.scalar(rest, l.n, indent+utf8.RuneCountInString(l.text[:len(l.text)-len(rest)])+1)
+		}
+		m.Content = append(m.Content, k, v)
+	}
+	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
+		p.bad = true
+	}
+	return m
+}
+
+// value reads what follows a key or a dash that ends its line: a block
+// indented further (or, under a key, a sequence at the key's own
+// indentation), or else an empty value, a null.
+func (p *parser) value(indent, n, col int, inItem bool) *yaml.Node {
+	if p.i < len(p.lines) {
+		next := p.lines[p.i]
+		seqHere := !inItem && next.indent == indent && (next.text == "-" || strings.HasPrefix(next.text, "- "))
+		if next.indent > indent || seqHere {
+			return p.block(next.indent)
+		}
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n, Column: col}
+}
+
+// isEntry reports whether text starts a mapping entry: a plain key, then a
+// colon that ends the line or is followed by a space.
+func isEntry(text string) bool {
+	_, _, ok := entry(text)
+	return ok
+}
+
+// entry cuts "key: rest" (or "key:") into its key and the rest. The key is
+// plain: a quoted key, or one that starts with an indicator, is refused.
+func entry(text string) (key, rest string, ok bool) {
+	if text == "" || strings.ContainsRune("-?:,[]{}#&*!|>'\"%@`", rune(text[0])) && !(text[0] == '-' && len(text) > 1 && text[1] != ' ') {
+		return "", "", false
+	}
+	i := strings.Index(text, ": ")
+	switch {
+	case i < 0 && strings.HasSuffix(text, ":"):
+		key = text[:len(text)-1]
+	case i < 0:
+		return "", "", false
+	default:
+		key, rest = text[:i], strings.TrimLeft(text[i+2:], " ")
+	}
+	if key == "" || strings.Contains(key, " #") || strings.HasSuffix(key, " ") || !plainOK(key) {
+		return "", "", false
+	}
+	if strings.HasPrefix(rest, "#") {
+		rest = "" // "key: # a comment"
+	}
+	return key, rest, true
+}
+
+// plainOK reports whether s is a one-line plain scalar that reads as itself:
+// no ": " or " #" inside, no colon at its end, and no indicator at its
+// start (a dash or a colon may start it when a non-space follows).
+func plainOK(s string) bool {
+	if s == "" || strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") {
+		return false
+	}
+	c := s[0]
+	if strings.ContainsRune(",[]{}#&*!|>'\"%@`", rune(c)) {
+		return false
+	}
+	if (c == '-' || c == '?' || c == ':') && (len(s) == 1 || s[1] == ' ') {
+		return false
+	}
+	return !strings.HasPrefix(s, "---") && !strings.HasPrefix(s, "...")
+}

@@ -1,0 +1,125 @@
+package plainyaml
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// scalar reads the value that ends a line: quoted, a one-line list, or
+// plain; a comment may follow it. col is where it starts, from 1.
+func (p *parser) scalar(text string, n, col int) *yaml.Node {
+	node := &yaml.Node{Kind: yaml.ScalarNode, Line: n, Column: col}
+	var rest string
+	var ok bool
+	switch text[0] {
+	case '"':
+		node.Tag, node.Style = "!!str", yaml.DoubleQuotedStyle
+		node.Value, rest, ok = doubleQuoted(text)
+	case '\'':
+		node.Tag, node.Style = "!!str", yaml.SingleQuotedStyle
+		node.Value, rest, ok = singleQuoted(text)
+	case '[':
+		return p.list(text, n, col)
+	default:
+		if i := strings.Index(text, " #"); i >= 0 {
+			text = strings.TrimRight(text[:i], " ")
+		}
+		node.Value, ok = text, plainOK(text)
+	}
+	if !ok || !onlyComment(rest) {
+		p.bad = true
+	}
+	return node
+}
+
+// onlyComment reports whether what follows a value is nothing, or spaces
+// and then a comment.
+func onlyComment(rest string) bool {
+	t := strings.TrimLeft(rest, " ")
+	return t == "" || t[0] == '#' && len(t) < len(rest)
+}
+
+// doubleQuoted reads "...", with the escapes the files use; any other
+// escape is left to the library.
+func doubleQuoted(text string) (value, rest string, ok bool) {
+	var b strings.Builder
+	for i := 1; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '"':
+			return b.String(), text[i+1:], true
+		case '\\':
+			if i+1 == len(text) {
+				return "", "", false
+			}
+			i++
+			switch e := text[i]; e {
+			case '\\', '"', '/':
+				b.WriteByte(e)
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				r, err := strconv.ParseUint(text[i+1:min(i+5, len(text))], 16, 32)
+				if err != nil || i+5 > len(text) || r >= 0xd800 && r < 0xe000 {
+					return "", "", false
+				}
+				b.WriteRune(rune(r))
+				i += 4
+			default:
+				return "", "", false
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", false // it runs on to the next line
+}
+
+// singleQuoted reads '...', where ” is a quote.
+func singleQuoted(text string) (value, rest string, ok bool) {
+	var b strings.Builder
+	for i := 1; i < len(text); i++ {
+		if text[i] != '\'' {
+			b.WriteByte(text[i])
+			continue
+		}
+		if i+1 < len(text) && text[i+1] == '\'' {
+			b.WriteByte('\'')
+			i++
+			continue
+		}
+		return b.String(), text[i+1:], true
+	}
+	return "", "", false
+}
+
+// list reads a one-line list of plain words, such as [A, B].
+func (p *parser) list(text string, n, col int) *yaml.Node {
+	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: n, Column: col}
+	end := strings.IndexByte(text, ']')
+	if end < 0 || !onlyComment(text[end+1:]) {
+		p.bad = true
+		return seq
+	}
+	inside := text[1:end]
+	if strings.TrimSpace(inside) == "" {
+		return seq
+	}
+	at := col + 1
+	for _, word := range strings.Split(inside, ",") {
+		w := strings.TrimLeft(word, " ")
+		lead := len(word) - len(w)
+		w = strings.TrimRight(w, " ")
+		if !plainOK(w) || strings.ContainsAny(w, "[]{}:#,") {
+			p.bad = true
+			return seq
+		}
+		seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: w, Line: n, Column: at + lead})
+		at += utf8.RuneCountInString(word) + 1
+	}
+	return seq
+}
