@@ -108,14 +108,16 @@ type Span struct {
 }
 
 // Mark is a moment worth a glyph on a lane: an expiry, a crash, a node
-// going down, a clock jump. What names it for the view ("expiry", the
-// lease's end with its time; "key-expiry"; "jump", By ms; "down";
-// "promoted"; "crash").
+// going down, a clock jump, a statement's answer. What names it for the
+// view ("expiry", the lease's end with its time; "key-expiry"; "jump", By
+// ms; "down"; "promoted"; "crash"; "statement", with Label the answer's
+// command tag as the server sends it).
 type Mark struct {
-	Lane string
-	At   int
-	What string
-	By   int
+	Lane  string
+	At    int
+	What  string
+	By    int
+	Label string // words of the server's own, shown as they are
 }
 
 // Timeline is the space-time diagram of a frame, in model terms: who held the

@@ -346,12 +346,23 @@ func (l *drawing) placeLabels() {
 	for i := range d.Marks {
 		m := &d.Marks[i]
 		k := [2]string{strconv.Itoa(m.X / 6), m.Class + "\x00" + m.Label.Label}
-		if named[k] && m.Class == "expired" {
-			m.Label = Text{}
+		if named[k] && m.Class == "expired" || m.Class == "statement" {
+			if m.Class != "statement" {
+				m.Label = Text{}
+			}
 			continue
 		}
 		named[k] = true
 		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), m.Label.Label)
+	}
+	// A statement's command tag comes last and only right beside its
+	// circle: where there is no room it is left out (the wire lists every
+	// answer), never pushed under another lane, where it would read as
+	// that client's. The latest go first: they are the move's.
+	for i := len(d.Marks) - 1; i >= 0; i-- {
+		if m := &d.Marks[i]; m.Class == "statement" {
+			m.Label = p.beside(float64(m.X), float64(m.Y), float64(m.R), m.Label.Label)
+		}
 	}
 }
 
@@ -494,6 +505,25 @@ func (p *placer) markLabel(x, y, r float64, label string) Text {
 	})
 }
 
+// beside places a label right under or over the circle, starting or
+// ending there, at the first free spot, or nowhere.
+func (p *placer) beside(x, y, r float64, label string) Text {
+	xi, yi, ri := int(x), int(y), int(r)
+	for _, s := range []Text{
+		{X: xi - 2, Y: yi + ri + 2 + labelSize, Anchor: "start"},
+		{X: xi + 2, Y: yi + ri + 2 + labelSize, Anchor: "end"},
+		{X: xi - 2, Y: yi - ri - 6, Anchor: "start"},
+		{X: xi + 2, Y: yi - ri - 6, Anchor: "end"},
+	} {
+		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) && b.x0 >= 2 && b.x1 <= p.width-2 {
+			p.add(b)
+			s.Label = label
+			return s
+		}
+	}
+	return Text{}
+}
+
 // textWidth estimates how wide label is at size px, erring wide: a Latin
 // letter at most 0.72 em in a bold sans serif, anything else a full em.
 func textWidth(label string, size float64, bold bool) float64 {
@@ -532,6 +562,8 @@ func markOf(lang string, sc *demo.Scenario, m demo.Mark, y, x int, fresh bool) M
 		mk.Class, mk.Glyph, mk.Label = "promoted", "↑", Text{Label: T(lang, "promoted")}
 	case "crash":
 		mk.Class, mk.Glyph, mk.Label = "crash", "✕", Text{Label: T(lang, "crashed")}
+	case "statement":
+		mk.R, mk.Class, mk.Label = 4, "statement", Text{Label: m.Label}
 	}
 	return mk
 }

@@ -2,6 +2,7 @@ package views
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -159,5 +160,36 @@ func TestDiagramJapanese(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Optimistic locking takes no lock, so its diagram draws the statements:
+// with the version check, A's late UPDATE is answered "UPDATE 0" on A's
+// lane, the moment the check turned it away.
+func TestDiagramDrawsStatements(t *testing.T) {
+	sc, ok := testkit.Catalog(t).Get("optimistic-version")
+	if !ok {
+		t.Fatal("no optimistic-version scenario")
+	}
+	f, err := demo.Place{Sc: sc, On: true, Step: 4}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDiagram("en", f)
+	laneY := map[string]int{}
+	for _, l := range d.Lanes {
+		laneY[l.Label] = l.Y
+	}
+	var labels []string
+	for _, m := range d.Marks {
+		if m.Class == "statement" {
+			labels = append(labels, m.Label.Label)
+			if m.Label.Label == "UPDATE 0" && m.Y != laneY["A"] {
+				t.Errorf("UPDATE 0 is drawn at y=%d, want A's lane at y=%d", m.Y, laneY["A"])
+			}
+		}
+	}
+	if !slices.Contains(labels, "UPDATE 0") || !slices.Contains(labels, "SELECT 1") {
+		t.Errorf("statement labels %q, want A's SELECT 1 and its refused UPDATE 0", labels)
 	}
 }

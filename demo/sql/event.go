@@ -229,3 +229,28 @@ func sqlIs(sql string, kinds ...string) bool {
 	first, _, _ := strings.Cut(strings.TrimSpace(sql), " ")
 	return slices.Contains(kinds, strings.ToUpper(first))
 }
+
+// Draw marks a statement that read or changed rows on its client's lane,
+// with its command tag ("SELECT 1", "UPDATE 0"), and a refused one with its
+// SQLSTATE: with no lock to draw (optimistic locking, a conditional
+// UPDATE), the statements and their counts are the story.
+func (e SQLStatement) Draw(d *demo.Drawing) {
+	switch {
+	case e.Waiting:
+	case e.Err != nil:
+		d.Mark(demo.Mark{Lane: e.Client, At: e.At, What: "statement", Label: "ERROR " + e.Err.Code})
+	case dataTag(e.Tag):
+		d.Mark(demo.Mark{Lane: e.Client, At: e.At, What: "statement", Label: e.Tag})
+	}
+}
+
+// dataTag reports whether a command tag is a statement's that reads or
+// writes rows, not one that begins or ends a transaction or sets a lock.
+func dataTag(tag string) bool {
+	verb, _, _ := strings.Cut(tag, " ")
+	switch verb {
+	case "SELECT", "UPDATE", "INSERT", "DELETE":
+		return true
+	}
+	return false
+}
