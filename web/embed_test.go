@@ -75,7 +75,12 @@ func TestEmbed(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, hostPage, html.EscapeString(r.URL.Query().Get("src")))
+		page := hostPage
+		if r.URL.Query().Get("width") == "1000" {
+			// The snippet as the README gives it, in a 1000 px column.
+			page = strings.Replace(page, `width="100%%" height="300"`, `width="1000" height="760"`, 1)
+		}
+		fmt.Fprintf(w, page, html.EscapeString(r.URL.Query().Get("src")))
 	}))
 	t.Cleanup(host.Close)
 	hostBase := strings.Replace(host.URL, "://127.0.0.1:", "://localhost:", 1)
@@ -239,6 +244,26 @@ func TestEmbed(t *testing.T) {
 		}
 		if h, err := chromedp.Run(page.ctx, chromedp.Evaluate[int](`Number(document.body.dataset.height)`)); err != nil || h <= 0 {
 			t.Errorf("the host's last height message: %d (err %v), want > 0", h, err)
+		}
+	})
+
+	// A textbook that gives the demo a 1000 px column: inside the real
+	// cross-site frame the stage keeps its two columns.
+	t.Run("framed-1000", func(t *testing.T) {
+		page := openTab(t, env, 45*time.Second)
+		page.do(chromedp.Navigate(hostBase + "/?width=1000&src=" + url.QueryEscape(app.URL+src)))
+		f := attachFrame(t, page, app.URL+"/embed/")
+		f.waitEmbed(gc, true, 1, "en")
+		got, err := chromedp.Run(f.ctx, chromedp.Evaluate[struct {
+			Width int  `json:"width"`
+			Cols  bool `json:"cols"`
+		}](`(() => { const n = document.querySelector('[data-testid=narration]').getBoundingClientRect(), d = document.querySelector('.timeline').getBoundingClientRect();
+			return {width: innerWidth, cols: n.right <= d.left && Math.abs(n.top - d.top) < 2}; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Width != 1000 || !got.Cols {
+			t.Errorf("in a 1000 px cross-site frame: the frame is %d px wide, narration and diagram side by side: %v; want 1000 and true", got.Width, got.Cols)
 		}
 	})
 
