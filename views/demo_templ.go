@@ -768,7 +768,7 @@ func controls(d Demo) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if d.Here.View != StaticView {
+		if d.Here.View != StaticView && d.Sc().Family.Offers != nil {
 			templ_7745c5c3_Err = takeOver(d).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

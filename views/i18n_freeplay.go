@@ -28,6 +28,7 @@ func init() {
 		"err.play.action":    {"操作履歴の %[1]d 手目「%[2]s」はそこでは行えない: %[3]s。下のリンクは、その前の %[4]d 手までを残す。", "Action %[1]d of the free-play history, \"%[2]s\", cannot be played there: %[3]s. The link below keeps the %[4]d actions before it."},
 		"err.play.unknown":   {"このシナリオのこの時点で選べる操作ではない", "it is not one of the actions this scenario offers at that point"},
 		"err.play.long":      {"操作履歴は %[1]d 手までで、%[2]d 手は長すぎる。下のリンクは最初の %[1]d 手を残す。", "A free-play history holds at most %[1]d actions, and %[2]d is too many. The link below keeps the first %[1]d."},
+		"err.play.none":      {"シナリオ %s はまだ自由操作に対応していない。台本どおりに進めてほしい。", "Scenario %s has no free play yet: it plays as its script only."},
 		"err.play.act":       {"操作 %q は、この時点で選べるもののなかに無い。", "The action %q is not among those that can happen at this point."},
 	})
 }

@@ -101,6 +101,9 @@ const MaxPlayActions = 200
 // off keeps its actions up to the first that cannot be played, so the
 // error page's way back is the valid prefix.
 func readPlay(p *Place, raw string) *BadPlace {
+	if p.Sc.Family.Offers == nil {
+		return &BadPlace{Key: "err.play.none", Args: []any{p.Sc.ID}}
+	}
 	p.FreePlay = true
 	play, err := DecodePlay(raw)
 	if err != nil {

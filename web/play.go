@@ -24,6 +24,9 @@ import (
 // action that is the script's own (step, reset, last, and back or switch
 // outside free play).
 func playMove(here views.Place, action string, form url.Values) (there views.Place, ok bool, err error) {
+	if (action == "takeover" || action == "do") && here.Sc.Family.Offers == nil {
+		return here, true, bad("err.play.none", here.URL(), here.Sc.ID)
+	}
 	switch {
 	case action == "takeover":
 		return here.TakeOver(), true, nil

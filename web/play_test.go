@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/internal/realserver"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
@@ -219,14 +221,14 @@ func TestFollowFreePlay(t *testing.T) {
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	st := testkit.OpenStream(t, srv.Client(), srv.URL+l.follow+"/events?lang=en")
-	st.Next(t, 5e9) // frame 2
+	st.Next(t, 5*time.Second) // frame 2
 	doc := testkit.Parse(t, click(t, s, "takeover", l.p, true).Body.Bytes())
 	p := demo.Place{Sc: sc, On: false, Step: 2}
 	for _, line := range []string{"tick 10", "B acquire 10"} {
 		w := clickOffer(t, s, doc, line, true)
 		doc, _ = answered(t, s, w, true)
 		p = p.Then(mustParse(t, sc, line))
-		ev := st.Next(t, 5e9)
+		ev := st.Next(t, 5*time.Second)
 		fdoc := testkit.Parse(t, []byte(ev.Data))
 		f := freeFrame(t, p)
 		if got, want := testkit.TestID(t, fdoc, "holder"), expect(f, "en").Holder; got != want {
@@ -281,5 +283,43 @@ func TestSaveAsScenario(t *testing.T) {
 			t.Fatalf("fencing %s: the saved scenario ends with %+v (data %q, t=%d), want %+v (data %q, t=%d)",
 				demo.OnOff(on), got.Verdict(), got.Data, got.Now, want.Verdict(), want.Data, want.Now)
 		}
+	}
+}
+
+// With replicas (-follow-redis, a real redis-server), the lecturer's free
+// play on replica A reaches a follower on replica B, and B answers the
+// free-play address itself with the same frame.
+func TestFreePlayAcrossReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server: not with -short")
+	}
+	sc := gcPause(t)
+	rd := realserver.StartRedis(t, "follow")
+	cfg := DefaultConfig()
+	cfg.FollowRedis = "redis://" + rd.Addr() + "/0"
+	a, b := newTestServer(t, cfg), newTestServer(t, cfg)
+	srvB := httptest.NewServer(b)
+	t.Cleanup(srvB.Close)
+	t.Cleanup(a.Close) // streams end before the servers close
+	t.Cleanup(b.Close)
+
+	l := startLecture(t, a, false, "en") // frame 2, on replica A
+	onB := testkit.OpenStream(t, srvB.Client(), srvB.URL+l.follow+"/events?lang=en")
+	onB.Next(t, 5*time.Second)
+	doc := testkit.Parse(t, click(t, a, "takeover", l.p, true).Body.Bytes())
+	p := demo.Place{Sc: sc, On: false, Step: 2}
+	for _, line := range []string{"tick 10", "B acquire 10", "B write B"} {
+		w := clickOffer(t, a, doc, line, true)
+		var addr string
+		doc, addr = answered(t, a, w, true)
+		p = p.Then(mustParse(t, sc, line))
+		f := freeFrame(t, p)
+		fdoc := testkit.Parse(t, []byte(onB.Next(t, 5*time.Second).Data))
+		if got, want := testkit.TestID(t, fdoc, "resource-value"), expect(f, "en").Value; got != want {
+			t.Fatalf("after %q a follower on B sees the resource %q, want %q", line, got, want)
+		}
+		page := testkit.Get(t, b, addr)
+		testkit.MustStatus(t, page, http.StatusOK)
+		mustShowFree(t, testkit.Parse(t, page.Body.Bytes()), f, 2, len(views.PlayLines(p.Play)), "en")
 	}
 }

@@ -77,17 +77,22 @@ return val
 
 // Publish is Relay.Publish.
 func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error) {
-	move := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
-	if at.Play != "" {
-		move += " " + base64.RawURLEncoding.EncodeToString([]byte(at.Play))
-	}
 	val, err := publishScript.Run(ctx, r.client, []string{r.prefix + fid},
-		floor, move, r.ttl.Milliseconds(), r.channel, fid).Text()
+		floor, move(at), r.ttl.Milliseconds(), r.channel, fid).Text()
 	if err != nil {
 		return 0, err
 	}
 	_, v, err := r.parse(val)
 	return v, err
+}
+
+// move is a place as the key's value holds it, after the version.
+func move(at At) string {
+	m := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
+	if at.Play != "" {
+		m += " " + base64.RawURLEncoding.EncodeToString([]byte(at.Play))
+	}
+	return m
 }
 
 // Latest is Relay.Latest.
