@@ -323,3 +323,22 @@ func TestFreePlayAcrossReplicas(t *testing.T) {
 		mustShowFree(t, testkit.Parse(t, page.Body.Bytes()), f, 2, len(views.PlayLines(p.Play)), "en")
 	}
 }
+
+// Free play inside an iframe: its forms post to /embed/, and the QR code
+// of a free-play frame (its address with the history) is drawn.
+func TestFreePlayEmbeddedAndShared(t *testing.T) {
+	sc := gcPause(t)
+	s := newTestServer(t, DefaultConfig())
+	p := views.Place{Place: demo.Place{Sc: sc, Step: 2}, Lang: "en", View: views.EmbedView}.TakeOver()
+	p.Place = p.Place.Then(mustParse(t, sc, "tick 10"))
+	w := testkit.Get(t, s, p.URL())
+	testkit.MustStatus(t, w, http.StatusOK)
+	doc := testkit.Parse(t, w.Body.Bytes())
+	if got := doc.Find(`[data-testid="offers"] form`).AttrOr("hx-post", ""); got != "/embed/gc-pause/do" {
+		t.Fatalf("the offers post to %q inside an iframe, want /embed/gc-pause/do", got)
+	}
+	doc, _ = answered(t, s, clickOffer(t, s, doc, "B acquire 10", true), true)
+	mustShowFree(t, doc, freeFrame(t, p.Place.Then(mustParse(t, sc, "B acquire 10"))), 2, 2, "en")
+	qr := testkit.Get(t, s, testkit.Attr(t, doc, "qr", "src"))
+	testkit.MustStatus(t, qr, http.StatusOK)
+}
