@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -150,4 +151,22 @@ func PlayablePrefix(p demo.Place) string {
 func Words(key string) demo.Text {
 	m := messages[key]
 	return demo.Text{JA: m[0], EN: m[1]}
+}
+
+// ScriptLine is a history's line as a script writes it: a database
+// client's "A stmt 3" (the scenario's third statement, demo.ParseFree)
+// becomes the statement itself, for the history's list and for a saved
+// scenario. Any other line is one already.
+func ScriptLine(sc *demo.Scenario, line string) string {
+	f := strings.Fields(line)
+	if len(f) != 3 || !strings.EqualFold(f[1], "stmt") {
+		return line
+	}
+	n, err := strconv.Atoi(f[2])
+	st := demo.Statements(sc)
+	if err != nil || n < 1 || n > len(st) {
+		return line
+	}
+	words := strings.Fields(st[n-1].Source)
+	return f[0] + " " + strings.Join(words[1:], " ")
 }

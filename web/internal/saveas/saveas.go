@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // The file's shape, as demo/script reads it; only what a saved scenario
@@ -179,14 +180,15 @@ func freeMoves(p demo.Place) ([]move, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := move{Do: []any{act}}
+		written := views.ScriptLine(p.Sc, act) // a statement's words, not its number
+		m := move{Do: []any{written}}
 		var there demo.Narration
 		if i < otherPlays {
 			if there, err = frameAfter(other, acts[:i+1]); err != nil {
 				return nil, err
 			}
 		} else {
-			m.Do = []any{line(act, demo.OnOff(p.On))}
+			m.Do = []any{line(written, demo.OnOff(p.On))}
 			there = demo.Narration{
 				Title: note(p.Sc, !p.On, "%s%sでは何も起きない", "Nothing happens with %s %s"),
 				Text:  note(p.Sc, p.On, "この手は%s%sで遊んだもの。このスイッチ位置では何も起きない。", "This move was played with %s %s; in this position nothing happens."),
