@@ -184,3 +184,18 @@ type NoFreePlayError struct{ Family string }
 func (e *NoFreePlayError) Error() string {
 	return "the " + e.Family + " store has no free play yet"
 }
+
+// Longhand is a in the words a script writes it: a statement written by
+// its number ("A stmt 3") is written out, so that a history can be pasted
+// into scenarios.yaml as a scenario's moves.
+func Longhand(sc *Scenario, a Action) string {
+	f := strings.Fields(a.Source)
+	if len(f) == 3 && f[1] == "stmt" {
+		if n, err := strconv.Atoi(f[2]); err == nil {
+			if st := Statements(sc); n >= 1 && n <= len(st) {
+				return f[0] + " " + statementTail(st[n-1])
+			}
+		}
+	}
+	return a.Source
+}

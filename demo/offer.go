@@ -15,6 +15,10 @@ type Offer struct {
 	Who    string // the client or node that acts; "" for the world (time)
 	Label  Text   // short, for a button
 	Why    Text   // zero when it can be played; else why not
+	// Beyond: outside the scenario's own world (a node restarting where the
+	// script never touches a node). Free play offers it; the finder's
+	// bounded search leaves it out (docs/finder.md).
+	Beyond bool
 }
 
 // Enabled reports whether the offer can be played now.

@@ -173,3 +173,12 @@ func offers(r *demo.Run) []demo.Offer {
 	}
 	return out
 }
+
+// Clone copies the lock service, for the finder.
+func (s *Store) Clone() demo.Store {
+	svc := *s.Svc
+	return &Store{Svc: &svc}
+}
+
+// Key is the lock service's whole state: holder, lease, tokens.
+func (s *Store) Key(b []byte, _ int) []byte { return s.Svc.AppendKey(b) }
