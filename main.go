@@ -10,6 +10,7 @@
 // MAX_CONNS_PER_ADDR, IDLE_TIMEOUT, DRAIN_WAIT.
 //
 //	go run . export site   # every frame as static HTML (web/export)
+//	go run . check gc-pause -switch off   # the counterexample finder (internal/check)
 //
 // This file is only the program's edge: flags and environment into a
 // web.Config, the embedded files, and the export subcommand. The server is
@@ -33,6 +34,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
+	"github.com/distlock/fencing-demo/internal/check"
 	"github.com/distlock/fencing-demo/views/guidedata"
 	"github.com/distlock/fencing-demo/web"
 	"github.com/distlock/fencing-demo/web/export"
@@ -72,6 +74,17 @@ func exitCode(err error) int {
 	return 1
 }
 
+// checkCommand runs the finder from the command line; a wrong command line
+// exits 2 like the server's.
+func checkCommand(args []string, getenv func(string) string, stderr io.Writer) error {
+	err := check.Command(args, getenv, loadCatalog, os.Stdout, stderr)
+	var ue *check.UsageError
+	if errors.As(err, &ue) {
+		return usageError{err}
+	}
+	return err
+}
+
 // usageError is a command line that is wrong; the usage has been printed.
 type usageError struct{ error }
 
@@ -93,7 +106,7 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (web.Con
 	fl := flag.NewFlagSet("fencing-demo", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: fencing-demo [flags]\n       fencing-demo export [-force] [-scenarios file] <dir>")
+		fmt.Fprintln(stderr, "usage: fencing-demo [flags]\n       fencing-demo export [-force] [-scenarios file] <dir>\n       fencing-demo check <scenario> [-switch on|off] [-depth d]")
 		fl.PrintDefaults()
 	}
 	fl.StringVar(&opts.port, "port", opts.port, "port to listen on (env PORT)")
@@ -112,7 +125,7 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (web.Con
 		// Parsing stops at the first word that is not a flag: a subcommand
 		// this program does not have, or a stray word.
 		fl.Usage()
-		return cfg, opts, usageError{fmt.Errorf("unknown command %q: the only command is export", fl.Arg(0))}
+		return cfg, opts, usageError{fmt.Errorf("unknown command %q: the commands are export and check", fl.Arg(0))}
 	}
 	if envErr != nil {
 		return cfg, opts, envErr
@@ -128,6 +141,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if len(args) > 0 && args[0] == "export" {
 		static, _ := fs.Sub(staticFiles, "static")
 		return export.Command(ctx, args[1:], getenv, loadCatalog, static, os.Stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "check" {
+		return checkCommand(args[1:], getenv, stderr)
 	}
 	cfg, opts, err := parse(args, getenv, stderr)
 	if err != nil {

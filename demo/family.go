@@ -54,6 +54,19 @@ type Family struct {
 	// database tells its verdict its own way). Nil for a store with no
 	// state of its own to tell.
 	Transcript func(b *strings.Builder, f *Frame) (whole bool)
+
+	// Offers are the family's actions that make sense in r now, for free
+	// play and the finder (see ScriptOffers); the engine adds its own
+	// (pause, resume, crash, write, time). Nil for a family with no free
+	// play: its scenarios play as scripts only.
+	Offers func(r *Run) []Offer
+	// Narrate words a free-play action of the family's in both languages;
+	// false leaves it to the engine's plain wording. Nil: the engine's.
+	Narrate func(sc *Scenario, a Action) (Narration, bool)
+	// Short: free play writes the family's client actions as "WHO stmt N"
+	// (see Statements), as a database's statements are too long for an
+	// address.
+	Short bool
 }
 
 // Lane is one store lane of the diagram: Key is what spans and marks name

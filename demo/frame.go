@@ -9,7 +9,8 @@ type Frame struct {
 	Scenario *Scenario
 	On       bool // the switch's position
 	Index    int  // from 1
-	Total    int
+	Total    int  // the scenario's frames; in free play, the latest frame's index
+	Free     int  // free-play actions played to get here; 0 for a scripted frame
 	Narration
 
 	Now int
@@ -32,8 +33,10 @@ type Frame struct {
 	Violations []Violation // every broken promise so far, in order
 }
 
-// Last reports whether this is the scenario's last frame.
-func (f *Frame) Last() bool { return f.Index == f.Total }
+// Last reports whether this is the scenario's last scripted frame: where
+// its lesson is shown. A free-play frame never is, as the lesson was written
+// for the script's ending and the visitor's may differ.
+func (f *Frame) Last() bool { return f.Free == 0 && f.Index == f.Total }
 
 // Verdict returns the violation the frame's verdict leads with: the heaviest
 // found so far, or the zero Violation (MutualExclusionHeld) when there is
@@ -62,8 +65,12 @@ func (r *Run) Latest() []Event {
 	return nil
 }
 
-// Narration returns the narration of the run's frame.
+// Narration returns the narration of the run's frame; a free-play frame's
+// is made from its action.
 func (r *Run) Narration() Narration {
+	if r.base > 0 && r.frame > r.base {
+		return FreeNarration(r.sc, r.free[r.frame-r.base-1])
+	}
 	if r.frame == 1 {
 		return r.sc.Initial
 	}
@@ -77,6 +84,7 @@ func (r *Run) Frame() Frame {
 		On:         r.on,
 		Index:      r.frame,
 		Total:      r.sc.Frames(),
+		Free:       len(r.free),
 		Now:        r.now,
 		Was:        r.was,
 		Store:      r.store.State(r),
@@ -89,6 +97,9 @@ func (r *Run) Frame() Frame {
 		Events:     slices.Clone(r.events),
 		Holdings:   slices.Clone(r.holdings),
 		Violations: slices.Clone(r.violations),
+	}
+	if f.Free > 0 {
+		f.Total = f.Index
 	}
 	f.Narration = r.Narration()
 	return f

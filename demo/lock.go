@@ -7,6 +7,8 @@
 // and step always give the same frame. The web server and the tests are callers.
 package demo
 
+import "strconv"
+
 // LockService lends a single lock. It keeps a logical clock, lets a lease expire
 // on its own, and issues a fencing token that grows with every acquisition.
 // Agreement on who holds the lock is assumed; a real service sits on Raft or
@@ -98,3 +100,19 @@ func (s *LockService) Holder() (string, int64) {
 // Expiry returns the time at which the current (or last) lease runs out. It is
 // for watching the demo; the lock's rules never read it from outside.
 func (s *LockService) Expiry() int { return s.expiry }
+
+// AppendKey appends the service's state to b, for the finder's key, the
+// lease's expiry as seen from the clock: two services with the same key
+// answer every call alike. A free lock's last expiry changes nothing.
+func (s *LockService) AppendKey(b []byte) []byte {
+	s.refresh()
+	b = append(b, s.holder...)
+	if s.holder != "" {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(s.expiry-s.clock), 36)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, s.token, 36)
+	}
+	b = append(b, ',')
+	return strconv.AppendInt(b, s.nextToken, 36)
+}

@@ -60,6 +60,9 @@ type Run struct {
 	holdings   []Holding
 	violations []Violation
 	err        error
+
+	base int      // free play: the scripted frame it started from; 0 for none
+	free []Action // free play: the actions played after base, one a frame
 }
 
 // NewRun starts a run at frame 1 with the scenario's switch on or off. For the
@@ -102,10 +105,10 @@ func (r *Run) Index() int { return r.frame }
 // Err returns the error that stopped the run, if any.
 func (r *Run) Err() error { return r.err }
 
-// Step plays the next move. It returns false at the last frame or once an
-// action has failed (see Err).
+// Step plays the next move. It returns false at the last frame, once an
+// action has failed (see Err), or in free play, which has left the script.
 func (r *Run) Step() bool {
-	if r.err != nil || r.frame >= r.sc.Frames() {
+	if r.err != nil || r.frame >= r.sc.Frames() || r.base != 0 {
 		return false
 	}
 	r.frame++
@@ -145,20 +148,37 @@ func (r *Run) Apply(a Action) error {
 		return r.store.Do(r, a)
 	}
 	c := r.Client(a.Who)
-	switch {
-	case c == nil:
+	if c == nil {
 		return &ActionError{a, "unknown client"}
-	case c.Crashed:
-		return &ActionError{a, fmt.Sprintf("%s has crashed and can do nothing", c.Name)}
-	case c.Paused && a.Verb != Resume && !spec.Paused:
-		return &ActionError{a, fmt.Sprintf("%s is paused and can do nothing until it resumes", c.Name)}
-	case c.Blocked && a.Verb != Crash:
-		return &ActionError{a, fmt.Sprintf("%s is blocked in WAIT until a replica acknowledges, and can do nothing else", c.Name)}
+	}
+	if why := clientCannot(c, a, spec); why != (Text{}) {
+		return &ActionError{a, why.EN}
 	}
 	if !a.Verb.Engine() {
 		return r.store.Do(r, a)
 	}
 	return r.playEngine(c, a)
+}
+
+// clientCannot says, in both languages, why client c cannot do a now, or
+// returns the zero Text when it can: the one place the engine's refusals
+// are worded, for Apply's errors and for the reasons free play shows beside
+// a disabled action.
+func clientCannot(c *Client, a Action, spec VerbSpec) Text {
+	switch {
+	case c.Crashed:
+		return Text{EN: fmt.Sprintf("%s has crashed and can do nothing", c.Name),
+			JA: fmt.Sprintf("%s はクラッシュしていて、何もできない", c.Name)}
+	case c.Paused && a.Verb != Resume && !spec.Paused:
+		return Text{EN: fmt.Sprintf("%s is paused and can do nothing until it resumes", c.Name),
+			JA: fmt.Sprintf("%s は停止中で、再開するまで何もできない", c.Name)}
+	case c.Blocked && a.Verb != Crash:
+		return Text{EN: fmt.Sprintf("%s is blocked in WAIT until a replica acknowledges, and can do nothing else", c.Name),
+			JA: fmt.Sprintf("%s は WAIT でレプリカの確認を待ち続けていて、ほかに何もできない", c.Name)}
+	case a.Verb == Resume && !c.Paused:
+		return Text{EN: fmt.Sprintf("%s is not paused", c.Name), JA: fmt.Sprintf("%s は停止していない", c.Name)}
+	}
+	return Text{}
 }
 
 // playEngine plays what any client does alike, whatever the store.
@@ -182,9 +202,6 @@ func (r *Run) playEngine(c *Client, a Action) error {
 		c.Paused = true
 		r.Log(ClientChange{Head: h, What: Paused})
 	case Resume:
-		if !c.Paused {
-			return &ActionError{a, fmt.Sprintf("%s is not paused", c.Name)}
-		}
 		c.Paused = false
 		r.Log(ClientChange{Head: h, What: Resumed})
 	case Crash:

@@ -55,6 +55,13 @@ type Scenario struct {
 	Initial Narration // narration of frame 1, before any move
 	Moves   []Move
 
+	// Property is the promise the switch is about, which the finder looks
+	// for a way to break (PropertyNamed); "" for none. Expect is what it
+	// finds from the first frame with the switch off ([0]) and on ([1]);
+	// nil where the file does not say.
+	Property string
+	Expect   [2]*Expectation
+
 	// Horizon is the latest time any frame shows in either switch position,
 	// worked out by Rehearse, so a drawing can keep one scale for every frame.
 	Horizon int

@@ -39,7 +39,7 @@
   // pointer by then, the first answer may have swapped in a new one), and
   // the second is dropped. Keys and script clicks (detail 0) always count.
   doc.addEventListener("click", function (ev) {
-    if (ev.detail > 1 && ev.target.closest && ev.target.closest("#demo .controls button")) {
+    if (ev.detail > 1 && ev.target.closest && ev.target.closest("#demo .controls button, #demo .offers button")) {
       ev.preventDefault();
       ev.stopImmediatePropagation();
     }
@@ -66,6 +66,7 @@
       case "Home": done = click("reset"); break;
       case "End": if ($("#demo").dataset.last !== "true") { post("last"); done = true; } break;
       case "r": case "R": done = click("reset"); break;
+      case "t": case "T": done = click("takeover") || click("script"); break;
       case "f": case "F": done = !!switchButton() && (switchButton().click(), true); break;
       case "p": case "P": toggle(); done = true; break;
       case "?": openHelp(); done = true; break;

@@ -202,7 +202,7 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"err.switch":    {"%s は on か off で指定する。%q は使えない。", "%s must be on or off; %q is not."},
 	"err.lang":      {"lang は ja か en で指定する。%q は使えない。", "lang must be ja or en; %q is not."},
 	"err.run":       {"run %q は実行 ID の形をしていない (16 進 32 文字)。", "run %q is not a run id (32 hexadecimal characters)."},
-	"err.action":    {"%q という操作は無い。使えるのは step、back、reset、last、switch。", "There is no action %q; the actions are step, back, reset, last and switch."},
+	"err.action":    {"%q という操作は無い。使えるのは step、back、reset、last、switch と、自由操作の takeover、do、script。", "There is no action %q; the actions are step, back, reset, last, switch, and free play's takeover, do and script."},
 	"err.form":      {"フォームを読めなかった。", "The form could not be read."},
 	"err.form.type": {"操作はフォーム (application/x-www-form-urlencoded) で送る。%q はフォームとして読めない。", "A click is sent as a form (application/x-www-form-urlencoded); %q cannot be read as one."},
 	"err.query":     {"アドレスの ? 以降を読めなかった (%% の後に 16 進 2 文字が無い)。", "The address's query could not be read (a %% not followed by two hexadecimal digits)."},

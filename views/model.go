@@ -46,6 +46,9 @@ type Demo struct {
 	// Follow is the address of this run's follow-along page, where others
 	// watch it live; "" until the first click makes the run.
 	Follow string
+	// Offers are what can happen now, in free play (Here.FreePlay); none in
+	// the script.
+	Offers []demo.Offer
 }
 
 // Sc returns the scenario being shown.

@@ -32,6 +32,10 @@ type Place struct {
 	Lang    string
 	View    View
 	Present bool // large type and only the essentials, for a projector
+	// FreePlay is free play: the visitor took over at Step and acts
+	// themselves; Play (of demo.Place) holds what they did. Without it the
+	// frame is the script's.
+	FreePlay bool
 }
 
 // The names an address uses. A page's URL names its frame "step"; a click's
@@ -74,7 +78,9 @@ type BadPlace struct {
 func (e *BadPlace) Error() string { return fmt.Sprintf("%s %v", e.Key, e.Args) }
 
 // ReadPlace reads where a request says the visitor is, from a page's query or
-// a click's form: the switch, the step, the language and presenter mode.
+// a click's form: the switch, the step, the free-play history (play, whose
+// every action must play where it stands: readPlay), the language and
+// presenter mode.
 // Any may be left out: the switch then takes the scenario's default, the
 // step is 1, and the language is the browser's (acceptLanguage is its
 // Accept-Language header). When one is wrong, the error is a *BadPlace about
@@ -101,6 +107,11 @@ func ReadPlace(sc *demo.Scenario, v url.Values, src Source, view View, acceptLan
 		}
 		if (err != nil || n < 1 || n > sc.Frames()) && bad == nil {
 			bad = &BadPlace{Key: "err.step", Args: []any{src.stepName(), sc.Frames(), step}}
+		}
+	}
+	if v.Has(PlayParam) {
+		if b := readPlay(&p, v.Get(PlayParam)); bad == nil {
+			bad = b
 		}
 	}
 	var badLang *BadPlace
@@ -135,6 +146,9 @@ func (p Place) URL() string {
 	}
 	u := base + p.Sc.ID + "?" + url.QueryEscape(p.Sc.Switch) + "=" + demo.OnOff(p.On) +
 		"&" + StepParam + "=" + strconv.Itoa(p.Step) + "&" + LangParam + "=" + url.QueryEscape(p.Lang)
+	if p.FreePlay {
+		u += "&" + PlayParam + "=" + EncodePlay(p.Play)
+	}
 	if p.Present {
 		u += "&" + PresentParam + "=1"
 	}
@@ -173,6 +187,9 @@ func (p Place) Hidden(run string) []Field {
 		{FromField, strconv.Itoa(p.Step)},
 		{p.Sc.Switch, demo.OnOff(p.On)},
 		{LangParam, p.Lang},
+	}
+	if p.FreePlay {
+		fs = append(fs, Field{PlayParam, EncodePlay(p.Play)})
 	}
 	if p.Present {
 		fs = append(fs, Field{PresentParam, "1"})

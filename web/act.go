@@ -5,6 +5,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,7 +24,7 @@ func (s *Server) act(c echo.Context) error {
 		return err
 	}
 	action := c.Param("action")
-	there, err := move(here, action)
+	there, err := move(here, action, c.Request().Form)
 	if err != nil {
 		return err
 	}
@@ -82,9 +83,14 @@ func (s *Server) readClick(c echo.Context) (here views.Place, run string, err er
 	return here, run, nil
 }
 
-// move is where action leads from here: step, back, reset, last or switch.
-func move(here views.Place, action string) (views.Place, error) {
-	there, frames := here, here.Sc.Frames()
+// move is where action leads from here: step, back, reset, last or switch,
+// or one of free play's (play.go), which form may say more about.
+func move(here views.Place, action string, form url.Values) (views.Place, error) {
+	if there, ok, err := playMove(here, action, form); ok {
+		return there, err
+	}
+	// The script's own moves leave free play.
+	there, frames := here.Scripted(), here.Sc.Frames()
 	switch action {
 	case "step":
 		there.Step = min(here.Step+1, frames)

@@ -28,8 +28,8 @@ func TestClickThePagesOwnForms(t *testing.T) {
 			testkit.MustStatus(t, w, http.StatusOK)
 			doc = testkit.Parse(t, w.Body.Bytes())
 			mustShow(t, doc, testkit.Frame(t, sc, true, k), "ja")
-			if got := doc.Find(`#demo form input[name="present"]`).Length(); got != 4 {
-				t.Fatalf("htmx=%v frame %d: %d forms carry presenter mode, want all 4", htmx, k, got)
+			if got := doc.Find(`#demo form input[name="present"]`).Length(); got != 5 {
+				t.Fatalf("htmx=%v frame %d: %d forms carry presenter mode, want all 5", htmx, k, got)
 			}
 		}
 		w := testkit.Click(t, s, doc, sc.Switch, htmx)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/internal/respond"
 )
@@ -148,13 +149,26 @@ func (s *Server) errorPage(c echo.Context, p *problem, lang string) views.ErrorP
 		},
 		Status:   p.status,
 		Heading:  views.T(lang, heading),
-		Message:  fmt.Sprintf(views.T(lang, p.key), p.args...),
+		Message:  fmt.Sprintf(views.T(lang, p.key), inLang(p.args, lang)...),
 		Continue: cont,
 	}
 	if p.known {
 		page.Known = s.catalog.IDs()
 	}
 	return page
+}
+
+// inLang puts each detail that is words in both languages (a reason the
+// model gives) into lang.
+func inLang(args []any, lang string) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if t, ok := a.(demo.Text); ok {
+			a = t.In(lang)
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // errorAnswered marks a request whose error has been answered.

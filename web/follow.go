@@ -89,7 +89,7 @@ func (s *Server) followView(fid string, at follow.At, version uint64, lang strin
 	if err != nil {
 		return views.Follow{}, err
 	}
-	d := s.demoView(f, views.Place{Place: at, Lang: lang}, "", "")
+	d := s.demoView(f, views.Place{Place: at, Lang: lang, FreePlay: at.Play != ""}, "", "")
 	d.Title = views.T(lang, "follow.live") + " · " + d.Title
 	d.Canonical = "" // a lecture is not a page of the site: the frame's own address is the try link
 	d.OtherLang = views.FollowLangURL(fid, views.OtherLang(lang))

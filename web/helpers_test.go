@@ -200,8 +200,8 @@ func mustShow(tb testing.TB, doc *goquery.Document, f demo.Frame, lang string) {
 func runID(tb testing.TB, doc *goquery.Document) string {
 	tb.Helper()
 	inputs := doc.Find(`#demo form input[name="run"]`)
-	if got, want := inputs.Length(), 4; got != want {
-		tb.Fatalf("%d run inputs, want %d (step, back, reset, switch)", got, want)
+	if got, want := inputs.Length(), 5; got != want {
+		tb.Fatalf("%d run inputs, want %d (step, back, reset, take over, switch)", got, want)
 	}
 	id := inputs.First().AttrOr("value", "")
 	inputs.Each(func(i int, s *goquery.Selection) {

@@ -14,11 +14,16 @@ import (
 // It only encodes paths of this site: it is not a QR service for anything.
 func (s *Server) qr(c echo.Context) error {
 	path := c.QueryParam("path")
-	if !strings.HasPrefix(path, "/scenarios/") || len(path) > 300 || strings.ContainsAny(path, "\r\n") {
+	if !strings.HasPrefix(path, "/scenarios/") || len(path) > maxQRPath || strings.ContainsAny(path, "\r\n") {
 		return &problem{status: http.StatusBadRequest, key: "err.qr"}
 	}
 	return s.qrOf(c, path)
 }
+
+// maxQRPath is the longest path a QR code is made of: a free-play frame's
+// address with its history (views/play.go) stays under it, and a QR code
+// holds it (version 40 takes 2,331 bytes).
+const maxQRPath = 2000
 
 // qrOf answers a QR code of path on this site. The site's address is the
 // configured -public-url, and then the code is the same for everyone and

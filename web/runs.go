@@ -63,7 +63,7 @@ func (rs *runs) echoes(id string, here views.Place, action string, now time.Time
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
 	return lr.action == action && now.Sub(lr.movedAt) < doubleClick &&
-		lr.at == follow.At{Sc: here.Sc, On: here.On, Step: here.Step}
+		lr.at == here.Place
 }
 
 // moved is where goTo left a run: its key and its follow link.

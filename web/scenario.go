@@ -86,6 +86,11 @@ func (s *Server) writeFrame(c echo.Context, key answerKey, ids respond.IDs) erro
 			link = views.FollowURL(ids.Follow)
 		}
 		d := s.demoView(f, key.here, ids.Run, link)
+		if key.here.FreePlay {
+			if d.Offers, err = key.here.Offers(); err != nil {
+				return nil, err
+			}
+		}
 		if key.page {
 			return views.DemoPage(d), nil
 		}

@@ -151,9 +151,10 @@ func (s *Server) routes() error {
 	e.Match(get, "/", s.home)           // index.go
 	e.Match(get, "/healthz", s.healthz) // health.go
 	e.Match(get, "/scenarios", s.index)
-	e.Match(get, "/scenarios/:id", s.page)  // scenario.go
-	e.POST("/scenarios/:id/:action", s.act) // act.go
-	e.Match(get, "/embed/:id", s.page)      // embed.go: the same, without the site's header
+	e.Match(get, "/scenarios/:id", s.page)      // scenario.go
+	e.Match(get, "/scenarios/:id/yaml", s.save) // save.go: a free-play history as a scenario
+	e.POST("/scenarios/:id/:action", s.act)     // act.go
+	e.Match(get, "/embed/:id", s.page)          // embed.go: the same, without the site's header
 	e.POST("/embed/:id/:action", s.act)
 	e.Match(get, "/qr.svg", s.qr) // qr.go
 	e.Match(get, "/static/:name", s.assets.serve)

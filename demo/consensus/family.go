@@ -56,11 +56,12 @@ var Verbs = []demo.VerbSpec{
 
 // Family is the consensus services' entry in the registry.
 var Family = &demo.Family{
-	Name:  "consensus",
-	Kinds: []demo.StoreKind{ZooKeeperStore, EtcdStore, ConsulStore},
-	Unit:  "ms",
-	Verbs: Verbs,
-	New:   func(sc *demo.Scenario) demo.Store { return newService(sc) },
+	Name:   "consensus",
+	Kinds:  []demo.StoreKind{ZooKeeperStore, EtcdStore, ConsulStore},
+	Unit:   "ms",
+	Verbs:  Verbs,
+	New:    func(sc *demo.Scenario) demo.Store { return newService(sc) },
+	Offers: offers,
 	Lanes: func(sc *demo.Scenario) []demo.Lane {
 		return []demo.Lane{{Key: "", Word: "coord.lane." + string(sc.Store)}}
 	},

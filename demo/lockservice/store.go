@@ -31,12 +31,13 @@ var Verbs = []demo.VerbSpec{
 
 // Family is the lock service's entry in the registry.
 var Family = &demo.Family{
-	Name:  "lockservice",
-	Kinds: []demo.StoreKind{Kind},
-	Unit:  "tick",
-	Verbs: Verbs,
-	New:   func(*demo.Scenario) demo.Store { return New() },
-	Lanes: func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: "", Word: "lockservice"}} },
+	Name:   "lockservice",
+	Kinds:  []demo.StoreKind{Kind},
+	Unit:   "tick",
+	Verbs:  Verbs,
+	New:    func(*demo.Scenario) demo.Store { return New() },
+	Lanes:  func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: "", Word: "lockservice"}} },
+	Offers: offers,
 	Transcript: func(b *strings.Builder, f *demo.Frame) bool {
 		f.Store.(State).transcript(b, f.Scenario)
 		return false
@@ -159,3 +160,25 @@ func (st State) transcript(b *strings.Builder, sc *demo.Scenario) {
 		fmt.Fprintf(b, "  lock: free (last lease until %s)\n", demo.Clock(sc, st.Expiry))
 	}
 }
+
+// offers are the script's calls, by any client, and time passing by each
+// lease the script asks for: the moment a lease runs out is what the lesson
+// turns on.
+func offers(r *demo.Run) []demo.Offer {
+	out := demo.ScriptOffers(r, true)
+	for _, o := range out {
+		if a, ok := o.Action.Args.(LeaseArgs); ok && a.Lease > 0 {
+			out = append(out, demo.TickOffer(r.Scenario(), a.Lease))
+		}
+	}
+	return out
+}
+
+// Clone copies the lock service, for the finder.
+func (s *Store) Clone() demo.Store {
+	svc := *s.Svc
+	return &Store{Svc: &svc}
+}
+
+// Key is the lock service's whole state: holder, lease, tokens.
+func (s *Store) Key(b []byte, _ int) []byte { return s.Svc.AppendKey(b) }

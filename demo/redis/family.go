@@ -100,6 +100,7 @@ var Family = &demo.Family{
 		return lanes
 	},
 	Check:      check,
+	Offers:     offers,
 	Transcript: transcript,
 }
 

@@ -41,6 +41,9 @@ func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) *checkError {
 	if err := s.actions(reg, sc); err != nil {
 		return err
 	}
+	if err := s.checkProperty(sc); err != nil {
+		return err
+	}
 	for _, c := range []func(*demo.Scenario) *checkError{
 		checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPlays,
 	} {
@@ -290,4 +293,32 @@ func validID(s string) bool {
 		}
 	}
 	return true
+}
+
+// checkProperty: the property the finder looks to break is one it knows,
+// and what it is expected to find is written as it reads it.
+func (s *scenario) checkProperty(sc *demo.Scenario) *checkError {
+	if s.Property != "" {
+		if _, ok := demo.PropertyNamed(s.Property); !ok {
+			var names []string
+			for _, p := range demo.Properties {
+				names = append(names, p.Name)
+			}
+			return fail(0, "property %q is not one of %s", s.Property, strings.Join(names, ", "))
+		}
+	}
+	for i, e := range []string{s.Expect.Off, s.Expect.On} {
+		if e == "" {
+			continue
+		}
+		if s.Property == "" {
+			return fail(0, "expect says what the finder finds, which needs a property to look for")
+		}
+		x, err := demo.ParseExpectation(e)
+		if err != nil {
+			return fail(0, "%v", err)
+		}
+		sc.Expect[i] = &x
+	}
+	return nil
 }

@@ -65,6 +65,14 @@ type scenario struct {
 	Setup         []action  `yaml:"setup"`
 	Initial       narration `yaml:"initial"`
 	Moves         []move    `yaml:"moves"`
+	Property      string    `yaml:"property"`
+	Expect        expect    `yaml:"expect"`
+}
+
+// expect is what the finder finds in each position (demo.Expectation).
+type expect struct {
+	Off string `yaml:"off"`
+	On  string `yaml:"on"`
 }
 
 // source is one primary text the lesson rests on.
@@ -94,7 +102,7 @@ func (s *scenario) scenario() *demo.Scenario {
 		Switch: s.Switch, SwitchAliases: s.SwitchAliases, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
-		Initial: s.Initial.demo(),
+		Initial: s.Initial.demo(), Property: s.Property,
 	}
 	for _, src := range s.Sources {
 		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})

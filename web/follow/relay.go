@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -59,7 +60,7 @@ func (r *Redis) Close() error { return r.client.Close() }
 
 // publishScript sets a lecture's latest move and publishes it, in one step,
 // so two replicas never hand out one version twice. The key's value is
-// "<version> <scenario> <on|off> <step>"; the message is the follow id and
+// "<version> <scenario> <on|off> <step> [<play>]" (parse); the message is the follow id and
 // the same.
 var publishScript = redis.NewScript(`
 local v = tonumber(ARGV[1])
@@ -76,14 +77,22 @@ return val
 
 // Publish is Relay.Publish.
 func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error) {
-	move := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
 	val, err := publishScript.Run(ctx, r.client, []string{r.prefix + fid},
-		floor, move, r.ttl.Milliseconds(), r.channel, fid).Text()
+		floor, move(at), r.ttl.Milliseconds(), r.channel, fid).Text()
 	if err != nil {
 		return 0, err
 	}
 	_, v, err := r.parse(val)
 	return v, err
+}
+
+// move is a place as the key's value holds it, after the version.
+func move(at At) string {
+	m := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
+	if at.Play != "" {
+		m += " " + base64.RawURLEncoding.EncodeToString([]byte(at.Play))
+	}
+	return m
 }
 
 // Latest is Relay.Latest.
@@ -99,19 +108,25 @@ func (r *Redis) Latest(ctx context.Context, fid string) (At, uint64, bool, error
 	return at, v, err == nil, err
 }
 
-// parse reads "<version> <scenario> <on|off> <step>".
+// parse reads "<version> <scenario> <on|off> <step> [<play>]", the
+// free-play history (demo.Place.Play) in base64url, as it has spaces.
 func (r *Redis) parse(val string) (At, uint64, error) {
 	f := strings.Fields(val)
-	if len(f) != 4 {
+	if len(f) != 4 && len(f) != 5 {
 		return At{}, 0, fmt.Errorf("follow redis: a move %q", val)
 	}
 	v, err := strconv.ParseUint(f[0], 10, 64)
 	step, err2 := strconv.Atoi(f[3])
 	sc, ok := r.lookup(f[1])
-	if err != nil || err2 != nil || !ok || step < 1 || step > sc.Frames() {
+	var play []byte
+	var err3 error
+	if len(f) == 5 {
+		play, err3 = base64.RawURLEncoding.DecodeString(f[4])
+	}
+	if err != nil || err2 != nil || err3 != nil || !ok || step < 1 || step > sc.Frames() {
 		return At{}, 0, fmt.Errorf("follow redis: a move %q", val)
 	}
-	return At{Sc: sc, On: f[2] == "on", Step: step}, v, nil
+	return At{Sc: sc, On: f[2] == "on", Step: step, Play: string(play)}, v, nil
 }
 
 // UseRelay makes b tell every replica of its moves through r, and hear

@@ -1,0 +1,200 @@
+package find
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// candidate is one step the finder may take from a state: an action, and
+// how the node changes with it.
+type candidate struct {
+	a    demo.Action
+	next node
+}
+
+// candidates are the steps from node n in run r, in a fixed order: each
+// client's next call, each client's pause, resume and crash, then the
+// world's actions and time.
+func (s *search) candidates(r *demo.Run, n node) []candidate {
+	var out []candidate
+	for i, prog := range s.space.programs {
+		if pc := n.pc(i); pc < len(prog) {
+			next := n
+			next.pcs += 1 << (4 * i)
+			out = append(out, candidate{prog[pc], next})
+		}
+	}
+	for i, c := range r.Clients() {
+		if i >= maxClients || c.Crashed {
+			continue
+		}
+		if !c.Paused && n.paused&(1<<i) == 0 {
+			next := n
+			next.paused |= 1 << i
+			out = append(out, candidate{demo.Action{Who: c.Name, Verb: demo.Pause, Source: c.Name + " pause"}, next})
+		}
+		if c.Paused {
+			out = append(out, candidate{demo.Action{Who: c.Name, Verb: demo.Resume, Source: c.Name + " resume"}, n})
+		}
+		if c.Holds {
+			// A crash matters as a holder's death; a client that holds
+			// nothing and crashes is one that stops calling, which not
+			// scheduling it already explores.
+			out = append(out, candidate{demo.Action{Who: c.Name, Verb: demo.Crash, Source: c.Name + " crash"}, n})
+		}
+	}
+	for _, a := range s.space.world {
+		out = append(out, candidate{a, n})
+	}
+	return out
+}
+
+// expand tries every step from node id, adding each state not seen before
+// to next. done: the property is broken (s.res says how), or the budget
+// ran out.
+func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
+	path := s.path(id)
+	r, err := s.rebuild(path)
+	if err != nil {
+		return false, err
+	}
+	for _, cand := range s.candidates(r, s.nodes[id]) {
+		c, err := s.copyOf(r, path)
+		if err != nil {
+			return false, err
+		}
+		before := len(c.Violations())
+		played, ok := s.play(c, cand.a)
+		if !ok {
+			continue // the store refused it here: no state to explore
+		}
+		k := s.key(c, cand.next)
+		if _, dup := s.seen[k]; dup {
+			continue
+		}
+		step, ok := s.intern(played)
+		if !ok {
+			s.res.OutOfBudget = true
+			return true, nil
+		}
+		s.seen[k] = struct{}{}
+		child := cand.next
+		child.parent, child.step = id, step
+		s.nodes = append(s.nodes, child)
+		s.res.States++
+		if s.judge(c, c.Violations()[before:], len(s.nodes)-1) {
+			return true, nil
+		}
+		*next = append(*next, int32(len(s.nodes)-1))
+		if s.res.States >= s.opt.MaxStates || s.res.States%256 == 0 && s.opt.Stop != nil && s.opt.Stop() {
+			s.res.OutOfBudget = true
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// play plays a on c, after the background duties when a lets time pass;
+// it returns what it played. A duty the store refuses (a watchdog that has
+// stopped) is left out; a refused action refuses the step.
+func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, bool) {
+	var played []demo.Action
+	if a.Verb == demo.Tick {
+		for _, d := range s.space.duties {
+			if d.Verb != "" && c.Free(d) == nil {
+				played = append(played, d)
+			}
+		}
+	}
+	if c.Free(a) != nil {
+		return nil, false
+	}
+	return append(played, a), true
+}
+
+// judge looks at the violations the last step added: one that breaks the
+// property ends the search; the others are kept, the first of each kind.
+func (s *search) judge(r *demo.Run, vs []demo.Violation, id int) bool {
+	for _, v := range vs {
+		if s.prop.Breaks(v, r.Holdings()) {
+			s.res.Found, s.res.Violation, s.res.Trace = true, v, s.trace(int32(id))
+			return true
+		}
+		if !s.kinds[v.Kind] {
+			s.kinds[v.Kind] = true
+			s.res.Others = append(s.res.Others, Met{Violation: v, Trace: s.trace(int32(id))})
+		}
+	}
+	return false
+}
+
+// path is the steps (by index) that lead from the start to node id.
+func (s *search) path(id int32) []uint16 {
+	var p []uint16
+	for ; id > 0; id = s.nodes[id].parent {
+		p = append(p, s.nodes[id].step)
+	}
+	slices.Reverse(p)
+	return p
+}
+
+func (s *search) trace(id int32) []demo.Action {
+	var t []demo.Action
+	for _, i := range s.path(id) {
+		t = append(t, s.steps[i]...)
+	}
+	return t
+}
+
+// rebuild plays path from the start: the finder keeps only how each state
+// was reached, and plays it again to expand it, which costs a few actions
+// and saves keeping every run of a level.
+func (s *search) rebuild(path []uint16) (*demo.Run, error) {
+	r, ok := s.root.Clone()
+	if !ok {
+		var err error
+		if r, err = s.start.Run(); err != nil {
+			return nil, err
+		}
+	}
+	for _, i := range path {
+		for _, a := range s.steps[i] {
+			if err := r.Free(a); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// copyOf is a copy of r (reached by path) to try one step on: a clone,
+// or for a store that cannot copy itself, a replay.
+func (s *search) copyOf(r *demo.Run, path []uint16) (*demo.Run, error) {
+	if c, ok := r.Clone(); ok {
+		return c, nil
+	}
+	return s.rebuild(path)
+}
+
+// intern numbers each distinct step once; false when the numbers ran out
+// (steps are a few dozen, so only a runaway family gets there).
+func (s *search) intern(step []demo.Action) (uint16, bool) {
+	var b strings.Builder
+	for _, a := range step {
+		b.WriteString(a.Source)
+		b.WriteByte('\n')
+	}
+	if i, ok := s.index[b.String()]; ok {
+		return i, true
+	}
+	if len(s.steps) == math.MaxUint16 {
+		return 0, false
+	}
+	i := uint16(len(s.steps))
+	s.steps = append(s.steps, step)
+	s.index[b.String()] = i
+	return i, true
+}

@@ -1,0 +1,172 @@
+// Package find is the counterexample finder: from a place, a breadth-first
+// search over the actions free play offers, for the shortest history that
+// breaks the scenario's property. Like Stateright's checker it asks the
+// model for little: the actions that make sense in a state (Run.Offers),
+// the next state (Run.Free), a canonical key (Run.Key) and the verdict the
+// run computes as it plays. It is pure and deterministic, as package demo
+// is: no clock and no goroutines; a caller bounds it with a budget of
+// states and a Stop function (the web's deadline).
+package find
+
+import (
+	"encoding/binary"
+	"hash"
+	"hash/fnv"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// The defaults: a depth the page answers within a second, and a budget of
+// states that keeps a search to tens of megabytes.
+const (
+	DefaultDepth     = 8
+	DefaultMaxStates = 200_000
+)
+
+// Options bound a search.
+type Options struct {
+	Depth     int         // the longest history tried; 0: DefaultDepth
+	MaxStates int         // distinct states explored at most; 0: DefaultMaxStates
+	Stop      func() bool // asked every few hundred states; true ends the search
+}
+
+// Met is a violation the search met, with the shortest history to it.
+type Met struct {
+	Violation demo.Violation
+	Trace     []demo.Action
+}
+
+// Result is what a search found.
+type Result struct {
+	Start    demo.Place
+	Property demo.Property
+	// Found: Trace, played from Start, is the shortest history that breaks
+	// the property, ending in Violation.
+	Found     bool
+	Trace     []demo.Action
+	Violation demo.Violation
+	// Others are the other violations met on the way (an overlap the
+	// resource contained, say), the first of each kind with its history.
+	Others []Met
+	States int // distinct states explored
+	// Depth: every history of up to Depth steps was tried (with Found, the
+	// trace's steps). A step is one action, after the background duties
+	// that run before time passes, so a trace may have more actions.
+	Depth int
+	// OutOfBudget: the states or the time ran out before the depth asked.
+	OutOfBudget bool
+}
+
+// Place is the start with the trace played, to show as frames.
+func (r Result) Place() demo.Place {
+	p := r.Start
+	for _, a := range r.Trace {
+		p = p.Then(a)
+	}
+	return p
+}
+
+// node is one distinct state: how it was reached, in 16 bytes, so that a
+// search of a million states keeps a few tens of megabytes.
+type node struct {
+	parent int32  // index in the search's nodes; -1 for the start
+	step   uint16 // index in the search's steps
+	paused uint16 // the clients (by their index) that have paused on the way
+	pcs    uint64 // each client's place in its program, 4 bits each
+}
+
+// pc is client i's place in its program.
+func (n node) pc(i int) int { return int(n.pcs >> (4 * i) & 15) }
+
+// search is one run of the finder.
+type search struct {
+	start demo.Place
+	prop  demo.Property
+	opt   Options
+	root  *demo.Run
+	space *space
+	nodes []node
+	seen  map[[2]uint64]struct{}
+	steps [][]demo.Action // what each node's last step played: its action, after any duties
+	index map[string]uint16
+	h     hash.Hash
+	buf   []byte
+	res   Result
+	kinds map[demo.ViolationKind]bool
+}
+
+// Find searches from start for the shortest history that breaks prop.
+// An error is a start that does not play, or a family with no free play.
+func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
+	if opt.Depth <= 0 {
+		opt.Depth = DefaultDepth
+	}
+	if opt.MaxStates <= 0 {
+		opt.MaxStates = DefaultMaxStates
+	}
+	root, err := start.Run()
+	if err != nil {
+		return Result{}, err
+	}
+	sp, err := newSpace(start, root)
+	if err != nil {
+		return Result{}, err
+	}
+	s := &search{
+		start: start, prop: prop, opt: opt, root: root, space: sp,
+		seen: map[[2]uint64]struct{}{}, index: map[string]uint16{},
+		h: fnv.New128a(), kinds: map[demo.ViolationKind]bool{},
+		res: Result{Start: start, Property: prop},
+	}
+	for _, v := range root.Violations() {
+		if prop.Breaks(v, root.Holdings()) {
+			// Broken where it starts: the empty history is the shortest.
+			s.res.Found, s.res.Violation = true, v
+			return s.res, nil
+		}
+		s.kinds[v.Kind] = true
+	}
+	s.nodes = append(s.nodes, node{parent: -1})
+	s.seen[s.key(root, node{})] = struct{}{}
+	s.res.States = 1
+	return s.res, s.run()
+}
+
+// run explores level by level: each level's nodes are the states first
+// reached by histories of that length, so the first violation met is on a
+// shortest history.
+func (s *search) run() error {
+	level := []int32{0}
+	for depth := 1; depth <= s.opt.Depth && len(level) > 0; depth++ {
+		var next []int32
+		for _, id := range level {
+			done, err := s.expand(id, &next)
+			if err != nil {
+				return err
+			}
+			if done {
+				if s.res.Found {
+					s.res.Depth = depth
+				}
+				return nil
+			}
+		}
+		s.res.Depth = depth
+		level = next
+	}
+	return nil
+}
+
+// key is a state's canonical key with the pauses spent and each client's
+// place in its program, hashed to 128 bits: two different states share one
+// with a chance far below a lifetime's.
+func (s *search) key(r *demo.Run, n node) [2]uint64 {
+	s.buf = r.Key(s.buf[:0])
+	s.buf = binary.LittleEndian.AppendUint16(s.buf, n.paused)
+	s.buf = binary.LittleEndian.AppendUint64(s.buf, n.pcs)
+	s.h.Reset()
+	s.h.Write(s.buf)
+	var sum [16]byte
+	s.h.Sum(sum[:0])
+	return [2]uint64{binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:])}
+}

@@ -1,0 +1,105 @@
+package find
+
+import (
+	"math"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// The finder's action space, bounded as the lesson is:
+//
+//   - each client runs its own code: its next call is the next one its
+//     script makes in this position of the switch (so a fix that is an
+//     order, or a check, is kept), from the start place on;
+//   - a call the store plays even while its client is paused (a
+//     watchdog's renewal) is the client's background duty: it is played
+//     before time passes, every time, not chosen, and time passes at most
+//     by the shortest gap between two of them in the script;
+//   - the world does what it does in either position: the script's node
+//     actions (a node down, a clock jump, a failover), a pause of each
+//     client at most once, its resume, a holder's crash, and time passing
+//     by the amounts the family offers (the script's ticks, a lease's
+//     length).
+//
+// docs/finder.md says what that means per family.
+
+// maxProgram bounds a client's calls the finder follows, so that a node
+// keeps every client's place in 4 bits.
+const (
+	maxProgram = 15
+	maxClients = 16
+)
+
+type space struct {
+	programs [][]demo.Action // each client's calls, by the client's index
+	duties   []demo.Action   // each client's background duty; Verb "" for none
+	world    []demo.Action   // node actions, then time passing, in order
+}
+
+// newSpace reads the space from the script and the family's offers at the
+// start. A family's offers depend on the scenario and the position, not on
+// the state (Family.Offers), so reading them once is enough.
+func newSpace(start demo.Place, root *demo.Run) (*space, error) {
+	offers, err := root.Offers()
+	if err != nil {
+		return nil, err
+	}
+	sc := start.Sc
+	clients := root.Clients()
+	if len(clients) > maxClients {
+		clients = clients[:maxClients]
+	}
+	sp := &space{programs: make([][]demo.Action, len(clients)), duties: make([]demo.Action, len(clients))}
+	gap := math.MaxInt
+	for i, c := range clients {
+		var since, last = 0, -1
+		from := min(max(start.Step, 1), sc.Frames()) - 1
+		for k, m := range sc.Moves {
+			for _, a := range m.Do {
+				if !plays(a, start.On) {
+					continue
+				}
+				if a.Verb == demo.Tick {
+					since += a.Args.(demo.TickArgs).Forward
+					continue
+				}
+				if a.Who != c.Name || a.Verb == demo.Pause || a.Verb == demo.Resume || a.Verb == demo.Crash {
+					continue
+				}
+				if spec, _ := sc.Family.Verb(sc.Store, a.Verb); spec.Paused {
+					if last >= 0 && since-last > 0 {
+						gap = min(gap, since-last)
+					}
+					last = since
+					sp.duties[i] = canonical(sc, a)
+					continue
+				}
+				if k >= from && len(sp.programs[i]) < maxProgram {
+					sp.programs[i] = append(sp.programs[i], canonical(sc, a))
+				}
+			}
+		}
+	}
+	for _, o := range offers {
+		switch {
+		case o.Beyond || root.Client(o.Action.Who) != nil:
+		case o.Action.Verb != demo.Tick:
+			sp.world = append(sp.world, o.Action)
+		case o.Action.Args.(demo.TickArgs).Forward <= gap:
+			sp.world = append(sp.world, o.Action)
+		}
+	}
+	return sp, nil
+}
+
+// plays reports whether the script plays a in the position on.
+func plays(a demo.Action, on bool) bool {
+	return a.When == "" || a.When == "on" && on || a.When == "off" && !on
+}
+
+// canonical is a as free play writes it, so a trace plays as a history.
+func canonical(sc *demo.Scenario, a demo.Action) demo.Action {
+	a.When, a.Line = "", 0
+	a.Source = demo.Canonical(sc, a)
+	return a
+}

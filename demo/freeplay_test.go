@@ -1,0 +1,109 @@
+package demo_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
+)
+
+// The chapter's story played by hand from the first frame, with fencing
+// off, ends in the stale write its script shows; every free-play frame
+// numbers itself after the scripted one and is the latest.
+func TestFreePlayGCPauseByHand(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("gc-pause")
+	p := Place{Sc: sc, On: false, Step: 1}
+	for _, line := range []string{"A acquire 10", "A pause", "tick 10", "B acquire 10", "B write B", "A resume", "A write A"} {
+		a, err := ParseFree(sc, line)
+		if err != nil {
+			t.Fatalf("ParseFree(%q): %v", line, err)
+		}
+		p = p.Then(a)
+	}
+	f, err := p.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.Index, 8; got != want {
+		t.Errorf("index=%d, want %d", got, want)
+	}
+	if f.Total != f.Index || f.Free != 7 || f.Last() {
+		t.Errorf("total=%d free=%d last=%v, want the latest free-play frame, not the script's last", f.Total, f.Free, f.Last())
+	}
+	if got, want := f.Verdict().Kind, StaleWrite; got != want {
+		t.Errorf("verdict=%v, want %v", got, want)
+	}
+	if got := f.Narration.Text.EN; !strings.Contains(got, `"A"`) || !strings.Contains(f.Narration.Text.JA, "row-42") {
+		t.Errorf("narration %q / %q does not say what A writes where", got, f.Narration.Text.JA)
+	}
+	if back := p.Back(); strings.Count(back.Play, "\n") != 5 {
+		t.Errorf("Back left %q", back.Play)
+	}
+	if s := p.Back().Back().Back().Back().Back().Back().Back(); s != (Place{Sc: sc, Step: 1}) {
+		t.Errorf("Back to the start = %+v, want the scripted place", s)
+	}
+}
+
+// A history keeps its valid prefix and names the first action that cannot
+// be played, and why.
+func TestParseHistoryStopsAtFirstImpossible(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("gc-pause")
+	valid, err := ParseHistory(sc, true, 1, "A acquire 10\nA pause\nA write A\ntick 1")
+	var he *HistoryError
+	if !errors.As(err, &he) {
+		t.Fatalf("err=%v, want a *HistoryError", err)
+	}
+	if valid != 2 || he.Index != 3 || !strings.Contains(err.Error(), "paused") {
+		t.Errorf("valid=%d index=%d err=%v, want 2 valid and the paused write named", valid, he.Index, err)
+	}
+	for _, bad := range []string{"A fly", "tick x", "Z acquire 1", "A stmt 99", strings.Repeat("x", 500)} {
+		if _, err := ParseHistory(sc, true, 1, bad); err == nil {
+			t.Errorf("ParseHistory(%q) took it", bad)
+		}
+	}
+}
+
+// Offers say why a paused client can do nothing, in both languages, and
+// every family of the catalog offers something in every position from
+// every frame; 40 actions of any family's offers fit in an address.
+func TestOffers(t *testing.T) {
+	c := testkit.Catalog(t)
+	sc, _ := c.Get("gc-pause")
+	p := Place{Sc: sc, On: true, Step: 3} // A is paused
+	offers, err := p.Offers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var write Offer
+	for _, o := range offers {
+		if o.Action.Source == "A write A" {
+			write = o
+		}
+	}
+	if write.Enabled() || !strings.Contains(write.Why.EN, "A is paused") || !strings.Contains(write.Why.JA, "停止中") {
+		t.Errorf("A's write while paused: %+v, want disabled with the reason", write)
+	}
+	for _, sc := range c.Scenarios {
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				offers, err := Place{Sc: sc, On: on, Step: step}.Offers()
+				if err != nil || len(offers) == 0 {
+					t.Fatalf("%s: offers=%d, %v", testkit.Name(sc, on), len(offers), err)
+				}
+				for _, o := range offers {
+					if len(o.Action.Source) > 40 {
+						t.Errorf("%s: %q is too long for an address", sc.ID, o.Action.Source)
+					}
+					if o.Label.EN == "" || o.Label.JA == "" {
+						t.Errorf("%s: %q has no label", sc.ID, o.Action.Source)
+					}
+					if _, err := ParseFree(sc, o.Action.Source); err != nil {
+						t.Errorf("%s: offer %q does not read back: %v", sc.ID, o.Action.Source, err)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package redis
+
+import "github.com/distlock/fencing-demo/demo"
+
+// offers are the script's commands, by any client (they run the same code),
+// what the world does to nodes in either position of the switch (a clock
+// stepped where the operator chose to slew, a failover), any node going
+// down and coming back, and time passing by each TTL the script asks for.
+func offers(r *demo.Run) []demo.Offer {
+	sc := r.Scenario()
+	out := demo.ScriptOffers(r, true)
+	for _, o := range out {
+		switch a := o.Action.Args.(type) {
+		case SetArgs:
+			out = addTick(out, sc, a.PX)
+		case TTLArgs:
+			out = addTick(out, sc, a.PX)
+		case RedlockArgs:
+			out = addTick(out, sc, a.PX)
+		}
+	}
+	// A node the script never takes down is beyond the lesson's world
+	// (a restart loses every key without persistence, whatever the
+	// switch): offered by hand, not searched.
+	for _, v := range []demo.Verb{Down, Up} {
+		for _, o := range demo.NodeOffers(sc, v, nil, "") {
+			o.Beyond = true
+			out = append(out, o)
+		}
+	}
+	if sc.Store == ReplicatedStore {
+		out = append(out, demo.Offer{
+			Action: demo.Action{Who: "primary", Verb: Replicate, Source: "primary replicate"},
+			Who:    "primary", Label: demo.Text{EN: "replicate", JA: "replicate"},
+		})
+	}
+	return dedupe(out)
+}
+
+func addTick(out []demo.Offer, sc *demo.Scenario, d int) []demo.Offer {
+	if d > 0 {
+		out = append(out, demo.TickOffer(sc, d))
+	}
+	return out
+}
+
+// dedupe keeps the first offer of each action.
+func dedupe(in []demo.Offer) []demo.Offer {
+	var out []demo.Offer
+	seen := map[string]bool{}
+	for _, o := range in {
+		if !seen[o.Action.Source] {
+			seen[o.Action.Source] = true
+			out = append(out, o)
+		}
+	}
+	return out
+}

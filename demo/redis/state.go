@@ -1,0 +1,80 @@
+package redis
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// Clone is a deep copy for the finder: each node with its keys and
+// backlog, each client's attempts and cut-off nodes.
+func (s *redisNodes) Clone() demo.Store {
+	n := *s
+	n.nodes = make([]*Node, len(s.nodes))
+	for i, node := range s.nodes {
+		c := *node
+		c.keys, c.backlog = slices.Clone(node.keys), slices.Clone(node.backlog)
+		n.nodes[i] = &c
+	}
+	n.clients = make(map[string]*client, len(s.clients))
+	for name, k := range s.clients {
+		c := *k
+		c.cut = slices.Clone(k.cut)
+		n.clients[name] = &c
+	}
+	return &n
+}
+
+// Key is every node's role, liveness, clock and keys (with their TTLs as
+// set: expiry is judged from them and the run's time), its backlog, and
+// what each client keeps.
+func (s *redisNodes) Key(b []byte, now int) []byte {
+	for _, n := range s.nodes {
+		b = append(b, '|')
+		b = append(b, n.Role...)
+		b = strconv.AppendBool(b, n.Up)
+		for _, v := range []int{n.Offset, n.slewLeft, n.slewRate, int(n.slewNano)} {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(v), 36)
+		}
+		b = appendEntries(append(b, 'k'), n.keys, now)
+		b = appendEntries(append(b, 'b'), n.backlog, now)
+	}
+	for _, name := range s.sc.Clients {
+		k, ok := s.clients[name]
+		if !ok {
+			continue
+		}
+		b = append(b, '|')
+		b = append(b, name...)
+		for _, v := range []int{k.tries, k.lease, k.unlocks} {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(v), 36)
+		}
+		b = strconv.AppendBool(b, k.watchdog)
+		for _, c := range k.cut {
+			b = append(b, ',')
+			b = append(b, c...)
+		}
+	}
+	return b
+}
+
+func appendEntries(b []byte, es []entry, now int) []byte {
+	for _, e := range es {
+		b = append(b, ';')
+		b = append(b, e.key...)
+		b = append(b, '=')
+		b = append(b, e.value...)
+		b = strconv.AppendInt(append(b, ','), int64(e.ttl), 36)
+		b = strconv.AppendInt(append(b, ','), int64(e.count), 36)
+		// The node's wall clock may run behind true time: a plain
+		// difference, which may be below zero.
+		b = strconv.AppendInt(append(b, ','), int64(e.setAt-now), 36)
+		b = strconv.AppendInt(append(b, ','), int64(e.wallAt-now), 36)
+		b = strconv.AppendBool(b, e.hash)
+		b = strconv.AppendBool(b, e.gone)
+	}
+	return b
+}

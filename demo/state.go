@@ -1,0 +1,124 @@
+package demo
+
+import (
+	"slices"
+	"strconv"
+)
+
+// What the finder needs of a run: a cheap copy to try an action on, and a
+// canonical key, so that two histories that lead to the same state are
+// explored once. A store may provide both (Cloner, Keyer); without them a
+// copy is a replay, and only the same history is the same state.
+
+// Cloner is a store that copies itself: a deep copy, sharing nothing the
+// copy or the original may change, so the finder can try an action on it.
+type Cloner interface{ Clone() Store }
+
+// Keyer is a store that appends its canonical state key to b: equal keys
+// for states whose futures are the same, whatever the history that led
+// there. It may leave out what no action can tell apart. Times are written
+// relative to now (RelTime): every rule of the model compares times with
+// each other, never with an absolute moment, so two states a tick apart in
+// everything have the same future, a tick apart.
+type Keyer interface {
+	Key(b []byte, now int) []byte
+}
+
+// RelTime appends t as seen from now, for a key; -1 (never) stays itself.
+func RelTime(b []byte, t, now int) []byte {
+	if t < 0 {
+		return append(b, 'n')
+	}
+	return strconv.AppendInt(b, int64(t-now), 36)
+}
+
+// Clone returns a copy of the run to play on without changing r, or false
+// when its store cannot copy itself (then replay the history instead).
+// Events and the free-play history are only ever appended to, so the copy
+// shares them until it appends; everything changed in place is copied.
+func (r *Run) Clone() (*Run, bool) {
+	c, ok := r.store.(Cloner)
+	if !ok {
+		return nil, false
+	}
+	n := *r
+	n.store = c.Clone()
+	res := *r.res
+	n.res = &res
+	n.clients = slices.Clone(r.clients)
+	n.holdings = slices.Clone(r.holdings)
+	n.violations = slices.Clone(r.violations)
+	n.events = r.events[:len(r.events):len(r.events)]
+	n.free = r.free[:len(r.free):len(r.free)]
+	return &n, true
+}
+
+// Violations returns every violation found so far, in order; the finder
+// reads what an action added without copying a frame.
+func (r *Run) Violations() []Violation { return r.violations }
+
+// Holdings returns every hold on the lock so far, for the same reader.
+func (r *Run) Holdings() []Holding { return r.holdings }
+
+// Key appends the run's canonical state key to b: each client's belief,
+// the resource, every holding, the violations found (by what they are, not
+// when they were found) and the store's key, with every time relative to
+// now. Two runs with the same key play every later action alike.
+func (r *Run) Key(b []byte) []byte {
+	now := r.now
+	for _, c := range r.clients {
+		b = append(b, '|', flags(c.Paused, c.Crashed, c.Blocked, c.Holds))
+		b = strconv.AppendInt(b, c.Token, 36)
+		b = append(b, ',')
+		b = append(b, c.Value...)
+		b = append(b, ',')
+		b = RelTime(b, c.Until, now)
+	}
+	b = append(b, '|')
+	b = append(b, r.res.data...)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, r.res.maxToken, 36)
+	b = append(b, ',')
+	// Whose value the resource has decides whom a late write is judged to
+	// have overwritten.
+	b = append(b, r.lastWriter("")...)
+	for _, h := range r.holdings {
+		b = append(b, '|')
+		b = append(b, h.Client...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, h.Token, 36)
+		for _, t := range []int{h.From, h.Until, h.Ended} {
+			b = RelTime(append(b, ','), t, now)
+		}
+	}
+	for _, v := range r.violations {
+		b = append(b, '!', byte(v.Kind))
+		b = append(b, v.Client...)
+		b = append(b, ',')
+		b = append(b, v.Other...)
+		b = RelTime(append(b, ','), v.At, now)
+	}
+	b = append(b, '#')
+	if k, ok := r.store.(Keyer); ok {
+		return k.Key(b, now)
+	}
+	// Without the store's own key, only the same history is the same
+	// state: never merging two states is slow but never wrong.
+	b = strconv.AppendInt(b, int64(now), 36)
+	for _, a := range r.free {
+		b = append(b, a.Source...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// flags packs four booleans into one byte of a key.
+func flags(bs ...bool) byte {
+	f := byte('a')
+	for i, b := range bs {
+		if b {
+			f += 1 << i
+		}
+	}
+	return f
+}

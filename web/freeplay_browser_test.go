@@ -1,0 +1,136 @@
+package web
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
+)
+
+// Free play in a real Chromium: a student takes over gc-pause with fencing
+// off by the keyboard (T), breaks it by hand with the offer buttons (htmx
+// swaps each frame in and pushes its address), reloads the page, goes Back
+// and Forward, and sees the stale write land each time; axe checks the
+// free-play view.
+//
+//	FREEPLAY_SHOTS=dir go test -run TestBrowserFreePlay .   # also writes screenshots to dir
+func TestBrowserFreePlay(t *testing.T) {
+	axeJS, err := os.ReadFile("testdata/axe/axe.min.js")
+	if err != nil {
+		t.Fatalf("axe-core is vendored at testdata/axe/axe.min.js: %v", err)
+	}
+	sc := gcPause(t)
+	srv := httptest.NewServer(newTestServer(t, DefaultConfig()))
+	t.Cleanup(srv.Close)
+	env := &browserEnv{browser: testkit.Chromium(t, browserBudget), base: srv.URL, sc: sc, posts: &postLog{}}
+	b := env.newTab(t, true)
+	b.open(false, 1, "en")
+	b.waitFrame(false, 1, "en")
+
+	b.bodyFocus()
+	b.do(chromedp.KeyEvent("t"))
+	b.waitJS("free play after T", `location.search.endsWith('&play=') && !!document.querySelector('#demo [data-testid="offers"]')`)
+
+	p := demo.Place{Sc: sc, On: false, Step: 1}
+	var addrs []string
+	for i, line := range breakByHand {
+		b.do(chromedp.Click(chromedp.CSS(`#demo [data-testid="offer"][data-action=` + strconv.Quote(line) + `]`)))
+		p = p.Then(mustParse(t, sc, line))
+		b.waitFreeFrame(i+1, freeFrame(t, p))
+		addrs = append(addrs, b.href())
+	}
+	if got := b.verdictKind(); got != "stale-write" {
+		t.Fatalf("after breaking it by hand the verdict is %q, want stale-write", got)
+	}
+	b.checkAxe(axeJS, "free play, the stale write landed")
+	if dir := os.Getenv("FREEPLAY_SHOTS"); dir != "" {
+		b.shoot(filepath.Join(dir, "freeplay-1280x720.png"), 1280, 720, false)
+		b.shoot(filepath.Join(dir, "freeplay-phone-360.png"), 360, 740, true)
+		b.do(chromedp.EmulateViewport(1280, 720))
+	}
+
+	// Reload: the address alone brings the same frame back.
+	b.do(chromedp.Reload())
+	b.waitFreeFrame(len(breakByHand), freeFrame(t, p))
+	if got := b.verdictKind(); got != "stale-write" {
+		t.Fatalf("after a reload the verdict is %q, want stale-write", got)
+	}
+	// Back, then Forward, through the browser's own history.
+	b.do(chromedp.NavigateBack())
+	b.waitFreeFrame(len(breakByHand)-1, freeFrame(t, p.Back()))
+	if got, want := b.href(), addrs[len(addrs)-2]; got != want {
+		t.Fatalf("Back shows %q, want %q", got, want)
+	}
+	b.do(chromedp.NavigateForward())
+	b.waitFreeFrame(len(breakByHand), freeFrame(t, p))
+	if got := b.verdictKind(); got != "stale-write" {
+		t.Fatalf("after Back and Forward the verdict is %q, want stale-write", got)
+	}
+	// ← undoes the last action; T leaves for the script where it began.
+	b.bodyFocus()
+	b.do(chromedp.KeyEvent(kb.ArrowLeft))
+	b.waitFreeFrame(len(breakByHand)-1, freeFrame(t, p.Back()))
+	b.bodyFocus()
+	b.do(chromedp.KeyEvent("t"))
+	b.waitFrame(false, 1, "en")
+}
+
+// waitFreeFrame waits until the page shows free-play frame f, n actions
+// in, at rest, and checks its clock, its resource and its verdict against
+// the model.
+func (b *tab) waitFreeFrame(n int, f demo.Frame) {
+	b.t.Helper()
+	b.waitJS(fmt.Sprintf("free-play frame %d", n), fmt.Sprintf(`document.querySelectorAll('#demo .free-history li').length === %d &&
+		!document.querySelector('.htmx-request, .htmx-added, .htmx-settling, .htmx-swapping') && document.readyState === 'complete'`, n))
+	s := b.screen()
+	if want := fmt.Sprintf("t=%d", f.Now); s.Now != want {
+		b.t.Fatalf("free-play frame %d shows %s, want %s", n, s.Now, want)
+	}
+	if got, want := b.verdictKind(), f.Verdict().Kind.String(); got != want {
+		b.t.Fatalf("free-play frame %d: verdict %q, want %q", n, got, want)
+	}
+	if !strings.Contains(s.Href, "&play=") {
+		b.t.Fatalf("free-play frame %d at %q, which names no history", n, s.Href)
+	}
+}
+
+func (b *tab) href() string {
+	b.t.Helper()
+	h, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.href`))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return h
+}
+
+func (b *tab) verdictKind() string {
+	b.t.Helper()
+	k, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('#demo [data-testid="verdict"]').dataset.verdict`))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return k
+}
+
+// shoot writes a screenshot of the whole page at a width and height.
+func (b *tab) shoot(file string, w, h int64, mobile bool) {
+	b.t.Helper()
+	if mobile {
+		b.do(chromedp.EmulateViewport(w, h, chromedp.EmulateMobile))
+	} else {
+		b.do(chromedp.EmulateViewport(w, h))
+	}
+	b.waitJS("the layout at the new size", `document.readyState === 'complete'`)
+	if err := os.WriteFile(file, b.fullScreenshot(), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
