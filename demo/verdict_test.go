@@ -92,6 +92,11 @@ var verdicts = []struct {
 	// Lock-delay keeps the lock from B until A's late write has landed.
 	{"lock-delay", false, StaleWrite, []violationSeen{{Overlap, 21000, "A", "B"}, {StaleWrite, 25000, "A", "B"}}},
 	{"lock-delay", true, MutualExclusionHeld, nil},
+	// A plain EXPIRE renews B's key and A's belief, not A's lease: A's
+	// write lands as a stale one. The checked renewal tells A it lost the
+	// lock, so only the overlap during the pause is left.
+	{"naive-renewal", false, StaleWrite, []violationSeen{{Overlap, 15000, "A", "B"}, {StaleWrite, 19000, "A", "B"}}},
+	{"naive-renewal", true, Overlap, []violationSeen{{Overlap, 15000, "A", "B"}}},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

@@ -24,6 +24,9 @@ func describeRedis(lang string, f demo.Frame, e demo.Event) (string, bool) {
 	case redis.SetNXCommand:
 		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".nil")), e.Client, e.Node, e.Key), true
 	case redis.ExpireCommand:
+		if e.OK && e.Owner != e.Client {
+			return fmt.Sprintf(T(lang, key+".other"), e.Client, e.Node, e.Key, ownerOf(lang, e.Owner)), true
+		}
 		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key), true
 	case redis.DelCommand:
 		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key), true

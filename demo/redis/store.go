@@ -176,8 +176,10 @@ func (s *redisNodes) answer(r *demo.Run, c *demo.Client, n *Node, cmd Command) C
 		}
 		return e
 	case ExpireCommand:
+		value, _ := n.Get(e.Key, now)
+		e.Owner = s.owner(r, value)
 		if e.OK = n.Expire(e.Key, e.Seconds*1000, now); e.OK && c.Holds {
-			r.ExtendHold(c, now+e.Seconds*1000)
+			s.renewed(r, c, value, now+e.Seconds*1000)
 		}
 		return e
 	case DelCommand:
@@ -222,6 +224,18 @@ func (s *redisNodes) wait(r *demo.Run, c *demo.Client, n *Node, e WaitCommand) C
 		e.Head = r.Head(c.Name, n.Name)
 	}
 	return e
+}
+
+// renewed records what a plain EXPIRE that answered 1 did for c, which
+// believes it holds the lock until until now. Only when the key held c's own
+// value is that a renewal of its lock; otherwise it renewed someone else's,
+// and c's belief is longer while its lease is as over as it was.
+func (s *redisNodes) renewed(r *demo.Run, c *demo.Client, value string, until int) {
+	if value == c.Value {
+		r.ExtendHold(c, until)
+		return
+	}
+	c.Until = until
 }
 
 // taken records that c's SET went through with value: c now believes it

@@ -176,12 +176,15 @@ func (e SetNXCommand) Args() []string         { return []string{"SETNX", e.Key, 
 func (e SetNXCommand) Reply() string          { return integer(e.OK) }
 func (e SetNXCommand) Wire() (string, string) { return wire(e.Args(), e.Value), e.Reply() }
 
-// ExpireCommand is EXPIRE key seconds.
+// ExpireCommand is EXPIRE key seconds. It sets the TTL of whatever the key
+// holds: Owner is the client whose value it held when it landed, which need
+// not be the sender's.
 type ExpireCommand struct {
 	demo.Head
 	Key     string
 	Seconds int
 	OK      bool
+	Owner   string
 }
 
 func (ExpireCommand) Kind() demo.Kind { return ExpireCmd }
@@ -368,6 +371,15 @@ func (e NoAnswer) Note(*demo.Scenario) string {
 		return " => connection refused"
 	}
 	return " => no answer in " + strconv.Itoa(e.Waited) + " ms"
+}
+
+// Note names the holder whose lock a plain EXPIRE renewed, when it was not
+// the sender's own.
+func (e ExpireCommand) Note(*demo.Scenario) string {
+	if e.OK && e.Owner != e.Client {
+		return ": renewed " + e.Owner + "'s lock"
+	}
+	return ""
 }
 
 func (e RedissonUnlock) Note(*demo.Scenario) string {

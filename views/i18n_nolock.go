@@ -1,0 +1,11 @@
+package views
+
+// Messages of the scenarios of the texts' pitfalls played on Redis and the
+// lock service: a renewal that renews someone else's lock, a token counter
+// that a failover rolls back, a lease too long to wait out, a Redlock node
+// that forgets its keys.
+func init() {
+	addWords(map[string][2]string{
+		"ev.expire.other": {"%[1]s → %[2]s: %[3]s の期限を延長した。だがそれは %[4]s のロックだ", "%[1]s → %[2]s: renewed the TTL of %[3]s, which is %[4]s's lock"},
+	})
+}
