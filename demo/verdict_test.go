@@ -97,6 +97,11 @@ var verdicts = []struct {
 	// lock, so only the overlap during the pause is left.
 	{"naive-renewal", false, StaleWrite, []violationSeen{{Overlap, 15000, "A", "B"}, {StaleWrite, 19000, "A", "B"}}},
 	{"naive-renewal", true, Overlap, []violationSeen{{Overlap, 15000, "A", "B"}}},
+	// The failover undoes A's INCR, and B is given token 1 again: the
+	// resource takes A's late write. With WAIT the replica has the INCR, B
+	// gets 2, and the resource turns A's 1 away.
+	{"incr-token", false, StaleWrite, []violationSeen{{TokenReused, 12000, "B", "A"}, {Overlap, 12000, "A", "B"}, {StaleWrite, 15000, "A", "B"}}},
+	{"incr-token", true, Contained, []violationSeen{{Contained, 12000, "A", "B"}}},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

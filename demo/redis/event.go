@@ -11,6 +11,7 @@ import (
 const (
 	SetCmd      demo.Kind = "set"         // SetCommand or SetNXCommand
 	ExpireCmd   demo.Kind = "expire"      // ExpireCommand
+	IncrCmd     demo.Kind = "incr"        // IncrCommand
 	DelCmd      demo.Kind = "del"         // DelCommand
 	UnlockCmd   demo.Kind = "unlock"      // UnlockScript
 	ExtendCmd   demo.Kind = "extend"      // RenewScript

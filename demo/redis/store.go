@@ -151,6 +151,8 @@ func (s *redisNodes) request(c *demo.Client, a demo.Action, h demo.Head) (Comman
 		switch a.Verb {
 		case SetNX:
 			return SetNXCommand{Head: h, Key: x.Key, Value: value}, nil
+		case Incr:
+			return IncrCommand{Head: h, Key: x.Key}, nil
 		case Del:
 			return DelCommand{Head: h, Key: x.Key}, nil
 		case Unlock:
@@ -181,6 +183,13 @@ func (s *redisNodes) answer(r *demo.Run, c *demo.Client, n *Node, cmd Command) C
 		if e.OK = n.Expire(e.Key, e.Seconds*1000, now); e.OK && c.Holds {
 			s.renewed(r, c, value, now+e.Seconds*1000)
 		}
+		return e
+	case IncrCommand:
+		var ok bool
+		if e.Value, ok = n.Incr(e.Key, now); ok {
+			c.Token = e.Value // the seed's token = redis.incr(...)
+		}
+		e.Err = !ok
 		return e
 	case DelCommand:
 		e.OK = n.Del(e.Key, now)

@@ -194,6 +194,26 @@ func (e ExpireCommand) Args() []string {
 func (e ExpireCommand) Reply() string          { return integer(e.OK) }
 func (e ExpireCommand) Wire() (string, string) { return wire(e.Args(), ""), e.Reply() }
 
+// IncrCommand is INCR key: the counter a client takes its fencing token
+// from, the number it answers. Err: the key held no number, and Redis
+// answered an error.
+type IncrCommand struct {
+	demo.Head
+	Key   string
+	Value int64
+	Err   bool
+}
+
+func (IncrCommand) Kind() demo.Kind  { return IncrCmd }
+func (e IncrCommand) Args() []string { return []string{"INCR", e.Key} }
+func (e IncrCommand) Reply() string {
+	if e.Err {
+		return "(error) ERR value is not an integer or out of range"
+	}
+	return "(integer) " + strconv.FormatInt(e.Value, 10)
+}
+func (e IncrCommand) Wire() (string, string) { return wire(e.Args(), ""), e.Reply() }
+
 // DelCommand is a plain DEL key, whoever's lock it is.
 type DelCommand struct {
 	demo.Head
