@@ -102,6 +102,11 @@ var verdicts = []struct {
 	// gets 2, and the resource turns A's 1 away.
 	{"incr-token", false, StaleWrite, []violationSeen{{TokenReused, 12000, "B", "A"}, {Overlap, 12000, "A", "B"}, {StaleWrite, 15000, "A", "B"}}},
 	{"incr-token", true, Contained, []violationSeen{{Contained, 12000, "A", "B"}}},
+	// The 10-tick lease breaks under the 13-tick pause and the token
+	// contains it; the 60-tick lease outlasts the pause and keeps C out for
+	// the rest of it once A has crashed.
+	{"lease-length", false, Contained, []violationSeen{{Contained, 15, "A", "B"}}},
+	{"lease-length", true, DeadHolder, []violationSeen{{DeadHolder, 28, "C", "A"}}},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a
