@@ -14,6 +14,7 @@ func init() {
 		"verdict.dead-holder":        {"死んだ持ち主: %[1]s は %[2]s にロックを断られた。持ち主の %[3]s は %[4]s にクラッシュしていたが、そのリースは %[5]s まで続く。それまで誰もロックを取れない。", "Dead holder: %[1]s was turned away at %[2]s. Its holder %[3]s had crashed at %[4]s, but its lease runs to %[5]s, and until then nobody can take the lock."},
 		"verdict.dead-holder.short":  {"死んだ持ち主", "dead holder"},
 		"legend.dead-holder":         {"クラッシュした持ち主のリースが切れるまで、ほかのクライアントがロックを断られた。データは壊れないが、時間を失う。", "A client was refused the lock while its holder was dead, until the holder's lease ran out: no data is lost, only time."},
+		"restarted":                  {"再起動", "restarted"},
 		"ev.expire.other":            {"%[1]s → %[2]s: %[3]s の期限を延長した。だがそれは %[4]s のロックだ", "%[1]s → %[2]s: renewed the TTL of %[3]s, which is %[4]s's lock"},
 	})
 }

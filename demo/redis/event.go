@@ -106,6 +106,8 @@ func (e NodeChange) Draw(d *demo.Drawing) {
 	case NodeDown:
 		d.Stop(e.Node, "", e.At)
 		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "down"})
+	case NodeUp:
+		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "up"})
 	case Promoted:
 		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "promoted"})
 	}
