@@ -141,5 +141,5 @@ func (v Violation) story(sc *Scenario) string {
 	case Contained:
 		return fmt.Sprintf("%s worked on past its lease while %s held the lock, from %s; its write was rejected (token %d < maxToken %d)", v.Client, v.Other, at, v.Token, v.Max)
 	}
-	return ""
+	return v.pitfallStory(sc)
 }

@@ -91,6 +91,9 @@ func (k ViolationKind) String() string {
 	if s, ok := sqlViolationNames[k]; ok {
 		return s
 	}
+	if s, ok := pitfallNames[k]; ok {
+		return s
+	}
 	return "violation(?)"
 }
 
@@ -121,6 +124,9 @@ func (k ViolationKind) Class() Class {
 	if c, ok := sqlViolationClasses[k]; ok {
 		return c
 	}
+	if c, ok := pitfallClasses[k]; ok {
+		return c
+	}
 	return Broken
 }
 
@@ -129,6 +135,7 @@ func (k ViolationKind) Class() Class {
 func (r *Run) Hold(c *Client, until int) {
 	r.endHold(c)
 	c.Holds, c.Until = true, until
+	r.checkToken(c)
 	r.holdings = append(r.holdings, Holding{Client: c.Name, Token: c.Token, From: r.now, Until: until, Ended: -1})
 	r.checkOverlap()
 }

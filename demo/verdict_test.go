@@ -92,6 +92,25 @@ var verdicts = []struct {
 	// Lock-delay keeps the lock from B until A's late write has landed.
 	{"lock-delay", false, StaleWrite, []violationSeen{{Overlap, 21000, "A", "B"}, {StaleWrite, 25000, "A", "B"}}},
 	{"lock-delay", true, MutualExclusionHeld, nil},
+	// A plain EXPIRE renews B's key and A's belief, not A's lease: A's
+	// write lands as a stale one. The checked renewal tells A it lost the
+	// lock, so only the overlap during the pause is left.
+	{"naive-renewal", false, StaleWrite, []violationSeen{{Overlap, 15000, "A", "B"}, {StaleWrite, 19000, "A", "B"}}},
+	{"naive-renewal", true, Overlap, []violationSeen{{Overlap, 15000, "A", "B"}}},
+	// The failover undoes A's INCR, and B is given token 1 again: the
+	// resource takes A's late write. With WAIT the replica has the INCR, B
+	// gets 2, and the resource turns A's 1 away.
+	{"incr-token", false, StaleWrite, []violationSeen{{TokenReused, 12000, "B", "A"}, {Overlap, 12000, "A", "B"}, {StaleWrite, 15000, "A", "B"}}},
+	{"incr-token", true, Contained, []violationSeen{{Contained, 12000, "A", "B"}}},
+	// The 10-tick lease breaks under the 13-tick pause and the token
+	// contains it; the 60-tick lease outlasts the pause and keeps C out for
+	// the rest of it once A has crashed.
+	{"lease-length", false, Contained, []violationSeen{{Contained, 15, "A", "B"}}},
+	{"lease-length", true, DeadHolder, []violationSeen{{DeadHolder, 28, "C", "A"}}},
+	// redis3 comes back empty and B counts it with redis4 and redis5. Kept
+	// down past the TTL, it leaves B with two nodes, one short of a majority.
+	{"redlock-restart", false, TwoHolders, []violationSeen{{TwoHolders, 1412, "B", "A"}}},
+	{"redlock-restart", true, MutualExclusionHeld, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

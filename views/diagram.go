@@ -560,6 +560,8 @@ func markOf(lang string, sc *demo.Scenario, m demo.Mark, y, x int, fresh bool) M
 		mk.Class, mk.Glyph, mk.Label = "down", "✕", Text{Label: T(lang, "down")}
 	case "promoted":
 		mk.Class, mk.Glyph, mk.Label = "promoted", "↑", Text{Label: T(lang, "promoted")}
+	case "up":
+		mk.Class, mk.Glyph, mk.Label = "up", "↻", Text{Label: T(lang, "restarted")}
 	case "crash":
 		mk.Class, mk.Glyph, mk.Label = "crash", "✕", Text{Label: T(lang, "crashed")}
 	case "statement":

@@ -164,6 +164,9 @@ func Violation(lang string, sc *demo.Scenario, v demo.Violation) string {
 	if s, ok := verdictSQL(lang, sc, v); ok {
 		return s
 	}
+	if s, ok := verdictPitfall(lang, sc, v); ok {
+		return s
+	}
 	key := "verdict." + v.Kind.String()
 	at := Clock(sc, v.At)
 	switch v.Kind {
@@ -202,6 +205,7 @@ func VerdictMark(c demo.Class) string {
 var VerdictKinds = []demo.ViolationKind{
 	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
 	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate,
+	demo.DeadHolder, demo.TokenReused,
 }
 
 // OutcomeShort is the name of frame f's verdict on the index: the kind's,

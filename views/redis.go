@@ -24,7 +24,15 @@ func describeRedis(lang string, f demo.Frame, e demo.Event) (string, bool) {
 	case redis.SetNXCommand:
 		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".nil")), e.Client, e.Node, e.Key), true
 	case redis.ExpireCommand:
+		if e.OK && e.Owner != e.Client {
+			return fmt.Sprintf(T(lang, key+".other"), e.Client, e.Node, e.Key, ownerOf(lang, e.Owner)), true
+		}
 		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key), true
+	case redis.IncrCommand:
+		if e.Err {
+			return fmt.Sprintf(T(lang, key+".err"), e.Client, e.Node, e.Key), true
+		}
+		return fmt.Sprintf(T(lang, key), e.Client, e.Node, e.Key, e.Value), true
 	case redis.DelCommand:
 		return fmt.Sprintf(T(lang, ok(e.OK, ".ok", ".no")), e.Client, e.Node, e.Key), true
 	case redis.UnlockScript:

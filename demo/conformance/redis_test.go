@@ -27,6 +27,7 @@ var family = []string{
 	"no-lease", "setnx-expire", "release-other", "watchdog",
 	"redis-failover",
 	"redlock-quorum", "redlock-clock-jump", "redlock-gc-pause",
+	"naive-renewal", "incr-token", "redlock-restart",
 }
 
 // knownDiffs lists where the page is known to differ from real Redis 7.0,

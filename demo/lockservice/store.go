@@ -98,6 +98,7 @@ func (s *Store) Do(r *demo.Run, a demo.Action) error {
 		token, ok := s.Svc.Acquire(c.Name, lease)
 		if !ok {
 			r.Log(AcquireCall{Head: h, Lease: lease})
+			s.deadHolder(r, c)
 			return nil
 		}
 		c.Token = token
@@ -123,6 +124,22 @@ func (s *Store) Do(r *demo.Run, a demo.Action) error {
 		return &demo.ActionError{Action: a, Msg: "the lock service does not " + string(a.Verb)}
 	}
 	return nil
+}
+
+// deadHolder records, when c was just refused the lock, a holder that has
+// crashed: its lease keeps the lock from everyone until it runs out.
+func (s *Store) deadHolder(r *demo.Run, c *demo.Client) {
+	holder, _ := s.Svc.Holder()
+	if hc := r.Client(holder); hc == nil || !hc.Crashed {
+		return
+	}
+	crashed := 0
+	for _, e := range r.Events() {
+		if x, ok := e.(demo.ClientChange); ok && x.What == demo.Crashed && x.Client == holder {
+			crashed = x.At
+		}
+	}
+	r.TurnedAway(c.Name, holder, crashed, s.Svc.Expiry())
 }
 
 func (s *Store) Elapse(r *demo.Run, since int) {

@@ -11,6 +11,7 @@ import (
 const (
 	SetCmd      demo.Kind = "set"         // SetCommand or SetNXCommand
 	ExpireCmd   demo.Kind = "expire"      // ExpireCommand
+	IncrCmd     demo.Kind = "incr"        // IncrCommand
 	DelCmd      demo.Kind = "del"         // DelCommand
 	UnlockCmd   demo.Kind = "unlock"      // UnlockScript
 	ExtendCmd   demo.Kind = "extend"      // RenewScript
@@ -105,6 +106,8 @@ func (e NodeChange) Draw(d *demo.Drawing) {
 	case NodeDown:
 		d.Stop(e.Node, "", e.At)
 		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "down"})
+	case NodeUp:
+		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "up"})
 	case Promoted:
 		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "promoted"})
 	}

@@ -26,6 +26,7 @@ const (
 	Set    demo.Verb = "set"
 	SetNX  demo.Verb = "setnx"
 	Expire demo.Verb = "expire"
+	Incr   demo.Verb = "incr"
 	Del    demo.Verb = "del"
 	Unlock demo.Verb = "unlock"
 	Extend demo.Verb = "extend"
@@ -61,6 +62,7 @@ var Verbs = []demo.VerbSpec{
 	{Verb: Set, Form: "KEY nx [px MS]", Help: "SET KEY <random value> NX [PX MS]", Kinds: onePrimary, Parse: parseSet},
 	{Verb: SetNX, Form: "KEY", Help: "SETNX KEY <random value>: no TTL", Kinds: onePrimary, Parse: parseKey},
 	{Verb: Expire, Form: "KEY SECONDS", Help: "EXPIRE KEY SECONDS", Kinds: onePrimary, Parse: parseExpire},
+	{Verb: Incr, Form: "KEY", Help: "INCR KEY: the counter's next number becomes the client's token", Kinds: onePrimary, Parse: parseKey},
 	{Verb: Del, Form: "KEY", Help: "a plain DEL, whoever's lock it is", Kinds: onePrimary, Parse: parseKey},
 	{Verb: Unlock, Form: "KEY", Help: "the compare-and-delete script", Kinds: onePrimary, Parse: parseKey},
 	{Verb: Extend, Form: "KEY MS", Help: "renew the TTL if the lock is still the client's", Kinds: onePrimary, Parse: parseTTL},
@@ -326,6 +328,7 @@ type KeyState struct {
 	Key, Value string
 	Owner      string // the client whose random value (or Redisson field) it is
 	TTL        int    // ms left; -1: it never expires
+	Counter    bool   // a number made by INCR, not a lock
 	// Count is a Redisson lock's hold count: the key is then a hash whose
 	// one field, Value, is the holder's id; 0 for a plain string key.
 	Count int
@@ -338,7 +341,11 @@ func (s *redisNodes) State(r *demo.Run) any {
 		for _, k := range n.Keys(r.Now()) {
 			e, _ := n.lookup(k, r.Now())
 			ttl, _ := n.TTL(k, r.Now())
-			ns.Keys = append(ns.Keys, KeyState{Key: k, Value: e.value, Owner: s.owner(r, e.value), TTL: ttl, Count: e.count})
+			ks := KeyState{Key: k, Value: e.value, TTL: ttl, Count: e.count, Counter: e.counter}
+			if !e.counter {
+				ks.Owner = s.owner(r, e.value)
+			}
+			ns.Keys = append(ns.Keys, ks)
 		}
 		st.Nodes = append(st.Nodes, ns)
 	}
@@ -382,7 +389,11 @@ func transcript(b *strings.Builder, f *demo.Frame) bool {
 			if k.Count > 0 {
 				value = fmt.Sprintf("{%s -> %d}", value, k.Count)
 			}
-			keys = append(keys, fmt.Sprintf("%s=%s (%s, %s)", k.Key, value, k.Owner, ttl))
+			owner := k.Owner
+			if k.Counter {
+				owner = "counter"
+			}
+			keys = append(keys, fmt.Sprintf("%s=%s (%s, %s)", k.Key, value, owner, ttl))
 		}
 		state := "up"
 		if !n.Up {

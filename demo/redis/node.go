@@ -38,6 +38,7 @@ type entry struct {
 	hash       bool // a Redisson lock: a hash whose one field, value, holds count
 	count      int
 	gone       bool
+	counter    bool // made by INCR: a number, not a lock
 }
 
 // expired reports whether e has run out at true time now on node n. Like the
@@ -230,6 +231,23 @@ func (n *Node) RUnlock(key, field, latch string, ttl, latchTTL, now int) (reply 
 	}
 	n.put(entry{key: latch, value: strconv.Itoa(reply), ttl: latchTTL, setAt: now, wallAt: now + n.Offset})
 	return reply, true
+}
+
+// Incr is INCR key: it adds 1 to the number key holds (a missing key counts
+// as 0) and returns the new number, keeping the key's TTL. A key that holds
+// no number is left alone, and Incr reports false, as Redis answers an error.
+func (n *Node) Incr(key string, now int) (int64, bool) {
+	e, found := n.lookup(key, now)
+	if !found {
+		e = entry{key: key, value: "0", setAt: now, wallAt: now + n.Offset}
+	}
+	v, err := strconv.ParseInt(e.value, 10, 64)
+	if err != nil || e.hash {
+		return 0, false
+	}
+	e.value, e.counter = strconv.FormatInt(v+1, 10), true
+	n.put(e)
+	return v + 1, true
 }
 
 // TTL returns the time left on key in ms at true time now, -1 when it never

@@ -362,3 +362,29 @@ func TestLockValue(t *testing.T) {
 		}
 	}
 }
+
+// INCR counts from a missing key's 0, refuses a key that holds no number,
+// and a primary keeps what it has not shipped: the replica, promoted before
+// the backlog ships, answers the same number again (incr-token).
+func TestIncrIsLostWithTheBacklog(t *testing.T) {
+	primary := &Node{Name: "primary", Role: "primary", Up: true}
+	replica := &Node{Name: "replica", Role: "replica", Up: true}
+	if v, ok := primary.Incr("lock:row-42:token", 0); !ok || v != 1 {
+		t.Fatalf("INCR on a missing key = %d, %v; want 1, true", v, ok)
+	}
+	promoted := *replica
+	promoted.Role = "primary"
+	if v, ok := promoted.Incr("lock:row-42:token", 10); !ok || v != 1 {
+		t.Fatalf("the replica, promoted before the first INCR shipped, answered %d, %v; want 1 again", v, ok)
+	}
+	primary.ship(replica)
+	replica.Role = "primary"
+	if v, _ := replica.Incr("lock:row-42:token", 20); v != 2 {
+		t.Fatalf("promoted after the ship, the replica's INCR answered %d, want 2", v)
+	}
+	mustSet(t, primary, "lock", "a", true, 10000, 30)
+	if v, ok := primary.Incr("lock", 30); ok {
+		t.Fatalf("INCR on a lock's random value answered %d; Redis answers an error", v)
+	}
+	wantValue(t, primary, "lock", 30, "a")
+}

@@ -151,6 +151,8 @@ func (s *redisNodes) request(c *demo.Client, a demo.Action, h demo.Head) (Comman
 		switch a.Verb {
 		case SetNX:
 			return SetNXCommand{Head: h, Key: x.Key, Value: value}, nil
+		case Incr:
+			return IncrCommand{Head: h, Key: x.Key}, nil
 		case Del:
 			return DelCommand{Head: h, Key: x.Key}, nil
 		case Unlock:
@@ -176,9 +178,18 @@ func (s *redisNodes) answer(r *demo.Run, c *demo.Client, n *Node, cmd Command) C
 		}
 		return e
 	case ExpireCommand:
+		value, _ := n.Get(e.Key, now)
+		e.Owner = s.owner(r, value)
 		if e.OK = n.Expire(e.Key, e.Seconds*1000, now); e.OK && c.Holds {
-			r.ExtendHold(c, now+e.Seconds*1000)
+			s.renewed(r, c, value, now+e.Seconds*1000)
 		}
+		return e
+	case IncrCommand:
+		var ok bool
+		if e.Value, ok = n.Incr(e.Key, now); ok {
+			c.Token = e.Value // the seed's token = redis.incr(...)
+		}
+		e.Err = !ok
 		return e
 	case DelCommand:
 		e.OK = n.Del(e.Key, now)
@@ -222,6 +233,18 @@ func (s *redisNodes) wait(r *demo.Run, c *demo.Client, n *Node, e WaitCommand) C
 		e.Head = r.Head(c.Name, n.Name)
 	}
 	return e
+}
+
+// renewed records what a plain EXPIRE that answered 1 did for c, which
+// believes it holds the lock until until now. Only when the key held c's own
+// value is that a renewal of its lock; otherwise it renewed someone else's,
+// and c's belief is longer while its lease is as over as it was.
+func (s *redisNodes) renewed(r *demo.Run, c *demo.Client, value string, until int) {
+	if value == c.Value {
+		r.ExtendHold(c, until)
+		return
+	}
+	c.Until = until
 }
 
 // taken records that c's SET went through with value: c now believes it

@@ -176,12 +176,15 @@ func (e SetNXCommand) Args() []string         { return []string{"SETNX", e.Key, 
 func (e SetNXCommand) Reply() string          { return integer(e.OK) }
 func (e SetNXCommand) Wire() (string, string) { return wire(e.Args(), e.Value), e.Reply() }
 
-// ExpireCommand is EXPIRE key seconds.
+// ExpireCommand is EXPIRE key seconds. It sets the TTL of whatever the key
+// holds: Owner is the client whose value it held when it landed, which need
+// not be the sender's.
 type ExpireCommand struct {
 	demo.Head
 	Key     string
 	Seconds int
 	OK      bool
+	Owner   string
 }
 
 func (ExpireCommand) Kind() demo.Kind { return ExpireCmd }
@@ -190,6 +193,26 @@ func (e ExpireCommand) Args() []string {
 }
 func (e ExpireCommand) Reply() string          { return integer(e.OK) }
 func (e ExpireCommand) Wire() (string, string) { return wire(e.Args(), ""), e.Reply() }
+
+// IncrCommand is INCR key: the counter a client takes its fencing token
+// from, the number it answers. Err: the key held no number, and Redis
+// answered an error.
+type IncrCommand struct {
+	demo.Head
+	Key   string
+	Value int64
+	Err   bool
+}
+
+func (IncrCommand) Kind() demo.Kind  { return IncrCmd }
+func (e IncrCommand) Args() []string { return []string{"INCR", e.Key} }
+func (e IncrCommand) Reply() string {
+	if e.Err {
+		return "(error) ERR value is not an integer or out of range"
+	}
+	return "(integer) " + strconv.FormatInt(e.Value, 10)
+}
+func (e IncrCommand) Wire() (string, string) { return wire(e.Args(), ""), e.Reply() }
 
 // DelCommand is a plain DEL key, whoever's lock it is.
 type DelCommand struct {
@@ -368,6 +391,15 @@ func (e NoAnswer) Note(*demo.Scenario) string {
 		return " => connection refused"
 	}
 	return " => no answer in " + strconv.Itoa(e.Waited) + " ms"
+}
+
+// Note names the holder whose lock a plain EXPIRE renewed, when it was not
+// the sender's own.
+func (e ExpireCommand) Note(*demo.Scenario) string {
+	if e.OK && e.Owner != e.Client {
+		return ": renewed " + e.Owner + "'s lock"
+	}
+	return ""
 }
 
 func (e RedissonUnlock) Note(*demo.Scenario) string {
