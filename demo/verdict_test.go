@@ -92,6 +92,10 @@ var verdicts = []struct {
 	// Lock-delay keeps the lock from B until A's late write has landed.
 	{"lock-delay", false, StaleWrite, []violationSeen{{Overlap, 21000, "A", "B"}, {StaleWrite, 25000, "A", "B"}}},
 	{"lock-delay", true, MutualExclusionHeld, nil},
+	// Designs that need no lock. B's order is the first past the stock; C's
+	// takes it to -2. With the check in the UPDATE, B and C update 0 rows.
+	{"flash-sale", false, Oversold, []violationSeen{{Oversold, 40, "B", "C"}}},
+	{"flash-sale", true, MutualExclusionHeld, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

@@ -65,6 +65,15 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 		return fmt.Sprintf(T(lang, key), v.Client, Duration(sc, ms), v.Other, v.Value), true
 	case demo.WaitsOnItself:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at), true
+	case demo.Oversold:
+		// Before is "table key=v column": the page names the column.
+		col := v.Before[strings.LastIndexByte(v.Before, ' ')+1:]
+		if v.Other == v.Client {
+			return fmt.Sprintf(T(lang, key+".one"), v.Client, col, at, v.Value), true
+		}
+		return fmt.Sprintf(T(lang, key), v.Client, col, at, v.Other, v.Value), true
+	case demo.ChargedTwice:
+		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
 	}
 	return "", false
 }

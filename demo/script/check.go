@@ -24,7 +24,7 @@ func fail(line int, format string, args ...any) *checkError {
 
 var (
 	purposes   = []string{"efficiency", "correctness"}
-	topologies = []string{"single", "replicated", "quorum", "consensus", "database"}
+	topologies = []string{"single", "replicated", "quorum", "consensus", "database", "nolock"}
 )
 
 // check fills in defaults and finds what is wrong with sc, one concern at a

@@ -205,6 +205,16 @@ func story(sc *demo.Scenario, v demo.Violation) string {
 		return s
 	case demo.QueuedBehind:
 		return fmt.Sprintf("%s waited %sms behind %s for %s, then took another row at %s", v.Client, v.Before, v.Other, v.Value, at)
+	case demo.Oversold:
+		s := fmt.Sprintf("%s's commit took %s below zero at %s", v.Client, v.Before, at)
+		if v.Other != v.Client {
+			s += fmt.Sprintf("; after %s's it is %s", v.Other, v.Value)
+		} else {
+			s += ", to " + v.Value
+		}
+		return s
+	case demo.ChargedTwice:
+		return fmt.Sprintf("%s inserted %s at %s, the same as %s's %s under another key", v.Client, v.Value, at, v.Other, v.Before)
 	case demo.WaitsOnItself:
 		return fmt.Sprintf("%s waits for %s, which it holds itself, from %s", v.Client, v.Value, at)
 	case demo.StaleWrite:

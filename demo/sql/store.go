@@ -64,10 +64,20 @@ type row struct {
 	writer  string // the client whose commit made the current version
 	locker  *backend
 	pending map[string]string // the locker's uncommitted version; nil if it only locked
+	// given are the columns of pending that the client's program computed
+	// and sent as a value, rather than the server computing them from the
+	// row's newest version (balance = balance - 30): only those can carry a
+	// stale read into the table.
+	given   map[string]bool
 	waiters []*backend
 }
 
-func (w *row) name() string { return w.t.name + " id=" + w.values["id"] }
+// name is the row as pg_locks and the page name it: by its key, the
+// table's first column (its primary key on the real server).
+func (w *row) name() string { return w.t.name + " " + w.t.cols[0] + "=" + w.values[w.t.cols[0]] }
+
+// key is the row's primary key.
+func (w *row) key() string { return w.values[w.t.cols[0]] }
 
 // advisoryLock is one key of pg_advisory_lock. One session holds it at a
 // time; that session may take it again and again, and each take, at session
@@ -361,17 +371,7 @@ func (d *database) exec(r *demo.Run, s *backend, w *wait, e *SQLStatement, at in
 		s.timeout = st.timeout
 		e.Tag = "SET"
 	case stInsert:
-		t := d.table(st.table)
-		if t == nil {
-			t = &table{name: st.table, cols: st.cols}
-			d.tables = append(d.tables, t)
-		}
-		vals := map[string]string{}
-		for i, c := range st.cols {
-			vals[c] = st.values[i]
-		}
-		t.rows = append(t.rows, &row{t: t, values: vals, rev: 1})
-		e.Tag = "INSERT 0 1"
+		d.insert(r, w.client, st, e, at)
 	case stSelect:
 		return d.selectRows(r, s, w, e)
 	case stUpdate:
@@ -380,6 +380,62 @@ func (d *database) exec(r *demo.Run, s *backend, w *wait, e *SQLStatement, at in
 		return d.advisoryCall(r, s, w, e)
 	}
 	return nil
+}
+
+// insert adds one row. The table's first column is its primary key: a row
+// whose key is taken is refused with PostgreSQL's unique violation, or, with
+// ON CONFLICT DO NOTHING, inserts nothing and says so in its tag. The row is
+// committed at once: the lessons send an INSERT as a transaction of its own.
+func (d *database) insert(r *demo.Run, client string, st statement, e *SQLStatement, at int) {
+	t := d.table(st.table)
+	if t == nil {
+		t = &table{name: st.table, cols: st.cols}
+		d.tables = append(d.tables, t)
+	}
+	vals := map[string]string{}
+	for i, c := range st.cols {
+		vals[c] = st.values[i]
+	}
+	for _, w := range t.rows {
+		if w.key() != vals[t.cols[0]] {
+			continue
+		}
+		if st.nothing {
+			e.Tag = "INSERT 0 0"
+			return
+		}
+		e.Err = &SQLError{"23505", `duplicate key value violates unique constraint "` + t.name + `_pkey"`}
+		return
+	}
+	w := &row{t: t, values: vals, rev: 1, writer: client}
+	if t.name == d.resource && r.Index() > 1 {
+		d.twice(r, client, w, at)
+	}
+	t.rows = append(t.rows, w)
+	e.Tag = "INSERT 0 1"
+}
+
+// twice looks at a row inserted into the resource during the story: one
+// equal to a row already there in everything but its key is the same thing
+// done twice under two keys, as a payment charged once per attempt.
+func (d *database) twice(r *demo.Run, client string, w *row, at int) {
+	t := w.t
+	for _, o := range t.rows {
+		same := true
+		for _, c := range t.cols[1:] {
+			same = same && o.values[c] == w.values[c]
+		}
+		if !same {
+			continue
+		}
+		var what []string
+		for _, c := range t.cols[1:] {
+			what = append(what, c+"="+w.values[c])
+		}
+		r.Violate(demo.Violation{Kind: demo.ChargedTwice, At: at, Client: client, Other: o.writer,
+			Value: t.cols[0] + "=" + w.key(), Before: t.cols[0] + "=" + o.key() + " (" + strings.Join(what, ", ") + ")"})
+		return
+	}
 }
 
 // visible is the version of w that s sees: its own uncommitted change, else
@@ -433,7 +489,7 @@ func candidates(t *table, s *backend, st statement) []*row {
 	}
 	by := st.orderBy
 	if by == "" {
-		by = "id"
+		by = t.cols[0]
 	}
 	slices.SortStableFunc(out, func(a, b *row) int {
 		x, _ := strconv.Atoi(visible(a, s)[by])
@@ -554,6 +610,10 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 				vals[a.col] = strconv.FormatInt(x+a.plus, 10)
 			} else {
 				vals[a.col] = a.val
+				if row.given == nil {
+					row.given = map[string]bool{}
+				}
+				row.given[a.col] = true
 			}
 		}
 		before = visible(row, s)["value"]
@@ -708,27 +768,57 @@ func (d *database) holdsSession(s *backend) bool {
 // commit has replaced since, so its write is based on a value that is gone.
 func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 	client := s.client
-	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && !r.StaleNow(client, at) {
-		var before, after []string
-		for _, c := range w.t.cols {
-			if w.values[c] != w.pending[c] {
-				before = append(before, c+"="+w.values[c])
-				after = append(after, c+"="+w.pending[c])
-			}
+	var before, after []string
+	given := false
+	for _, c := range w.t.cols {
+		if w.values[c] != w.pending[c] {
+			before = append(before, c+"="+w.values[c])
+			after = append(after, c+"="+w.pending[c])
+			given = given || w.given[c]
 		}
+	}
+	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && given && !r.StaleNow(client, at) {
 		r.Violate(demo.Violation{Kind: demo.LostUpdate, At: at, Client: client, Other: w.writer,
 			Value: strings.Join(after, ", "), Before: strings.Join(before, ", ")})
 	}
-	w.values, w.pending = w.pending, nil
+	if w.t.name == d.resource {
+		d.oversold(r, client, w, at)
+	}
+	w.values, w.pending, w.given = w.pending, nil, nil
 	w.rev++
 	w.writer = client
 	d.read(client, w)
 }
 
+// oversold looks at a commit to the resource that takes a count below zero:
+// more was sold (or paid out) than there was. The row's first such commit
+// is the violation; a later one that goes further only brings its count up
+// to date, so the verdict says where the count ended.
+func (d *database) oversold(r *demo.Run, client string, w *row, at int) {
+	for _, c := range w.t.cols[1:] {
+		old, err1 := strconv.ParseInt(w.values[c], 10, 64)
+		now, err2 := strconv.ParseInt(w.pending[c], 10, 64)
+		if err1 != nil || err2 != nil || now >= 0 || now >= old {
+			continue
+		}
+		where := w.name() + " " + c
+		if r.Amend(func(v *demo.Violation) bool {
+			if v.Kind != demo.Oversold || v.Before != where {
+				return false
+			}
+			v.Other, v.Value = client, w.pending[c]
+			return true
+		}) {
+			continue
+		}
+		r.Violate(demo.Violation{Kind: demo.Oversold, At: at, Client: client, Other: client, Value: w.pending[c], Before: where})
+	}
+}
+
 // release drops s's row locks and transaction-level advisory locks.
 func (d *database) release(r *demo.Run, s *backend, at int) {
 	for _, w := range s.rows {
-		w.locker, w.pending = nil, nil
+		w.locker, w.pending, w.given = nil, nil, nil
 		d.woken = append(d.woken, w.waiters...)
 		w.waiters = nil
 	}

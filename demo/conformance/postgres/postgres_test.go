@@ -147,30 +147,7 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 	ctx := context.Background()
 
 	watch := dial(t, pg) // looks at pg_stat_activity, pg_locks and pgrowlocks
-	alone(t, watch)
-	// Row locks live in the rows themselves, not in pg_locks (which shows a
-	// row only while someone queues for it): pgrowlocks reads them.
-	mustExec(t, watch, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
-	for _, tb := range first.Store.(model.State).Tables {
-		ddl := make([]string, len(tb.Cols))
-		for i, c := range tb.Cols {
-			typ := "bigint"
-			for _, row := range tb.Rows {
-				if _, err := strconv.ParseInt(row.Values[i], 10, 64); err != nil {
-					typ = "text"
-				}
-			}
-			ddl[i] = c + " " + typ
-			if c == "id" {
-				ddl[i] += " PRIMARY KEY"
-			}
-		}
-		mustExec(t, watch, "DROP TABLE IF EXISTS "+tb.Name)
-		mustExec(t, watch, fmt.Sprintf("CREATE TABLE %s (%s)", tb.Name, strings.Join(ddl, ", ")))
-	}
-	for _, a := range sc.Setup {
-		mustExec(t, watch, a.Args.(model.Args).SQL)
-	}
+	stage(t, watch, sc, first)
 
 	conns := map[string]*conn{}
 	pending := map[string]chan model.SQLStatement{}
@@ -238,6 +215,37 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 		// The rows as the page leaves them, unless the real server broke a
 		// deadlock on the other side than the model, which changes them.
 		sameRows(t, watch, f)
+	}
+}
+
+// stage builds the tables of the scenario's first frame on the real server,
+// each column a bigint or, where a row holds something else, text, and the
+// first column the key, as the model has it; then it plays the setup.
+func stage(t *testing.T, watch *conn, sc *demo.Scenario, first demo.Frame) {
+	t.Helper()
+	alone(t, watch)
+	// Row locks live in the rows themselves, not in pg_locks (which shows a
+	// row only while someone queues for it): pgrowlocks reads them.
+	mustExec(t, watch, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
+	for _, tb := range first.Store.(model.State).Tables {
+		ddl := make([]string, len(tb.Cols))
+		for i, c := range tb.Cols {
+			typ := "bigint"
+			for _, row := range tb.Rows {
+				if _, err := strconv.ParseInt(row.Values[i], 10, 64); err != nil {
+					typ = "text"
+				}
+			}
+			ddl[i] = c + " " + typ
+			if i == 0 {
+				ddl[i] += " PRIMARY KEY" // the model's key: a table's first column
+			}
+		}
+		mustExec(t, watch, "DROP TABLE IF EXISTS "+tb.Name)
+		mustExec(t, watch, fmt.Sprintf("CREATE TABLE %s (%s)", tb.Name, strings.Join(ddl, ", ")))
+	}
+	for _, a := range sc.Setup {
+		mustExec(t, watch, a.Args.(model.Args).SQL)
 	}
 }
 
@@ -314,14 +322,14 @@ func rowLocks(t *testing.T, watch *conn, conns map[string]*conn, f demo.Frame) {
 	}
 	var want, have []string
 	for _, tb := range f.Store.(model.State).Tables {
-		id := slices.Index(tb.Cols, "id") // the model names a row by its id
+		key := tb.Cols[0] // the model names a row by its key, the first column
 		for _, r := range tb.Rows {
 			if r.LockedBy != "" {
-				want = append(want, fmt.Sprintf("%s id=%s locked by %s", tb.Name, r.Values[id], pid(r.LockedBy)))
+				want = append(want, fmt.Sprintf("%s %s=%s locked by %s", tb.Name, key, r.Values[0], pid(r.LockedBy)))
 			}
 		}
-		got := watch.send(context.Background(), fmt.Sprintf(`SELECT '%[1]s id=' || t.id || ' locked by ' || array_to_string(p.pids, ',')
-			FROM %[1]s t JOIN pgrowlocks('%[1]s') p ON p.locked_row = t.ctid`, tb.Name))
+		got := watch.send(context.Background(), fmt.Sprintf(`SELECT '%[1]s %[2]s=' || t.%[2]s || ' locked by ' || array_to_string(p.pids, ',')
+			FROM %[1]s t JOIN pgrowlocks('%[1]s') p ON p.locked_row = t.ctid`, tb.Name, key))
 		if got.Err != nil {
 			t.Fatalf("pgrowlocks(%s): %s", tb.Name, got.Reply())
 		}
@@ -385,7 +393,7 @@ func stillWaiting(t *testing.T, watch, c *conn, ch chan model.SQLStatement, sess
 func sameRows(t *testing.T, watch *conn, f demo.Frame) {
 	t.Helper()
 	for _, tb := range f.Store.(model.State).Tables {
-		got := watch.send(context.Background(), fmt.Sprintf("SELECT %s FROM %s ORDER BY id", strings.Join(tb.Cols, ", "), tb.Name))
+		got := watch.send(context.Background(), fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(tb.Cols, ", "), tb.Name, tb.Cols[0]))
 		if got.Err != nil {
 			t.Fatalf("%s: %s", tb.Name, got.Reply())
 		}
