@@ -96,6 +96,10 @@ var verdicts = []struct {
 	// takes it to -2. With the check in the UPDATE, B and C update 0 rows.
 	{"flash-sale", false, Oversold, []violationSeen{{Oversold, 40, "B", "C"}}},
 	{"flash-sale", true, MutualExclusionHeld, nil},
+	// The retry under a fresh request id is a second charge for order 7;
+	// under the same key its INSERT inserts nothing.
+	{"idempotency-key", false, ChargedTwice, []violationSeen{{ChargedTwice, 3000, "W2", "W1"}}},
+	{"idempotency-key", true, MutualExclusionHeld, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a
