@@ -72,18 +72,22 @@ const (
 	// everything but its key, as a payment retried under a fresh id is
 	// charged again. Value is the new row's key, Before the first's.
 	ChargedTwice
+	// TooManyClients: a client could not connect at all, because the
+	// server already had max_connections open, held by others (Other) while
+	// they waited. Value is max_connections.
+	TooManyClients
 )
 
 // A deadlock the server broke and a queue of workers cost time or a retry,
 // not data; a lost update and a client waiting on itself are broken.
 var sqlViolationClasses = map[ViolationKind]Class{
 	LostUpdate: Broken, Deadlock: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
-	Oversold: Broken, ChargedTwice: Broken,
+	Oversold: Broken, ChargedTwice: Broken, TooManyClients: Warning,
 }
 
 var sqlViolationNames = map[ViolationKind]string{
 	LostUpdate: "lost-update", Deadlock: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
-	Oversold: "oversold", ChargedTwice: "charged-twice",
+	Oversold: "oversold", ChargedTwice: "charged-twice", TooManyClients: "too-many-clients",
 }
 
 var violationNames = [...]string{

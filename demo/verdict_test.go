@@ -100,6 +100,10 @@ var verdicts = []struct {
 	// under the same key its INSERT inserts nothing.
 	{"idempotency-key", false, ChargedTwice, []violationSeen{{ChargedTwice, 3000, "W2", "W1"}}},
 	{"idempotency-key", true, MutualExclusionHeld, nil},
+	// A, B and C hold the three connections when D comes: A idle in its
+	// transaction, B and C queued for A's row lock.
+	{"pool-exhaustion", false, TooManyClients, []violationSeen{{TooManyClients, 210, "D", "A, B, C"}}},
+	{"pool-exhaustion", true, MutualExclusionHeld, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

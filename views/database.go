@@ -31,6 +31,10 @@ func describeSQL(lang string, f demo.Frame, e demo.Event) (string, bool) {
 		return fmt.Sprintf(T(lang, "ev.sql"), e.Client, via, e.Tag) + waited(lang, sc, e), true
 	case sql.DeadlockCheck:
 		return fmt.Sprintf(T(lang, "ev.deadlock-check"), e.Session, strings.Join(append(e.Cycle, e.Cycle[0]), " → ")), true
+	case sql.Refused:
+		return fmt.Sprintf(T(lang, "ev.sql-refused"), e.Client, e.Max), true
+	case sql.Disconnected:
+		return fmt.Sprintf(T(lang, "ev.sql-closed"), e.Client), true
 	}
 	// The lock service beside the database speaks for its own calls.
 	return describeLock(lang, f, e)
@@ -74,6 +78,8 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 		return fmt.Sprintf(T(lang, key), v.Client, col, at, v.Other, v.Value), true
 	case demo.ChargedTwice:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
+	case demo.TooManyClients:
+		return fmt.Sprintf(T(lang, key), v.Client, at, v.Value, v.Other), true
 	}
 	return "", false
 }

@@ -198,7 +198,7 @@ func VerdictMark(c demo.Class) string {
 // index's legend.
 var VerdictKinds = []demo.ViolationKind{
 	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
-	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate, demo.Oversold, demo.ChargedTwice,
+	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate, demo.Oversold, demo.ChargedTwice, demo.TooManyClients,
 }
 
 // OutcomeShort is the name of frame f's verdict on the index: the kind's,

@@ -46,7 +46,8 @@ type statement struct {
 	nothing bool     // insert: ON CONFLICT DO NOTHING
 	fn      string   // advisory: the function's name
 	key     int64    // advisory: the lock's key
-	timeout int      // set: lock_timeout in ms; 0 turns it off
+	timeout int      // set: lock_timeout (or statement_timeout) in ms; 0 turns it off
+	stmt    bool     // set: statement_timeout rather than lock_timeout
 }
 
 // cond is "col = value", or a comparison of numbers such as
@@ -201,7 +202,7 @@ func (p *parser) done() bool { return p.i >= len(p.t) }
 // The shapes, for error messages.
 const sqlShapes = "BEGIN, COMMIT, ROLLBACK; SELECT cols FROM t WHERE c = v [AND ...] [ORDER BY c LIMIT n] [FOR UPDATE [NOWAIT | SKIP LOCKED]]; " +
 	"UPDATE t SET c = v | c = c ± n [, ...] WHERE c = v [AND c = v | c <= n | c < n ...]; INSERT INTO t (cols) VALUES (vals) [ON CONFLICT [(key)] DO NOTHING]; " +
-	"SELECT pg_advisory_lock(k) (and pg_try_advisory_lock, pg_advisory_unlock, pg_advisory_xact_lock); SET lock_timeout = 'N ms'"
+	"SELECT pg_advisory_lock(k) (and pg_try_advisory_lock, pg_advisory_unlock, pg_advisory_xact_lock); SET lock_timeout | statement_timeout = 'N ms'"
 
 // errShape is a statement of none of the shapes above.
 var errShape = fmt.Errorf("the model reads only these SQL shapes: %s", sqlShapes)
@@ -224,6 +225,10 @@ func parseSQL(sql string) (statement, error) {
 		st.kind = stRollback
 	case p.is("SET", "lock_timeout"):
 		return p.setTimeout()
+	case p.is("SET", "statement_timeout"):
+		st, err := p.setTimeout()
+		st.stmt = true
+		return st, err
 	case p.is("SELECT"):
 		st, ok = p.selectStmt()
 	case p.is("UPDATE"):

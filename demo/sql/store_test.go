@@ -282,3 +282,32 @@ func TestRelativeUpdateIsNotLostButMayOversell(t *testing.T) {
 		t.Fatalf("violations %+v, want one oversold by B, balance -20", got)
 	}
 }
+
+// Under max_connections a client connects at its first statement and is
+// refused with FATAL 53300 once the server has that many; closing a
+// connection frees its place, as pool-exhaustion's replay on a real server
+// of that many connections shows.
+func TestMaxConnectionsRefusesAndDisconnectFrees(t *testing.T) {
+	src := testkit.Replace(t, database(t, "A, B",
+		"B sql SELECT balance FROM accounts WHERE id = 1",
+		"A disconnect",
+		"B sql SELECT balance FROM accounts WHERE id = 1",
+	), "    clients: [A, B]\n", "    max-connections: 1\n    clients: [A, B]\n")
+	f := testkit.Play(t, src, false)
+	var got []string
+	for _, e := range f.Events {
+		call, reply := e.Wire()
+		got = append(got, e.Header().Client+": "+call+" => "+reply)
+	}
+	want := []string{
+		"B: connect (StartupMessage) => FATAL: sorry, too many clients already (SQLSTATE 53300)",
+		"A: Terminate => ",
+		"B: SELECT balance FROM accounts WHERE id = 1 => SELECT 1 (balance=100)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if v := demo.Headline(f.Violations); v.Kind != demo.TooManyClients || v.Client != "B" || v.Other != "A" {
+		t.Fatalf("headline %+v, want B refused while A held the one connection", v)
+	}
+}

@@ -54,9 +54,17 @@ func TestPostgresConformance(t *testing.T) {
 		if sc.Store != model.DatabaseStore {
 			continue
 		}
+		server := pg
+		if sc.MaxConns > 0 {
+			// A server of the scenario's max_connections, and one more for
+			// the replay's own watching connection; all of them superuser
+			// connections, so none is kept in reserve.
+			server = realserver.StartPostgres(t, "deadlock_timeout="+deadlockTimeout,
+				fmt.Sprintf("max_connections=%d", sc.MaxConns+1), "superuser_reserved_connections=0")
+		}
 		for _, on := range []bool{false, true} {
 			t.Run(testkit.Name(sc, on), func(t *testing.T) {
-				replay(t, pg, sc, on)
+				replay(t, server, sc, on)
 			})
 		}
 	}
@@ -165,6 +173,11 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 		switch e := ev.(type) {
 		case model.DeadlockCheck:
 			victim, deadlocked = deadlock(t, e, pending)
+		case model.Refused:
+			refused(t, pg, e)
+		case model.Disconnected:
+			hangUp(t, watch, conns[e.Session], e)
+			delete(conns, e.Session)
 		case model.SQLStatement:
 			c := conns[e.Session]
 			if c == nil {
@@ -246,6 +259,52 @@ func stage(t *testing.T, watch *conn, sc *demo.Scenario, first demo.Frame) {
 	}
 	for _, a := range sc.Setup {
 		mustExec(t, watch, a.Args.(model.Args).SQL)
+	}
+}
+
+// refused checks that the server turns a new connection away, as the page
+// says, with FATAL 53300: it has max_connections open already.
+func refused(t *testing.T, pg *realserver.Postgres, e model.Refused) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := pgconn.Connect(ctx, pg.URL())
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		_ = c.Close(ctx)
+		t.Fatalf("t=%dms %s: the page says the connection is refused; the server took it", e.At, e.Client)
+	case !errors.As(err, &pgErr):
+		t.Fatalf("t=%dms %s: connecting: %v, want FATAL 53300", e.At, e.Client, err)
+	}
+	got := model.SQLStatement{Err: &model.SQLError{Code: pgErr.Code, Message: pgErr.Message}}
+	if g := "FATAL: " + got.Err.Message + " (SQLSTATE " + got.Err.Code + ")"; pgErr.Severity != "FATAL" || g != func() string { _, w := e.Wire(); return w }() {
+		t.Errorf("t=%dms %s: connecting: real %s %s, page %v", e.At, e.Client, pgErr.Severity, g, e)
+	}
+}
+
+// hangUp closes a connection as the page's client does, and waits until the
+// server's backend has gone: only then is its place among max_connections
+// free, which the next connection of the replay may need.
+func hangUp(t *testing.T, watch, c *conn, e model.Disconnected) {
+	t.Helper()
+	if c == nil {
+		t.Fatalf("t=%dms %s closes a connection it never opened", e.At, e.Client)
+	}
+	pid := c.pg.PID()
+	if err := c.pg.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := watch.send(context.Background(), fmt.Sprintf("SELECT count(*) FROM pg_stat_activity WHERE pid = %d", pid))
+		if got.Err == nil && len(got.Rows) == 1 && got.Rows[0][0] == "0" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("t=%dms %s: its backend (pid %d) is still there 5 s after it closed the connection", e.At, e.Client, pid)
+		}
+		time.Sleep(2 * time.Millisecond) // polling the server, not waiting for an outcome
 	}
 }
 
