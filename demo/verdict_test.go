@@ -104,6 +104,9 @@ var verdicts = []struct {
 	// transaction, B and C queued for A's row lock.
 	{"pool-exhaustion", false, TooManyClients, []violationSeen{{TooManyClients, 210, "D", "A, B, C"}}},
 	{"pool-exhaustion", true, MutualExclusionHeld, nil},
+	// B writes back 100 + 50 over A's 70; one consumer applies both events.
+	{"event-log", false, LostUpdate, []violationSeen{{LostUpdate, 30, "B", "A"}}},
+	{"event-log", true, MutualExclusionHeld, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

@@ -181,9 +181,18 @@ func NewWaitGraph(d Demo) WaitGraph {
 		}
 		x1, y1 := at(a, 1)
 		x2, y2 := at(b, -1)
+		label := e.Lock
+		// A queue of waiters for one row is a chain of arrows all named
+		// after that row: on a circle their names meet in the middle, so
+		// the row is named once, on the first.
+		for _, o := range g.Arrows {
+			if o.Label == e.Lock {
+				label = ""
+			}
+		}
 		g.Arrows = append(g.Arrows, Arrow{
 			X1: x1, Y1: y1, X2: x2, Y2: y2,
-			Label: e.Lock, LX: (a.X+b.X)/2 + int(px*off*2.2), LY: (a.Y+b.Y)/2 + int(py*off*2.2) + 4,
+			Label: label, LX: (a.X+b.X)/2 + int(px*off*2.2), LY: (a.Y+b.Y)/2 + int(py*off*2.2) + 4,
 		})
 	}
 	return g
