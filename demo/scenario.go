@@ -46,6 +46,9 @@ type Scenario struct {
 	Latency int       // redlock: ms a reachable node takes to answer
 	Timeout int       // redlock: ms the client waits for a node before giving up
 	Pool    int       // database: server connections behind a transaction-mode pooler; 0 for none
+	// MaxConns is the database's max_connections: a client connects at its
+	// first statement and is refused once that many are open; 0 for no limit.
+	MaxConns int
 
 	Resource string // the protected resource's name
 	Fencing  string // "on", "off", or "switch": the switch decides

@@ -63,16 +63,31 @@ const (
 	// WaitsOnItself: a client waits for a lock that it holds itself on
 	// another connection; no deadlock detector can see the cycle.
 	WaitsOnItself
+	// Oversold: a commit took a count of the resource below zero, as three
+	// orders for the last item leave its stock at -2. Client is the first
+	// order past the stock and Other the last, Value the count now and
+	// Before the row and column.
+	Oversold
+	// ChargedTwice: the resource took a second row equal to one it had in
+	// everything but its key, as a payment retried under a fresh id is
+	// charged again. Value is the new row's key, Before the first's.
+	ChargedTwice
+	// TooManyClients: a client could not connect at all, because the
+	// server already had max_connections open, held by others (Other) while
+	// they waited. Value is max_connections.
+	TooManyClients
 )
 
 // A deadlock the server broke and a queue of workers cost time or a retry,
 // not data; a lost update and a client waiting on itself are broken.
 var sqlViolationClasses = map[ViolationKind]Class{
 	LostUpdate: Broken, Deadlock: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
+	Oversold: Broken, ChargedTwice: Broken, TooManyClients: Warning,
 }
 
 var sqlViolationNames = map[ViolationKind]string{
 	LostUpdate: "lost-update", Deadlock: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
+	Oversold: "oversold", ChargedTwice: "charged-twice", TooManyClients: "too-many-clients",
 }
 
 var violationNames = [...]string{

@@ -111,6 +111,21 @@ var verdicts = []struct {
 	// down past the TTL, it leaves B with two nodes, one short of a majority.
 	{"redlock-restart", false, TwoHolders, []violationSeen{{TwoHolders, 1412, "B", "A"}}},
 	{"redlock-restart", true, MutualExclusionHeld, nil},
+	// Designs that need no lock. B's order is the first past the stock; C's
+	// takes it to -2. With the check in the UPDATE, B and C update 0 rows.
+	{"flash-sale", false, Oversold, []violationSeen{{Oversold, 40, "B", "C"}}},
+	{"flash-sale", true, MutualExclusionHeld, nil},
+	// The retry under a fresh request id is a second charge for order 7;
+	// under the same key its INSERT inserts nothing.
+	{"idempotency-key", false, ChargedTwice, []violationSeen{{ChargedTwice, 3000, "W2", "W1"}}},
+	{"idempotency-key", true, MutualExclusionHeld, nil},
+	// A, B and C hold the three connections when D comes: A idle in its
+	// transaction, B and C queued for A's row lock.
+	{"pool-exhaustion", false, TooManyClients, []violationSeen{{TooManyClients, 210, "D", "A, B, C"}}},
+	{"pool-exhaustion", true, MutualExclusionHeld, nil},
+	// B writes back 100 + 50 over A's 70; one consumer applies both events.
+	{"event-log", false, LostUpdate, []violationSeen{{LostUpdate, 30, "B", "A"}}},
+	{"event-log", true, MutualExclusionHeld, nil},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

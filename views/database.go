@@ -31,6 +31,10 @@ func describeSQL(lang string, f demo.Frame, e demo.Event) (string, bool) {
 		return fmt.Sprintf(T(lang, "ev.sql"), e.Client, via, e.Tag) + waited(lang, sc, e), true
 	case sql.DeadlockCheck:
 		return fmt.Sprintf(T(lang, "ev.deadlock-check"), e.Session, strings.Join(append(e.Cycle, e.Cycle[0]), " → ")), true
+	case sql.Refused:
+		return fmt.Sprintf(T(lang, "ev.sql-refused"), e.Client, e.Max), true
+	case sql.Disconnected:
+		return fmt.Sprintf(T(lang, "ev.sql-closed"), e.Client), true
 	}
 	// The lock service beside the database speaks for its own calls.
 	return describeLock(lang, f, e)
@@ -65,6 +69,17 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 		return fmt.Sprintf(T(lang, key), v.Client, Duration(sc, ms), v.Other, v.Value), true
 	case demo.WaitsOnItself:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at), true
+	case demo.Oversold:
+		// Before is "table key=v column": the page names the column.
+		col := v.Before[strings.LastIndexByte(v.Before, ' ')+1:]
+		if v.Other == v.Client {
+			return fmt.Sprintf(T(lang, key+".one"), v.Client, col, at, v.Value), true
+		}
+		return fmt.Sprintf(T(lang, key), v.Client, col, at, v.Other, v.Value), true
+	case demo.ChargedTwice:
+		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
+	case demo.TooManyClients:
+		return fmt.Sprintf(T(lang, key), v.Client, at, v.Value, v.Other), true
 	}
 	return "", false
 }
@@ -166,9 +181,18 @@ func NewWaitGraph(d Demo) WaitGraph {
 		}
 		x1, y1 := at(a, 1)
 		x2, y2 := at(b, -1)
+		label := e.Lock
+		// A queue of waiters for one row is a chain of arrows all named
+		// after that row: on a circle their names meet in the middle, so
+		// the row is named once, on the first.
+		for _, o := range g.Arrows {
+			if o.Label == e.Lock {
+				label = ""
+			}
+		}
 		g.Arrows = append(g.Arrows, Arrow{
 			X1: x1, Y1: y1, X2: x2, Y2: y2,
-			Label: e.Lock, LX: (a.X+b.X)/2 + int(px*off*2.2), LY: (a.Y+b.Y)/2 + int(py*off*2.2) + 4,
+			Label: label, LX: (a.X+b.X)/2 + int(px*off*2.2), LY: (a.Y+b.Y)/2 + int(py*off*2.2) + 4,
 		})
 	}
 	return g

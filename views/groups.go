@@ -8,7 +8,7 @@ import "github.com/distlock/fencing-demo/demo"
 func IndexGroups(catalog *demo.Catalog) ([]Group, error) {
 	var groups []Group
 	for _, purpose := range []string{"efficiency", "correctness"} {
-		for _, topology := range []string{"single", "replicated", "quorum", "consensus", "database"} {
+		for _, topology := range []string{"single", "replicated", "quorum", "consensus", "database", "nolock"} {
 			g := Group{Purpose: purpose, Topology: topology}
 			for _, sc := range catalog.Scenarios {
 				if sc.Purpose != purpose || sc.Topology != topology {

@@ -204,7 +204,7 @@ func VerdictMark(c demo.Class) string {
 // index's legend.
 var VerdictKinds = []demo.ViolationKind{
 	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
-	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate,
+	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate, demo.Oversold, demo.ChargedTwice, demo.TooManyClients,
 	demo.DeadHolder, demo.TokenReused,
 }
 

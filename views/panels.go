@@ -44,6 +44,7 @@ var familyPanels = map[string]Panel{
 	"redis":       {Store: nodesPanel, Wide: true, Describe: describeRedis, Reply: redisReply, Checked: redisChecked},
 	"consensus":   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked, Cost: coordCost},
 	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked, NoAnomaly: true},
+	"eventlog":    {Store: eventLogPanels, Whole: true, Describe: describeLog, NoAnomaly: true},
 }
 
 // RegisterPanel adds the panel of a family of one's own, for a program that

@@ -217,15 +217,15 @@ func TestGuideLinks(t *testing.T) {
 		"tree-long-work":             {"watchdog"},
 		"tree-consensus":             {"zookeeper-session-expiry", "etcd-lease", "lock-delay", "gc-pause"},
 		"tree-redis-for-correctness": {"redlock-quorum", "redlock-clock-jump"},
-		"tree-avoid":                 {"optimistic-version"},
-		"tree-database":              {"lost-update", "deadlock", "job-queue", "advisory-pooler", "reentrant", "fencing-sql"},
+		"tree-avoid":                 {"optimistic-version", "flash-sale", "idempotency-key", "event-log"},
+		"tree-database":              {"lost-update", "deadlock", "job-queue", "advisory-pooler", "reentrant", "fencing-sql", "pool-exhaustion"},
 	}
 	wantAnswer := [][]string{
 		{"redlock-gc-pause", "redlock-clock-jump"},
 		{"gc-pause"},
 		{"zookeeper-session-expiry", "zookeeper-recipe"},
-		{"lost-update", "job-queue", "deadlock", "optimistic-version", "reentrant", "fencing-sql"},
-		nil, // avoiding the lock: the decision tree
+		{"lost-update", "job-queue", "deadlock", "optimistic-version", "reentrant", "fencing-sql", "flash-sale", "idempotency-key", "pool-exhaustion"},
+		{"optimistic-version", "flash-sale", "idempotency-key", "event-log"},
 	}
 	for _, lang := range []string{"ja", "en"} {
 		t.Run("tree/"+lang, func(t *testing.T) {

@@ -6,6 +6,7 @@ package families
 import (
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/consensus"
+	"github.com/distlock/fencing-demo/demo/eventlog"
 	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/sql"
@@ -17,4 +18,5 @@ var All = demo.NewRegistry(
 	redis.Family,
 	consensus.Family,
 	sql.Family,
+	eventlog.Family,
 )

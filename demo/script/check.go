@@ -24,7 +24,7 @@ func fail(line int, format string, args ...any) *checkError {
 
 var (
 	purposes   = []string{"efficiency", "correctness"}
-	topologies = []string{"single", "replicated", "quorum", "consensus", "database"}
+	topologies = []string{"single", "replicated", "quorum", "consensus", "database", "nolock"}
 )
 
 // check fills in defaults and finds what is wrong with sc, one concern at a
@@ -86,8 +86,8 @@ func checkStore(reg *demo.Registry, sc *demo.Scenario) *checkError {
 	}
 	sc.Family = fam
 	if fam.Check == nil {
-		if sc.Pool != 0 {
-			return fail(0, "pool: %d; a pooler of 1 to 9 server connections is for the database store only", sc.Pool)
+		if sc.Pool != 0 || sc.MaxConns != 0 {
+			return fail(0, "pool and max-connections are for the database store only")
 		}
 		if sc.Nodes != 0 || sc.Latency != 0 || sc.Timeout != 0 {
 			return fail(0, "nodes, latency and timeout are for the redlock store only")

@@ -59,6 +59,7 @@ type scenario struct {
 	Latency       int       `yaml:"latency"`
 	Timeout       int       `yaml:"timeout"`
 	Pool          int       `yaml:"pool"`
+	MaxConns      int       `yaml:"max-connections"`
 	Resource      string    `yaml:"resource"`
 	Fencing       string    `yaml:"fencing"`
 	Clients       []string  `yaml:"clients"`
@@ -101,6 +102,7 @@ func (s *scenario) scenario() *demo.Scenario {
 		Purpose: s.Purpose, Topology: s.Topology,
 		Switch: s.Switch, SwitchAliases: s.SwitchAliases, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
+		MaxConns: s.MaxConns,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Initial: s.Initial.demo(), Property: s.Property,
 	}

@@ -15,7 +15,36 @@ const (
 	SQLWaiting   demo.Kind = "sql-waiting"    // SQLStatement waiting for a lock
 	SQLFailed    demo.Kind = "sql-error"      // SQLStatement answered with an ERROR
 	DeadlockSeen demo.Kind = "deadlock-check" // DeadlockCheck that found a cycle
+	SQLRefused   demo.Kind = "sql-refused"    // Refused: no connection, past max_connections
+	SQLClosed    demo.Kind = "sql-closed"     // Disconnected: a client closed its connection
 )
+
+// Refused is a client's connection refused by the server, which already has
+// max_connections open: the statement it meant to send never goes out.
+type Refused struct {
+	demo.Head
+	SQL string // what the client meant to send once connected
+	Max int    // max_connections
+}
+
+func (Refused) Kind() demo.Kind { return SQLRefused }
+
+// Wire is the startup message and the server's FATAL: the connection is over
+// before any statement is sent.
+func (e Refused) Wire() (string, string) {
+	return "connect (StartupMessage)", "FATAL: " + errTooManyClients.Message + " (SQLSTATE " + errTooManyClients.Code + ")"
+}
+
+// Disconnected is a client closing its connection (the protocol's Terminate
+// message).
+type Disconnected struct {
+	demo.Head
+	Session string
+	Pid     int
+}
+
+func (Disconnected) Kind() demo.Kind        { return SQLClosed }
+func (Disconnected) Wire() (string, string) { return "Terminate", "" }
 
 // SQLError is an ERROR as PostgreSQL reports it: the SQLSTATE and the
 // message.
@@ -33,6 +62,10 @@ var (
 	errLockTimeout = &SQLError{"55P03", "canceling statement due to lock timeout"}
 	errDeadlock    = &SQLError{"40P01", "deadlock detected"}
 	errAborted     = &SQLError{"25P02", "current transaction is aborted, commands ignored until end of transaction block"}
+	// statement_timeout cancels the statement as a cancel request would.
+	errStatementTimeout = &SQLError{"57014", "canceling statement due to statement timeout"}
+	// A connection past max_connections is refused with a FATAL.
+	errTooManyClients = &SQLError{"53300", "sorry, too many clients already"}
 )
 
 // The warnings.

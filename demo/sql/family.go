@@ -22,6 +22,10 @@ const DatabaseStore demo.StoreKind = "database"
 // SQL is the family's own verb: one statement on the client's connection.
 const SQL demo.Verb = "sql"
 
+// Disconnect closes the client's connection: the server rolls back its
+// open transaction and frees its locks and its place among max_connections.
+const Disconnect demo.Verb = "disconnect"
+
 // Args is one statement: "$col" stands for what the client last read,
 // "$token" for its token; Conn is which of the client's own connections it
 // goes on, from 1 (0 is the first).
@@ -34,6 +38,7 @@ type Args struct {
 // calls for a table that checks its tokens.
 var Verbs = append([]demo.VerbSpec{
 	{Verb: SQL, Form: "[conn N] STATEMENT", Help: "one SQL statement, sent on the client's connection (its Nth)", Parse: parseSQLArgs},
+	{Verb: Disconnect, Form: "", Help: "the client closes its connection"},
 }, lockservice.Verbs...)
 
 // Family is the database's entry in the registry.
@@ -58,6 +63,9 @@ var Family = &demo.Family{
 	Check: func(sc *demo.Scenario) error {
 		if sc.Pool < 0 || sc.Pool > 9 {
 			return fmt.Errorf("pool: %d; a pooler of 1 to 9 server connections is for the database store only", sc.Pool)
+		}
+		if sc.MaxConns < 0 || sc.MaxConns > 9 || sc.MaxConns > 0 && sc.Pool > 0 {
+			return fmt.Errorf("max-connections: %d; 1 to 9 connections, for clients with connections of their own (no pool)", sc.MaxConns)
 		}
 		if sc.Nodes != 0 || sc.Latency != 0 || sc.Timeout != 0 {
 			return errors.New("nodes, latency and timeout are for the redlock store only")
@@ -207,6 +215,18 @@ func story(sc *demo.Scenario, v demo.Violation) string {
 		return s
 	case demo.QueuedBehind:
 		return fmt.Sprintf("%s waited %sms behind %s for %s, then took another row at %s", v.Client, v.Before, v.Other, v.Value, at)
+	case demo.Oversold:
+		s := fmt.Sprintf("%s's commit took %s below zero at %s", v.Client, v.Before, at)
+		if v.Other != v.Client {
+			s += fmt.Sprintf("; after %s's it is %s", v.Other, v.Value)
+		} else {
+			s += ", to " + v.Value
+		}
+		return s
+	case demo.TooManyClients:
+		return fmt.Sprintf("%s could not connect at %s: max_connections %s, all held by %s", v.Client, at, v.Value, v.Other)
+	case demo.ChargedTwice:
+		return fmt.Sprintf("%s inserted %s at %s, the same as %s's %s under another key", v.Client, v.Value, at, v.Other, v.Before)
 	case demo.WaitsOnItself:
 		return fmt.Sprintf("%s waits for %s, which it holds itself, from %s", v.Client, v.Value, at)
 	case demo.StaleWrite:

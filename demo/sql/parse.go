@@ -11,7 +11,8 @@ import (
 // The database store reads real SQL, but only the handful of statement shapes
 // the lessons send: the transaction words, a SELECT of some columns by key or
 // of the oldest matching row, with the row-locking clauses; an UPDATE of one
-// row by key, with an optional extra condition; an INSERT of one row; the
+// row by key, with an optional extra condition; an INSERT of one row, which
+// may do nothing on a conflict with its key (a table's first column); the
 // advisory-lock functions; and SET lock_timeout. Anything else is refused
 // with the shape it should have, so a scenario cannot send SQL the model
 // would quietly misread.
@@ -42,9 +43,11 @@ type statement struct {
 	skip    bool     // FOR UPDATE SKIP LOCKED
 	sets    []assign // update
 	values  []string // insert
+	nothing bool     // insert: ON CONFLICT DO NOTHING
 	fn      string   // advisory: the function's name
 	key     int64    // advisory: the lock's key
-	timeout int      // set: lock_timeout in ms; 0 turns it off
+	timeout int      // set: lock_timeout (or statement_timeout) in ms; 0 turns it off
+	stmt    bool     // set: statement_timeout rather than lock_timeout
 }
 
 // cond is "col = value", or a comparison of numbers such as
@@ -198,8 +201,8 @@ func (p *parser) done() bool { return p.i >= len(p.t) }
 
 // The shapes, for error messages.
 const sqlShapes = "BEGIN, COMMIT, ROLLBACK; SELECT cols FROM t WHERE c = v [AND ...] [ORDER BY c LIMIT n] [FOR UPDATE [NOWAIT | SKIP LOCKED]]; " +
-	"UPDATE t SET c = v | c = c ± n [, ...] WHERE c = v [AND c = v | c <= n | c < n ...]; INSERT INTO t (cols) VALUES (vals); " +
-	"SELECT pg_advisory_lock(k) (and pg_try_advisory_lock, pg_advisory_unlock, pg_advisory_xact_lock); SET lock_timeout = 'N ms'"
+	"UPDATE t SET c = v | c = c ± n [, ...] WHERE c = v [AND c = v | c <= n | c < n ...]; INSERT INTO t (cols) VALUES (vals) [ON CONFLICT [(key)] DO NOTHING]; " +
+	"SELECT pg_advisory_lock(k) (and pg_try_advisory_lock, pg_advisory_unlock, pg_advisory_xact_lock); SET lock_timeout | statement_timeout = 'N ms'"
 
 // errShape is a statement of none of the shapes above.
 var errShape = fmt.Errorf("the model reads only these SQL shapes: %s", sqlShapes)
@@ -222,6 +225,10 @@ func parseSQL(sql string) (statement, error) {
 		st.kind = stRollback
 	case p.is("SET", "lock_timeout"):
 		return p.setTimeout()
+	case p.is("SET", "statement_timeout"):
+		st, err := p.setTimeout()
+		st.stmt = true
+		return st, err
 	case p.is("SELECT"):
 		st, ok = p.selectStmt()
 	case p.is("UPDATE"):
@@ -367,6 +374,18 @@ func (p *parser) insert() (statement, bool) {
 	}
 	if st.values, ok = p.list(p.literal); !ok || !p.is(")") {
 		return st, false
+	}
+	if p.is("ON", "CONFLICT") {
+		// The conflict target, when named, must be the key: the only
+		// unique constraint a table of the model has.
+		if p.is("(") {
+			if c, ok := p.ident(); !ok || c != st.cols[0] || !p.is(")") {
+				return st, false
+			}
+		}
+		if st.nothing = p.is("DO", "NOTHING"); !st.nothing {
+			return st, false
+		}
 	}
 	return st, len(st.values) == len(st.cols)
 }

@@ -30,8 +30,10 @@ type database struct {
 	sessions []*backend
 	advisory []*advisoryLock
 	pool     int  // server connections behind a transaction-mode pooler; 0: none
+	maxConns int  // max_connections: clients connect at their first statement; 0: all connected from the start
 	pooled   bool // clients go through the pooler
 	released int  // counts returns to the pool, for its LIFO order
+	opened   int  // connections opened so far, for their pids
 	vars     map[string]map[string]string
 	blocked  map[string]*backend      // a client whose statement is waiting, and where
 	queued   map[string][]demo.Action // what it sends once the statement returns
@@ -64,10 +66,20 @@ type row struct {
 	writer  string // the client whose commit made the current version
 	locker  *backend
 	pending map[string]string // the locker's uncommitted version; nil if it only locked
+	// given are the columns of pending that the client's program computed
+	// and sent as a value, rather than the server computing them from the
+	// row's newest version (balance = balance - 30): only those can carry a
+	// stale read into the table.
+	given   map[string]bool
 	waiters []*backend
 }
 
-func (w *row) name() string { return w.t.name + " id=" + w.values["id"] }
+// name is the row as pg_locks and the page name it: by its key, the
+// table's first column (its primary key on the real server).
+func (w *row) name() string { return w.t.name + " " + w.t.cols[0] + "=" + w.values[w.t.cols[0]] }
+
+// key is the row's primary key.
+func (w *row) key() string { return w.values[w.t.cols[0]] }
 
 // advisoryLock is one key of pg_advisory_lock. One session holds it at a
 // time; that session may take it again and again, and each take, at session
@@ -91,6 +103,7 @@ type backend struct {
 	aborted bool   // the transaction failed: only ROLLBACK (or COMMIT) is taken
 	rows    []*row // rows this transaction locked
 	timeout int    // lock_timeout in ms; 0: wait for ever
+	stmt    int    // statement_timeout in ms; 0: none
 	wait    *wait
 	back    int // when it went back to the pool
 }
@@ -115,11 +128,18 @@ type wait struct {
 	logged   bool // its wait has been logged
 }
 
+// holder is whom the statement waits for. The first waiter for a row lock
+// waits for the row's locker and holds the row's tuple lock meanwhile; a
+// later one queues for that tuple lock, so it waits for the first waiter,
+// as pg_blocking_pids names it.
 func (w *wait) holder() *backend {
-	if w.row != nil {
-		return w.row.locker
+	if w.row == nil {
+		return w.adv.owner
 	}
-	return w.adv.owner
+	if q := w.row.waiters; len(q) > 0 && q[0].wait != w && slices.ContainsFunc(q, func(s *backend) bool { return s.wait == w }) {
+		return q[0]
+	}
+	return w.row.locker
 }
 
 func (w *wait) lock() string {
@@ -131,12 +151,12 @@ func (w *wait) lock() string {
 
 func newDatabase(sc *demo.Scenario) *database {
 	d := &database{
-		pool: sc.Pool, pooled: sc.Pool > 0,
+		pool: sc.Pool, pooled: sc.Pool > 0, maxConns: sc.MaxConns,
 		vars: map[string]map[string]string{}, blocked: map[string]*backend{},
 		queued: map[string][]demo.Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
 		lease: lockservice.New(), resource: sc.Resource,
 	}
-	if !d.pooled {
+	if !d.pooled && d.maxConns == 0 {
 		for _, c := range sc.Clients {
 			d.open(c, c)
 		}
@@ -146,7 +166,8 @@ func newDatabase(sc *demo.Scenario) *database {
 
 // open starts a server connection; client is "" for one the pooler opens.
 func (d *database) open(name, client string) *backend {
-	s := &backend{name: name, pid: 101 + len(d.sessions), client: client}
+	d.opened++
+	s := &backend{name: name, pid: 100 + d.opened, client: client}
 	d.sessions = append(d.sessions, s)
 	return s
 }
@@ -183,6 +204,10 @@ func (d *database) conn(c string, n int) *backend {
 		}
 		// The program asks its own pool for another connection. To the
 		// server it is a stranger: a session of its own, with its own locks.
+		// Under max_connections the server refuses one more than that.
+		if d.maxConns > 0 && len(d.sessions) >= d.maxConns {
+			return nil
+		}
 		return d.open(name, c)
 	}
 	var idle *backend
@@ -214,7 +239,7 @@ func (d *database) unbind(r *demo.Run, s *backend) {
 }
 
 func (d *database) Do(r *demo.Run, a demo.Action) error {
-	if a.Verb != SQL {
+	if a.Verb != SQL && a.Verb != Disconnect {
 		return d.lease.Do(r, a) // acquire, renew, release: the lock service's
 	}
 	c := a.Who
@@ -223,6 +248,9 @@ func (d *database) Do(r *demo.Run, a demo.Action) error {
 		// does next goes out once that call returns.
 		d.queued[c] = append(d.queued[c], a)
 		return nil
+	}
+	if a.Verb == Disconnect {
+		return d.disconnect(r, a, r.Now())
 	}
 	return d.send(r, a, r.Now())
 }
@@ -251,6 +279,16 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 		return &demo.ActionError{Action: a, Msg: "behind a pooler the pooler picks the connection: conn N is for clients with connections of their own"}
 	}
 	s := d.conn(c, args.Conn)
+	if s == nil && !d.pooled {
+		// The connection is refused before the statement goes out.
+		open := make([]string, len(d.sessions))
+		for i, s := range d.sessions {
+			open[i] = s.name
+		}
+		r.Log(Refused{Head: r.HeadAt(at, c, ""), SQL: sql, Max: d.maxConns})
+		r.Violate(demo.Violation{Kind: demo.TooManyClients, At: at, Client: c, Other: strings.Join(open, ", "), Value: strconv.Itoa(d.maxConns)})
+		return nil
+	}
 	if s == nil {
 		return &demo.ActionError{Action: a, Msg: fmt.Sprintf("every one of the pool's %d server connections is in use", d.pool)}
 	}
@@ -358,20 +396,14 @@ func (d *database) exec(r *demo.Run, s *backend, w *wait, e *SQLStatement, at in
 		}
 		d.end(r, s, e.Tag == "COMMIT", at)
 	case stSet:
-		s.timeout = st.timeout
+		if st.stmt {
+			s.stmt = st.timeout
+		} else {
+			s.timeout = st.timeout
+		}
 		e.Tag = "SET"
 	case stInsert:
-		t := d.table(st.table)
-		if t == nil {
-			t = &table{name: st.table, cols: st.cols}
-			d.tables = append(d.tables, t)
-		}
-		vals := map[string]string{}
-		for i, c := range st.cols {
-			vals[c] = st.values[i]
-		}
-		t.rows = append(t.rows, &row{t: t, values: vals, rev: 1})
-		e.Tag = "INSERT 0 1"
+		d.insert(r, w.client, st, e, at)
 	case stSelect:
 		return d.selectRows(r, s, w, e)
 	case stUpdate:
@@ -380,6 +412,62 @@ func (d *database) exec(r *demo.Run, s *backend, w *wait, e *SQLStatement, at in
 		return d.advisoryCall(r, s, w, e)
 	}
 	return nil
+}
+
+// insert adds one row. The table's first column is its primary key: a row
+// whose key is taken is refused with PostgreSQL's unique violation, or, with
+// ON CONFLICT DO NOTHING, inserts nothing and says so in its tag. The row is
+// committed at once: the lessons send an INSERT as a transaction of its own.
+func (d *database) insert(r *demo.Run, client string, st statement, e *SQLStatement, at int) {
+	t := d.table(st.table)
+	if t == nil {
+		t = &table{name: st.table, cols: st.cols}
+		d.tables = append(d.tables, t)
+	}
+	vals := map[string]string{}
+	for i, c := range st.cols {
+		vals[c] = st.values[i]
+	}
+	for _, w := range t.rows {
+		if w.key() != vals[t.cols[0]] {
+			continue
+		}
+		if st.nothing {
+			e.Tag = "INSERT 0 0"
+			return
+		}
+		e.Err = &SQLError{"23505", `duplicate key value violates unique constraint "` + t.name + `_pkey"`}
+		return
+	}
+	w := &row{t: t, values: vals, rev: 1, writer: client}
+	if t.name == d.resource && r.Index() > 1 {
+		d.twice(r, client, w, at)
+	}
+	t.rows = append(t.rows, w)
+	e.Tag = "INSERT 0 1"
+}
+
+// twice looks at a row inserted into the resource during the story: one
+// equal to a row already there in everything but its key is the same thing
+// done twice under two keys, as a payment charged once per attempt.
+func (d *database) twice(r *demo.Run, client string, w *row, at int) {
+	t := w.t
+	for _, o := range t.rows {
+		same := true
+		for _, c := range t.cols[1:] {
+			same = same && o.values[c] == w.values[c]
+		}
+		if !same {
+			continue
+		}
+		var what []string
+		for _, c := range t.cols[1:] {
+			what = append(what, c+"="+w.values[c])
+		}
+		r.Violate(demo.Violation{Kind: demo.ChargedTwice, At: at, Client: client, Other: o.writer,
+			Value: t.cols[0] + "=" + w.key(), Before: t.cols[0] + "=" + o.key() + " (" + strings.Join(what, ", ") + ")"})
+		return
+	}
 }
 
 // visible is the version of w that s sees: its own uncommitted change, else
@@ -433,7 +521,7 @@ func candidates(t *table, s *backend, st statement) []*row {
 	}
 	by := st.orderBy
 	if by == "" {
-		by = "id"
+		by = t.cols[0]
 	}
 	slices.SortStableFunc(out, func(a, b *row) int {
 		x, _ := strconv.Atoi(visible(a, s)[by])
@@ -554,6 +642,10 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 				vals[a.col] = strconv.FormatInt(x+a.plus, 10)
 			} else {
 				vals[a.col] = a.val
+				if row.given == nil {
+					row.given = map[string]bool{}
+				}
+				row.given[a.col] = true
 			}
 		}
 		before = visible(row, s)["value"]
@@ -708,27 +800,57 @@ func (d *database) holdsSession(s *backend) bool {
 // commit has replaced since, so its write is based on a value that is gone.
 func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 	client := s.client
-	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && !r.StaleNow(client, at) {
-		var before, after []string
-		for _, c := range w.t.cols {
-			if w.values[c] != w.pending[c] {
-				before = append(before, c+"="+w.values[c])
-				after = append(after, c+"="+w.pending[c])
-			}
+	var before, after []string
+	given := false
+	for _, c := range w.t.cols {
+		if w.values[c] != w.pending[c] {
+			before = append(before, c+"="+w.values[c])
+			after = append(after, c+"="+w.pending[c])
+			given = given || w.given[c]
 		}
+	}
+	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && given && !r.StaleNow(client, at) {
 		r.Violate(demo.Violation{Kind: demo.LostUpdate, At: at, Client: client, Other: w.writer,
 			Value: strings.Join(after, ", "), Before: strings.Join(before, ", ")})
 	}
-	w.values, w.pending = w.pending, nil
+	if w.t.name == d.resource {
+		d.oversold(r, client, w, at)
+	}
+	w.values, w.pending, w.given = w.pending, nil, nil
 	w.rev++
 	w.writer = client
 	d.read(client, w)
 }
 
+// oversold looks at a commit to the resource that takes a count below zero:
+// more was sold (or paid out) than there was. The row's first such commit
+// is the violation; a later one that goes further only brings its count up
+// to date, so the verdict says where the count ended.
+func (d *database) oversold(r *demo.Run, client string, w *row, at int) {
+	for _, c := range w.t.cols[1:] {
+		old, err1 := strconv.ParseInt(w.values[c], 10, 64)
+		now, err2 := strconv.ParseInt(w.pending[c], 10, 64)
+		if err1 != nil || err2 != nil || now >= 0 || now >= old {
+			continue
+		}
+		where := w.name() + " " + c
+		if r.Amend(func(v *demo.Violation) bool {
+			if v.Kind != demo.Oversold || v.Before != where {
+				return false
+			}
+			v.Other, v.Value = client, w.pending[c]
+			return true
+		}) {
+			continue
+		}
+		r.Violate(demo.Violation{Kind: demo.Oversold, At: at, Client: client, Other: client, Value: w.pending[c], Before: where})
+	}
+}
+
 // release drops s's row locks and transaction-level advisory locks.
 func (d *database) release(r *demo.Run, s *backend, at int) {
 	for _, w := range s.rows {
-		w.locker, w.pending = nil, nil
+		w.locker, w.pending, w.given = nil, nil, nil
 		d.woken = append(d.woken, w.waiters...)
 		w.waiters = nil
 	}
@@ -784,6 +906,7 @@ func (d *database) Elapse(r *demo.Run, since int) {
 	d.lease.Elapse(r, since)
 	for {
 		var next *backend
+		var err *SQLError
 		due, isCheck := 0, false
 		for _, s := range d.sessions {
 			w := s.wait
@@ -794,7 +917,12 @@ func (d *database) Elapse(r *demo.Run, since int) {
 				next, due, isCheck = s, w.from+DeadlockTimeout, true
 			}
 			if s.timeout > 0 && (next == nil || w.from+s.timeout < due) {
-				next, due, isCheck = s, w.from+s.timeout, false
+				next, due, isCheck, err = s, w.from+s.timeout, false, errLockTimeout
+			}
+			// statement_timeout counts from when the statement was sent,
+			// however many locks it has waited for since.
+			if s.stmt > 0 && (next == nil || w.sent+s.stmt < due) {
+				next, due, isCheck, err = s, w.sent+s.stmt, false, errStatementTimeout
 			}
 		}
 		if next == nil || due > r.Now() {
@@ -803,7 +931,7 @@ func (d *database) Elapse(r *demo.Run, since int) {
 		if isCheck {
 			d.deadlockCheck(r, next, due)
 		} else {
-			d.fail(r, next, errLockTimeout, due)
+			d.fail(r, next, err, due)
 		}
 	}
 }
@@ -911,6 +1039,37 @@ func (d *database) trace(at int) {
 	slices.SortStableFunc(d.holds, func(a, b demo.Span) int { return a.From - b.From })
 }
 
+// disconnect ends the client's session as PostgreSQL does when a client
+// closes its connection: an open transaction is rolled back, every lock of
+// the session goes, and its place among max_connections is free again.
+func (d *database) disconnect(r *demo.Run, a demo.Action, at int) error {
+	if d.pooled {
+		return &demo.ActionError{Action: a, Msg: "behind a pooler the pooler keeps the server connections: disconnect is for clients with connections of their own"}
+	}
+	i := slices.IndexFunc(d.sessions, func(s *backend) bool { return s.name == a.Who })
+	if i < 0 {
+		return &demo.ActionError{Action: a, Msg: "it has no connection to close"}
+	}
+	s := d.sessions[i]
+	if s.inTx {
+		d.end(r, s, false, at)
+	}
+	for _, l := range d.advisory {
+		if l.owner == s {
+			l.session, l.xact = 0, 0
+			d.settle(r, l, at)
+		}
+	}
+	d.sessions = slices.Delete(d.sessions, i, i+1)
+	if c := r.Client(a.Who); c != nil && c.Holds {
+		d.beliefs[a.Who] = 0
+		r.LetGo(c)
+	}
+	r.Log(Disconnected{Head: r.HeadAt(at, a.Who, ""), Session: s.name, Pid: s.pid})
+	d.answered(r, s, a.Who, at)
+	return nil
+}
+
 // forever is "": a crash ends the session and with it every lock.
 func (d *database) Forever(*demo.Run) string { return "" }
 
@@ -924,7 +1083,11 @@ func (d *database) State(r *demo.Run) any {
 			ss.Query, ss.Since = s.wait.sql, s.wait.sent
 			ss.Waiting = s.wait.lock()
 			for _, a := range d.queued[s.wait.client] {
-				ss.Next = append(ss.Next, a.Args.(Args).SQL)
+				if args, ok := a.Args.(Args); ok {
+					ss.Next = append(ss.Next, args.SQL)
+				} else {
+					ss.Next = append(ss.Next, "Terminate") // disconnect
+				}
 			}
 			if h := s.wait.holder(); h != nil {
 				db.Edges = append(db.Edges, WaitEdge{From: s.name, To: h.name, Lock: s.wait.lock(), Since: s.wait.from})
@@ -1046,7 +1209,13 @@ func (d *database) answered(r *demo.Run, s *backend, client string, at int) {
 	for len(d.queued[client]) > 0 && d.blocked[client] == nil {
 		next := d.queued[client][0]
 		d.queued[client] = d.queued[client][1:]
-		if err := d.send(r, next, at); err != nil {
+		var err error
+		if next.Verb == Disconnect {
+			err = d.disconnect(r, next, at)
+		} else {
+			err = d.send(r, next, at)
+		}
+		if err != nil {
 			r.Fail(err)
 		}
 	}

@@ -246,3 +246,68 @@ func TestOptimisticVersionChangesTheStock(t *testing.T) {
 		}
 	}
 }
+
+// A table's first column is its key: a second row under a taken key is the
+// real server's unique violation, or, with ON CONFLICT DO NOTHING, no row at
+// all (checked on PostgreSQL 15: INSERT 0 1, ERROR 23505, INSERT 0 0).
+func TestInsertKeepsTheKeyUnique(t *testing.T) {
+	f := testkit.Play(t, database(t, "A, B",
+		"A sql INSERT INTO accounts (id, balance) VALUES (3, 50)",
+		"B sql INSERT INTO accounts (id, balance) VALUES (3, 60)",
+		"B sql INSERT INTO accounts (id, balance) VALUES (3, 60) ON CONFLICT DO NOTHING",
+		"B sql INSERT INTO accounts (id, balance) VALUES (4, 60) ON CONFLICT (id) DO NOTHING",
+	), false)
+	wantStatements(t, f,
+		"A: INSERT INTO accounts (id, balance) VALUES (3, 50) => INSERT 0 1",
+		`B: INSERT INTO accounts (id, balance) VALUES (3, 60) => ERROR: duplicate key value violates unique constraint "accounts_pkey" (SQLSTATE 23505)`,
+		"B: INSERT INTO accounts (id, balance) VALUES (3, 60) ON CONFLICT DO NOTHING => INSERT 0 0",
+		"B: INSERT INTO accounts (id, balance) VALUES (4, 60) ON CONFLICT (id) DO NOTHING => INSERT 0 1",
+	)
+}
+
+// balance = balance - 30 is computed by the server from the row's newest
+// version, so a commit after another client's loses nothing, even though
+// its client read the row before; what it can do is take the balance below
+// zero, which the resource's verdict calls oversold.
+func TestRelativeUpdateIsNotLostButMayOversell(t *testing.T) {
+	src := testkit.Replace(t, database(t, "A, B",
+		"A sql SELECT balance FROM accounts WHERE id = 1",
+		"B sql SELECT balance FROM accounts WHERE id = 1",
+		"A sql UPDATE accounts SET balance = balance - 60 WHERE id = 1",
+		"B sql UPDATE accounts SET balance = balance - 60 WHERE id = 1",
+	), "resource: row-1", "resource: accounts")
+	f := testkit.Play(t, src, false)
+	got := f.Violations
+	if len(got) != 1 || got[0].Kind != demo.Oversold || got[0].Client != "B" || got[0].Value != "-20" {
+		t.Fatalf("violations %+v, want one oversold by B, balance -20", got)
+	}
+}
+
+// Under max_connections a client connects at its first statement and is
+// refused with FATAL 53300 once the server has that many; closing a
+// connection frees its place, as pool-exhaustion's replay on a real server
+// of that many connections shows.
+func TestMaxConnectionsRefusesAndDisconnectFrees(t *testing.T) {
+	src := testkit.Replace(t, database(t, "A, B",
+		"B sql SELECT balance FROM accounts WHERE id = 1",
+		"A disconnect",
+		"B sql SELECT balance FROM accounts WHERE id = 1",
+	), "    clients: [A, B]\n", "    max-connections: 1\n    clients: [A, B]\n")
+	f := testkit.Play(t, src, false)
+	var got []string
+	for _, e := range f.Events {
+		call, reply := e.Wire()
+		got = append(got, e.Header().Client+": "+call+" => "+reply)
+	}
+	want := []string{
+		"B: connect (StartupMessage) => FATAL: sorry, too many clients already (SQLSTATE 53300)",
+		"A: Terminate => ",
+		"B: SELECT balance FROM accounts WHERE id = 1 => SELECT 1 (balance=100)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if v := demo.Headline(f.Violations); v.Kind != demo.TooManyClients || v.Client != "B" || v.Other != "A" {
+		t.Fatalf("headline %+v, want B refused while A held the one connection", v)
+	}
+}

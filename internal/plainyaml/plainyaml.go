@@ -1,15 +1,15 @@
 // Package plainyaml reads the plain shape of YAML that scenarios.yaml and
 // guide.yaml are written in (block mappings and sequences, one-line
-// scalars, plain or quoted, and one-line lists) into the YAML library's own
-// yaml.Node, about ten times faster than the library's parser. Reading them
-// is most of a server's start.
+// scalars, plain or quoted, and one-line lists and mappings of plain words)
+// into the YAML library's own yaml.Node, several times faster than the
+// library's parser. Reading them is most of a server's start.
 //
 // It never guesses: anything outside that shape (a block scalar, an anchor,
-// a tag, a flow mapping, a scalar that runs on to the next line, a tab in
-// the indentation, and so on) makes Parse report false, and the caller
-// reads the file with the library, whose answer, and whose error messages,
-// are then the ones the user sees. A fuzz test holds Parse to the library:
-// whatever Parse reads, the library reads to the same tree.
+// a tag, a nested flow collection, a scalar that runs on to the next line,
+// a tab in the indentation, and so on) makes Parse report false, and the
+// caller reads the file with the library, whose answer, and whose error
+// messages, are then the ones the user sees. A fuzz test holds Parse to the
+// library: whatever Parse reads, the library reads to the same tree.
 package plainyaml
 
 import (

@@ -67,6 +67,7 @@ func TestShapes(t *testing.T) {
 		"ja: 日本語: ではない\n",
 		"t: \"a # not a comment\"\nu: C#\n",
 		"e: []\n",
+		"expect: {off: violation in 5, on: none within 8}\nf: {}\n",
 	}
 	for _, s := range plain {
 		got, ok := Parse([]byte(s))
@@ -86,7 +87,7 @@ func TestShapes(t *testing.T) {
 		}
 	}
 	refused := []string{
-		"a: |\n  block\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: {b: c}\n", "a: one\n  two\n",
+		"a: |\n  block\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: {b: {c: d}}\n", "a: {b}\n", "a: one\n  two\n",
 		"a:\n\tb: 1\n", "---\na: 1\n", "a: \"runs\n  on\"\n", "? a\n: b\n", "- - x\n", "a: 'x' y\n", "\"q\": 1\n",
 	}
 	for _, s := range refused {

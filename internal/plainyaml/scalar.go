@@ -23,6 +23,8 @@ func (p *parser) scalar(text string, n, col int) *yaml.Node {
 		node.Value, rest, ok = singleQuoted(text)
 	case '[':
 		return p.list(text, n, col)
+	case '{':
+		return p.flowMap(text, n, col)
 	default:
 		if i := strings.Index(text, " #"); i >= 0 {
 			text = strings.TrimRight(text[:i], " ")
@@ -122,4 +124,37 @@ func (p *parser) list(text string, n, col int) *yaml.Node {
 		at += utf8.RuneCountInString(word) + 1
 	}
 	return seq
+}
+
+// flowMap reads a one-line mapping of plain words, such as
+// {off: violation in 5, on: none within 8}.
+func (p *parser) flowMap(text string, n, col int) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: n, Column: col}
+	end := strings.IndexByte(text, '}')
+	if end < 0 || !onlyComment(text[end+1:]) {
+		p.bad = true
+		return m
+	}
+	inside := text[1:end]
+	if strings.TrimSpace(inside) == "" {
+		return m
+	}
+	at := col + 1
+	for _, pair := range strings.Split(inside, ",") {
+		k, v, ok := strings.Cut(pair, ": ")
+		key := strings.TrimLeft(k, " ")
+		val := strings.TrimLeft(v, " ")
+		kcol := at + len(k) - len(key)
+		vcol := at + utf8.RuneCountInString(k) + 2 + len(v) - len(val)
+		key, val = strings.TrimRight(key, " "), strings.TrimRight(val, " ")
+		if !ok || !plainOK(key) || !plainOK(val) || strings.ContainsAny(key+val, "[]{}:#,") {
+			p.bad = true
+			return m
+		}
+		m.Content = append(m.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: n, Column: kcol},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: val, Line: n, Column: vcol})
+		at += utf8.RuneCountInString(pair) + 1
+	}
+	return m
 }

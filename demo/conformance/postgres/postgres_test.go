@@ -54,9 +54,17 @@ func TestPostgresConformance(t *testing.T) {
 		if sc.Store != model.DatabaseStore {
 			continue
 		}
+		server := pg
+		if sc.MaxConns > 0 {
+			// A server of the scenario's max_connections, and one more for
+			// the replay's own watching connection; all of them superuser
+			// connections, so none is kept in reserve.
+			server = realserver.StartPostgres(t, "deadlock_timeout="+deadlockTimeout,
+				fmt.Sprintf("max_connections=%d", sc.MaxConns+1), "superuser_reserved_connections=0")
+		}
 		for _, on := range []bool{false, true} {
 			t.Run(testkit.Name(sc, on), func(t *testing.T) {
-				replay(t, pg, sc, on)
+				replay(t, server, sc, on)
 			})
 		}
 	}
@@ -147,30 +155,7 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 	ctx := context.Background()
 
 	watch := dial(t, pg) // looks at pg_stat_activity, pg_locks and pgrowlocks
-	alone(t, watch)
-	// Row locks live in the rows themselves, not in pg_locks (which shows a
-	// row only while someone queues for it): pgrowlocks reads them.
-	mustExec(t, watch, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
-	for _, tb := range first.Store.(model.State).Tables {
-		ddl := make([]string, len(tb.Cols))
-		for i, c := range tb.Cols {
-			typ := "bigint"
-			for _, row := range tb.Rows {
-				if _, err := strconv.ParseInt(row.Values[i], 10, 64); err != nil {
-					typ = "text"
-				}
-			}
-			ddl[i] = c + " " + typ
-			if c == "id" {
-				ddl[i] += " PRIMARY KEY"
-			}
-		}
-		mustExec(t, watch, "DROP TABLE IF EXISTS "+tb.Name)
-		mustExec(t, watch, fmt.Sprintf("CREATE TABLE %s (%s)", tb.Name, strings.Join(ddl, ", ")))
-	}
-	for _, a := range sc.Setup {
-		mustExec(t, watch, a.Args.(model.Args).SQL)
-	}
+	stage(t, watch, sc, first)
 
 	conns := map[string]*conn{}
 	pending := map[string]chan model.SQLStatement{}
@@ -188,6 +173,11 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 		switch e := ev.(type) {
 		case model.DeadlockCheck:
 			victim, deadlocked = deadlock(t, e, pending)
+		case model.Refused:
+			refused(t, pg, e)
+		case model.Disconnected:
+			hangUp(t, watch, conns[e.Session], e)
+			delete(conns, e.Session)
 		case model.SQLStatement:
 			c := conns[e.Session]
 			if c == nil {
@@ -238,6 +228,83 @@ func replay(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 		// The rows as the page leaves them, unless the real server broke a
 		// deadlock on the other side than the model, which changes them.
 		sameRows(t, watch, f)
+	}
+}
+
+// stage builds the tables of the scenario's first frame on the real server,
+// each column a bigint or, where a row holds something else, text, and the
+// first column the key, as the model has it; then it plays the setup.
+func stage(t *testing.T, watch *conn, sc *demo.Scenario, first demo.Frame) {
+	t.Helper()
+	alone(t, watch)
+	// Row locks live in the rows themselves, not in pg_locks (which shows a
+	// row only while someone queues for it): pgrowlocks reads them.
+	mustExec(t, watch, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
+	for _, tb := range first.Store.(model.State).Tables {
+		ddl := make([]string, len(tb.Cols))
+		for i, c := range tb.Cols {
+			typ := "bigint"
+			for _, row := range tb.Rows {
+				if _, err := strconv.ParseInt(row.Values[i], 10, 64); err != nil {
+					typ = "text"
+				}
+			}
+			ddl[i] = c + " " + typ
+			if i == 0 {
+				ddl[i] += " PRIMARY KEY" // the model's key: a table's first column
+			}
+		}
+		mustExec(t, watch, "DROP TABLE IF EXISTS "+tb.Name)
+		mustExec(t, watch, fmt.Sprintf("CREATE TABLE %s (%s)", tb.Name, strings.Join(ddl, ", ")))
+	}
+	for _, a := range sc.Setup {
+		mustExec(t, watch, a.Args.(model.Args).SQL)
+	}
+}
+
+// refused checks that the server turns a new connection away, as the page
+// says, with FATAL 53300: it has max_connections open already.
+func refused(t *testing.T, pg *realserver.Postgres, e model.Refused) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := pgconn.Connect(ctx, pg.URL())
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		_ = c.Close(ctx)
+		t.Fatalf("t=%dms %s: the page says the connection is refused; the server took it", e.At, e.Client)
+	case !errors.As(err, &pgErr):
+		t.Fatalf("t=%dms %s: connecting: %v, want FATAL 53300", e.At, e.Client, err)
+	}
+	got := model.SQLStatement{Err: &model.SQLError{Code: pgErr.Code, Message: pgErr.Message}}
+	if g := "FATAL: " + got.Err.Message + " (SQLSTATE " + got.Err.Code + ")"; pgErr.Severity != "FATAL" || g != func() string { _, w := e.Wire(); return w }() {
+		t.Errorf("t=%dms %s: connecting: real %s %s, page %v", e.At, e.Client, pgErr.Severity, g, e)
+	}
+}
+
+// hangUp closes a connection as the page's client does, and waits until the
+// server's backend has gone: only then is its place among max_connections
+// free, which the next connection of the replay may need.
+func hangUp(t *testing.T, watch, c *conn, e model.Disconnected) {
+	t.Helper()
+	if c == nil {
+		t.Fatalf("t=%dms %s closes a connection it never opened", e.At, e.Client)
+	}
+	pid := c.pg.PID()
+	if err := c.pg.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := watch.send(context.Background(), fmt.Sprintf("SELECT count(*) FROM pg_stat_activity WHERE pid = %d", pid))
+		if got.Err == nil && len(got.Rows) == 1 && got.Rows[0][0] == "0" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("t=%dms %s: its backend (pid %d) is still there 5 s after it closed the connection", e.At, e.Client, pid)
+		}
+		time.Sleep(2 * time.Millisecond) // polling the server, not waiting for an outcome
 	}
 }
 
@@ -314,14 +381,14 @@ func rowLocks(t *testing.T, watch *conn, conns map[string]*conn, f demo.Frame) {
 	}
 	var want, have []string
 	for _, tb := range f.Store.(model.State).Tables {
-		id := slices.Index(tb.Cols, "id") // the model names a row by its id
+		key := tb.Cols[0] // the model names a row by its key, the first column
 		for _, r := range tb.Rows {
 			if r.LockedBy != "" {
-				want = append(want, fmt.Sprintf("%s id=%s locked by %s", tb.Name, r.Values[id], pid(r.LockedBy)))
+				want = append(want, fmt.Sprintf("%s %s=%s locked by %s", tb.Name, key, r.Values[0], pid(r.LockedBy)))
 			}
 		}
-		got := watch.send(context.Background(), fmt.Sprintf(`SELECT '%[1]s id=' || t.id || ' locked by ' || array_to_string(p.pids, ',')
-			FROM %[1]s t JOIN pgrowlocks('%[1]s') p ON p.locked_row = t.ctid`, tb.Name))
+		got := watch.send(context.Background(), fmt.Sprintf(`SELECT '%[1]s %[2]s=' || t.%[2]s || ' locked by ' || array_to_string(p.pids, ',')
+			FROM %[1]s t JOIN pgrowlocks('%[1]s') p ON p.locked_row = t.ctid`, tb.Name, key))
 		if got.Err != nil {
 			t.Fatalf("pgrowlocks(%s): %s", tb.Name, got.Reply())
 		}
@@ -385,7 +452,7 @@ func stillWaiting(t *testing.T, watch, c *conn, ch chan model.SQLStatement, sess
 func sameRows(t *testing.T, watch *conn, f demo.Frame) {
 	t.Helper()
 	for _, tb := range f.Store.(model.State).Tables {
-		got := watch.send(context.Background(), fmt.Sprintf("SELECT %s FROM %s ORDER BY id", strings.Join(tb.Cols, ", "), tb.Name))
+		got := watch.send(context.Background(), fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(tb.Cols, ", "), tb.Name, tb.Cols[0]))
 		if got.Err != nil {
 			t.Fatalf("%s: %s", tb.Name, got.Reply())
 		}
