@@ -46,6 +46,9 @@ type Demo struct {
 	// Follow is the address of this run's follow-along page, where others
 	// watch it live; "" until the first click makes the run.
 	Follow string
+	// Guess is the reader's answer to the question that led to this frame
+	// ("" for none): the frame then marks it (predict.go).
+	Guess string
 }
 
 // Sc returns the scenario being shown.

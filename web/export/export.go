@@ -13,6 +13,7 @@
 //	index.html                        the choice of language
 //	<lang>/index.html                 the scenario index
 //	<lang>/<scenario>/<on|off>/<k>.html  frame k (see views.StaticPath)
+//	<lang>/<scenario>/<on|off>/<k>-<answer>.html  frame k with a reader's answer to its question marked
 //	static/<name>.<hash>.<ext>        the style sheet and the icon
 package export
 
@@ -163,6 +164,16 @@ func renderSite(ctx context.Context, catalog *demo.Catalog, a *web.Assets) ([]si
 					d := staticDemo(f, here, home, frameAssets)
 					if err := add(views.StaticPath(here), views.DemoPage(d)); err != nil {
 						return nil, err
+					}
+					// A frame a question led to has a file per answer, with
+					// that answer marked: the question's options link there.
+					if q := sc.Predicted(k); q != nil {
+						for _, o := range q.Options {
+							d.Guess = o.Value
+							if err := add(views.StaticGuessPath(here, o.Value), views.DemoPage(d)); err != nil {
+								return nil, err
+							}
+						}
 					}
 				}
 			}
