@@ -164,3 +164,84 @@ func (g Guide) Predict(ls []guidedata.DemoLink) (QuizPredict, bool) {
 	}
 	return QuizPredict{}, false
 }
+
+// RoomPoll is a lecture's question as a page shows it: to a follower, the
+// question with its answers to press while it is open; to the lecturer, how
+// many answered, as a bar per option; to both, after the reveal, the
+// model's answer and the share of the room that chose each option. Only
+// counts: nothing on it says who chose what.
+type RoomPoll struct {
+	ID     string
+	Q      *demo.Prediction
+	Open   bool
+	Counts []int64
+	Total  int64
+	// Result is the model's answer, on the frame the question led to,
+	// once the lecturer revealed it; nil before.
+	Result *demo.Result
+	Action string // where a follower's answer goes
+	Mine   string // the follower's own answer, where the page knows it
+}
+
+// Share is the part of the room that chose option i, in whole percent.
+func (p RoomPoll) Share(i int) int {
+	if p.Total == 0 || i >= len(p.Counts) {
+		return 0
+	}
+	return int((p.Counts[i]*100 + p.Total/2) / p.Total)
+}
+
+// Count is how many chose option i.
+func (p RoomPoll) Count(i int) int64 {
+	if i >= len(p.Counts) {
+		return 0
+	}
+	return p.Counts[i]
+}
+
+// PollURL is where the lecturer's page reads its question's totals.
+func PollURL(p Place) string {
+	return "/scenarios/" + p.Sc.ID + "/poll?" + url.QueryEscape(p.Sc.Switch) + "=" + demo.OnOff(p.On) +
+		"&" + StepParam + "=" + fmt.Sprint(p.Step) + "&" + LangParam + "=" + p.Lang + presentParam(p)
+}
+
+func presentParam(p Place) string {
+	if p.Present {
+		return "&" + PresentParam + "=1"
+	}
+	return ""
+}
+
+// FollowAnswerURL is where a follower's answer goes.
+func FollowAnswerURL(fid string) string { return FollowURL(fid) + "/answer" }
+
+// Polled says whether the lecturer's page of this frame shows the room's
+// answers: a frame with a question, or the frame it led to, of a run.
+func (d Demo) Polled() bool {
+	return d.Run != "" && d.Here.View == PageView && (d.Question() != nil || d.Sc().Predicted(d.Frame.Index) != nil)
+}
+
+func init() {
+	addWords(map[string][2]string{
+		"poll.ask":          {"会場に問う", "Ask the room"},
+		"poll.ask.hint":     {"問いを受講者の画面に出す (キー A)。次の「1手すすめる」で答えを明かす。", "Puts the question on the followers' screens (key A). The next Step reveals the answer."},
+		"poll.room":         {"会場の答え", "The room's answers"},
+		"poll.count":        {"%d 人が回答", "%d answered"},
+		"poll.open":         {"受付中", "open"},
+		"poll.revealed":     {"締切", "closed"},
+		"poll.reveal":       {"答えを明かす (1手すすめる)", "Reveal (Step)"},
+		"poll.share":        {"%[1]d 人 (%[2]d%%)", "%[1]d (%[2]d%%)"},
+		"poll.right":        {"正解", "right"},
+		"poll.question":     {"講師からの問い", "The lecturer asks"},
+		"poll.answer":       {"答える", "Your answer"},
+		"poll.mine":         {"あなたの答え: %s (答えが明かされるまで変えられる)", "Your answer: %s (you may change it until the reveal)"},
+		"poll.change":       {"答えが明かされるまで、何度でも選び直せる。", "You may change your answer until the lecturer reveals it."},
+		"poll.result":       {"答え合わせ", "The answer"},
+		"err.ask.run":       {"問いを出せるのは講師だけ: 自分の実行 (最初のクリックで始まる) から問う。", "Only the lecturer asks: ask from your own run (your first click starts one)."},
+		"err.ask.none":      {"この場面には問いがない。", "This frame asks no question."},
+		"err.poll.store":    {"答えを数える場所に今つながらない。少し待ってもう一度。", "The answers cannot be counted just now. Try again in a moment."},
+		"err.answer":        {"その答えはこの問いの選択肢にない。", "That answer is not one of this question's options."},
+		"err.answer.closed": {"この問いはもう締め切られたか、まだ出ていない。", "This question is closed, or has not been asked."},
+		"err.answer.full":   {"この問いには、もう答えを受け付けられない。", "This question takes no more answers."},
+	})
+}

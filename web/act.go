@@ -41,6 +41,9 @@ func (s *Server) act(c echo.Context) error {
 	if !isHTMX(c) && s.runs.echoes(run, here, action, now) {
 		there, guess = here, "" // the answer went with the first press
 	}
+	if there != here {
+		s.revealOnStep(c, run, here, action) // predict.go: the next Step reveals a question asked here
+	}
 	m := s.runs.goTo(run, there, action, now)
 	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
 		s.conns.keep(conn, m.run) // limit.go: the lecturer's connection stays while the bound is hit

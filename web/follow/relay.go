@@ -19,7 +19,9 @@ type Relay interface {
 	// Publish records at as lecture fid's latest move with a version of at
 	// least floor and above any before it, tells every replica, and returns
 	// the version.
-	Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error)
+	// A touch is the same frame drawn again (a question asked): replicas
+	// draw it even though they show that frame already.
+	Publish(ctx context.Context, fid string, at At, floor uint64, touch bool) (uint64, error)
 	// Latest is lecture fid's latest move; false when it has none.
 	Latest(ctx context.Context, fid string) (At, uint64, bool, error)
 }
@@ -75,8 +77,11 @@ return val
 `)
 
 // Publish is Relay.Publish.
-func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error) {
+func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64, touch bool) (uint64, error) {
 	move := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
+	if touch {
+		move += " " + touchField
+	}
 	val, err := publishScript.Run(ctx, r.client, []string{r.prefix + fid},
 		floor, move, r.ttl.Milliseconds(), r.channel, fid).Text()
 	if err != nil {
@@ -85,6 +90,9 @@ func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64) (u
 	_, v, err := r.parse(val)
 	return v, err
 }
+
+// touchField ends a move that draws the frame shown again.
+const touchField = "touch"
 
 // Latest is Relay.Latest.
 func (r *Redis) Latest(ctx context.Context, fid string) (At, uint64, bool, error) {
@@ -99,9 +107,12 @@ func (r *Redis) Latest(ctx context.Context, fid string) (At, uint64, bool, error
 	return at, v, err == nil, err
 }
 
-// parse reads "<version> <scenario> <on|off> <step>".
+// parse reads "<version> <scenario> <on|off> <step>", and a touch's field.
 func (r *Redis) parse(val string) (At, uint64, error) {
 	f := strings.Fields(val)
+	if len(f) == 5 && f[4] == touchField {
+		f = f[:4]
+	}
 	if len(f) != 4 {
 		return At{}, 0, fmt.Errorf("follow redis: a move %q", val)
 	}
@@ -157,7 +168,7 @@ func (b *Broker) listen(ctx context.Context, r *Redis) {
 				b.log.Warn("follow: a move from redis", "err", err)
 				continue
 			}
-			b.apply(fid, at, v, false)
+			b.applyTouch(fid, at, v, false, strings.HasSuffix(val, " "+touchField))
 		}
 	}
 }
