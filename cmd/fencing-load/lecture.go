@@ -53,6 +53,9 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	arrive := fl.Duration("arrive", 2*time.Second, "the students arrive spread over this long")
 	moves := fl.Int("moves", 60, "the lecturer's clicks")
 	pace := fl.Duration("pace", 250*time.Millisecond, "time between the lecturer's clicks")
+	answer := fl.Bool("answer", false, "the answering mode (answers.go): the lecturer asks the scenario's question, every follower answers, the Step reveals; no hostile attendees")
+	within := fl.Duration("answer-within", 2*time.Second, "the answering mode: the followers answer spread over this long")
+	read := fl.Duration("read", 50*time.Millisecond, "the answering mode: how often the lecturer's screen reads the totals")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +84,17 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 		return errors.New("the lecturer's first click carried no run key or follow link")
 	}
 	here.Step = 2
+	if *answer {
+		k := 1
+		for k < sc.Frames() && sc.Asked(k) == nil {
+			k++
+		}
+		if sc.Asked(k) == nil || *within <= 0 || *read <= 0 {
+			return errors.New("the answering mode needs a scenario with a question, and -answer-within and -read above 0")
+		}
+		a := &answering{base: base, host: host, link: link, run: run, sc: sc, ask: here.At(k), followers: *followers, nats: *nats, within: *within, read: *read}
+		return a.play(ctx, stdout)
+	}
 
 	var hostile sync.WaitGroup
 	defer hostile.Wait()
