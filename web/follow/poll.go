@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
@@ -66,11 +67,15 @@ type Polls interface {
 	Mine(ctx context.Context, fid, id, voter string) (int, error)
 }
 
-// questionID names a question by its frame and the moment it was asked, so
-// asking the same frame again is a new question with counts of its own.
+// questionID names a question by its frame, the moment it was asked and a
+// count of this process's questions, so asking the same frame again is a
+// new question with counts of its own.
 func questionID(at At, now time.Time) string {
-	return at.Sc.ID + "." + demo.OnOff(at.On) + "." + strconv.Itoa(at.Step) + "." + strconv.FormatInt(now.UnixMilli(), 36)
+	return at.Sc.ID + "." + demo.OnOff(at.On) + "." + strconv.Itoa(at.Step) + "." +
+		strconv.FormatInt(now.UnixMilli(), 36) + strconv.FormatUint(questions.Add(1), 36)
 }
+
+var questions atomic.Uint64
 
 // MemPolls keeps polls in memory, for a server on its own.
 type MemPolls struct {
