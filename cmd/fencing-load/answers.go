@@ -82,18 +82,7 @@ func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 	if err := timed("ask", a.ask); err != nil {
 		return err
 	}
-	// The lecturer's screen reads the totals until they are right.
-	var reads []time.Duration
-	var rightAt time.Time
-	for deadline := time.Now().Add(a.within + 20*time.Second); time.Now().Before(deadline); time.Sleep(a.read) {
-		start := time.Now()
-		got, err := a.totals(ctx, lecturer, q)
-		reads = append(reads, time.Since(start))
-		if err == nil && slicesEqual(got, want) {
-			rightAt = time.Now()
-			break
-		}
-	}
+	reads, rightAt := a.readTotals(ctx, lecturer, q, want)
 	last := time.Time{}
 	answered := 0
 	for _, f := range fs {
@@ -129,6 +118,20 @@ func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 		return errors.New("not every answer counted, or not every follower saw the reveal")
 	}
 	return nil
+}
+
+// readTotals reads the totals as the lecturer's screen does until they are
+// want: how long each read took, and when they were right (zero: never).
+func (a *answering) readTotals(ctx context.Context, c *http.Client, q *demo.Prediction, want []int64) (reads []time.Duration, rightAt time.Time) {
+	for deadline := time.Now().Add(a.within + 20*time.Second); time.Now().Before(deadline); time.Sleep(a.read) {
+		start := time.Now()
+		got, err := a.totals(ctx, c, q)
+		reads = append(reads, time.Since(start))
+		if err == nil && slicesEqual(got, want) {
+			return reads, time.Now()
+		}
+	}
+	return reads, time.Time{}
 }
 
 // cancelAfter waits for wait, at most d.

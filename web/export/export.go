@@ -165,21 +165,30 @@ func renderSite(ctx context.Context, catalog *demo.Catalog, a *web.Assets) ([]si
 					if err := add(views.StaticPath(here), views.DemoPage(d)); err != nil {
 						return nil, err
 					}
-					// A frame a question led to has a file per answer, with
-					// that answer marked: the question's options link there.
-					if q := sc.Predicted(k); q != nil {
-						for _, o := range q.Options {
-							d.Guess = o.Value
-							if err := add(views.StaticGuessPath(here, o.Value), views.DemoPage(d)); err != nil {
-								return nil, err
-							}
-						}
+					if err := addGuesses(add, d); err != nil {
+						return nil, err
 					}
 				}
 			}
 		}
 	}
 	return files, nil
+}
+
+// addGuesses adds, for a frame a question led to, a file per answer with
+// that answer marked: the question's options link there.
+func addGuesses(add func(string, templ.Component) error, d views.Demo) error {
+	q := d.Sc().Predicted(d.Frame.Index)
+	if q == nil {
+		return nil
+	}
+	for _, o := range q.Options {
+		d.Guess = o.Value
+		if err := add(views.StaticGuessPath(d.Here, o.Value), views.DemoPage(d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // staticDemo is the view model of a frame's file: what the server's demoView
