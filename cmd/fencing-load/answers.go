@@ -39,6 +39,20 @@ type answering struct {
 	within, read          time.Duration
 }
 
+// start finds the scenario's first question and plays the answering mode
+// from a.ask, the lecture's frame after its first click.
+func (a *answering) start(ctx context.Context, stdout io.Writer) error {
+	k := 1
+	for k < a.sc.Frames() && a.sc.Asked(k) == nil {
+		k++
+	}
+	if a.sc.Asked(k) == nil || a.within <= 0 || a.read <= 0 {
+		return errors.New("the answering mode needs a scenario with a question, and -answer-within and -read above 0")
+	}
+	a.ask = a.ask.At(k)
+	return a.play(ctx, stdout)
+}
+
 func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 	q := a.sc.Asked(a.ask.Step)
 	lecturer := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: dialerFrom("127.0.0.1").DialContext}}

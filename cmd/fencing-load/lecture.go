@@ -85,15 +85,8 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	}
 	here.Step = 2
 	if *answer {
-		k := 1
-		for k < sc.Frames() && sc.Asked(k) == nil {
-			k++
-		}
-		if sc.Asked(k) == nil || *within <= 0 || *read <= 0 {
-			return errors.New("the answering mode needs a scenario with a question, and -answer-within and -read above 0")
-		}
-		a := &answering{base: base, host: host, link: link, run: run, sc: sc, ask: here.At(k), followers: *followers, nats: *nats, within: *within, read: *read}
-		return a.play(ctx, stdout)
+		a := &answering{base: base, host: host, link: link, run: run, sc: sc, ask: here, followers: *followers, nats: *nats, within: *within, read: *read}
+		return a.start(ctx, stdout)
 	}
 
 	var hostile sync.WaitGroup
