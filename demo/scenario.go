@@ -91,6 +91,9 @@ type Move struct {
 	TitleOn, TitleOff *Text
 	TextOn, TextOff   *Text
 	Do                []Action
+	// Predict is the question asked before the move plays, or nil
+	// (predict.go).
+	Predict *Prediction
 }
 
 // narration returns the move's narration for the switch position on.

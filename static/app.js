@@ -69,6 +69,7 @@
       case "t": case "T": done = click("takeover") || click("script"); break;
       case "f": case "F": done = !!switchButton() && (switchButton().click(), true); break;
       case "p": case "P": toggle(); done = true; break;
+      case "a": case "A": done = click("ask"); break; // a lecture's question to the room (predict.templ)
       case "?": openHelp(); done = true; break;
     }
     if (done) ev.preventDefault();

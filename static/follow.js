@@ -51,12 +51,44 @@
       if (!next || !shown || next.dataset.version === shown.dataset.version) return;
       keep(shown, next);
       shown.replaceWith(next);
+      markMine(next);
       doc.title = next.dataset.title;
       var line = next.querySelector("[data-announce]");
       var announce = doc.getElementById("announce");
       if (line && announce) announce.textContent = line.textContent.trim();
     }
   });
+
+  // A lecturer's question (predict.templ): an answer is sent without leaving
+  // the page, and the pressed answer stays marked, also on the frames the
+  // stream draws again while the question is open (they are the same for
+  // every follower, so the mark is this page's own).
+  doc.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    var section = form.closest && form.closest("[data-poll]");
+    if (!section || !window.fetch || !ev.submitter) return;
+    ev.preventDefault();
+    var body = new URLSearchParams(new FormData(form));
+    body.set(ev.submitter.name, ev.submitter.value);
+    fetch(form.action, { method: "POST", body: body, headers: { "HX-Request": "true" }, credentials: "same-origin" })
+      .then(function (r) {
+        if (!r.ok) return;
+        try { sessionStorage.setItem("answer:" + section.dataset.poll, ev.submitter.value); } catch (e) { /* private mode */ }
+        markMine(doc.getElementById("demo"));
+      });
+  });
+
+  function markMine(root) {
+    var section = root && root.querySelector("[data-poll]");
+    if (!section) return;
+    var mine = null;
+    try { mine = sessionStorage.getItem("answer:" + section.dataset.poll); } catch (e) { return; }
+    if (mine === null) return;
+    section.querySelectorAll("button[name=option]").forEach(function (b) {
+      b.setAttribute("aria-pressed", String(b.value === mine));
+    });
+    section.dataset.answered = mine;
+  }
 
   // keep carries over what the follower did to the old frame: the event log
   // they opened, and the focus on the "try it myself" link.

@@ -49,6 +49,9 @@ type Demo struct {
 	// Offers are what can happen now, in free play (Here.FreePlay); none in
 	// the script.
 	Offers []demo.Offer
+	// Guess is the reader's answer to the question that led to this frame
+	// ("" for none): the frame then marks it (predict.go).
+	Guess string
 }
 
 // Sc returns the scenario being shown.

@@ -111,6 +111,18 @@ func TestA11y(t *testing.T) {
 			)
 		}
 		visits = append(visits, visit{name: "present/en", path: "/scenarios/gc-pause?fencing=off&step=7&lang=en&present=1"})
+		// A prediction: the question before the move, and the answer
+		// marked after it, right and wrong, in both languages and on the
+		// projector (predict.templ).
+		for _, lang := range []string{"en", "ja"} {
+			visits = append(visits,
+				visit{name: "predict-ask/" + lang, path: "/scenarios/gc-pause?fencing=on&step=6&lang=" + lang},
+				visit{name: "predict-right/" + lang, path: "/scenarios/gc-pause?fencing=on&step=7&guess=rejected&lang=" + lang},
+				visit{name: "predict-wrong/" + lang, path: "/scenarios/gc-pause?fencing=off&step=7&guess=rejected&lang=" + lang},
+				visit{name: "predict-ask-present/" + lang, path: "/scenarios/gc-pause?fencing=on&step=6&present=1&lang=" + lang},
+				visit{name: "predict-wrong-present/" + lang, path: "/scenarios/gc-pause?fencing=on&step=7&guess=accepted&present=1&lang=" + lang},
+			)
+		}
 		// The decision tree one question at a time, at a question and at
 		// a leaf, and presenter mode where the panels scroll inside.
 		for _, lang := range []string{"en", "ja"} {

@@ -28,6 +28,10 @@ func (s *Server) act(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	guess, err := readGuess(c, here, there, action) // predict.go
+	if err != nil {
+		return err
+	}
 	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
 		return err
 	}
@@ -36,13 +40,16 @@ func (s *Server) act(c echo.Context) error {
 	// first press's echo, and leaves the run where the first one took it.
 	now := s.now()
 	if !isHTMX(c) && s.runs.echoes(run, here, action, now) {
-		there = here
+		there, guess = here, "" // the answer went with the first press
+	}
+	if there != here {
+		s.revealOnStep(c, run, here, action) // predict.go: the next Step reveals a question asked here
 	}
 	m := s.runs.goTo(run, there, action, now)
 	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
 		s.conns.keep(conn, m.run) // limit.go: the lecturer's connection stays while the bound is hit
 	}
-	return s.answerClick(c, there, m)
+	return s.answerClick(c, there, guess, m)
 }
 
 // readClick reads the scenario, the place the click was made on and the run
@@ -114,16 +121,20 @@ func move(here views.Place, action string, form url.Values) (views.Place, error)
 // key goes back in an HttpOnly cookie, never in the address: whoever reads
 // the projector's address bar learns nothing that drives the run, and the
 // next scenario the lecturer opens keeps the same lecture and follow link.
-func (s *Server) answerClick(c echo.Context, there views.Place, m moved) error {
+func (s *Server) answerClick(c echo.Context, there views.Place, guess string, m moved) error {
 	c.SetCookie(&http.Cookie{
 		Name: runCookieName, Value: m.run, Path: "/", MaxAge: runCookieAge,
 		HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode,
 	})
-	if !isHTMX(c) {
-		return c.Redirect(http.StatusSeeOther, there.URL())
+	to := there.URL()
+	if guess != "" {
+		to = views.GuessURL(there, guess)
 	}
-	c.Response().Header().Set("HX-Push-Url", there.URL())
-	return s.writeFrame(c, answerKey{here: there}, visitorIDs(m.run))
+	if !isHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, to)
+	}
+	c.Response().Header().Set("HX-Push-Url", to)
+	return s.writeFrame(c, answerKey{here: there, guess: guess}, visitorIDs(m.run))
 }
 
 // The cookie that keeps a visitor's run key between pages: a lecture's length

@@ -58,6 +58,11 @@ func (s *Server) followPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if v.Poll != nil && v.Poll.Open { // predict.go: the follower's own answer, on their own page
+		if o, err := s.polls.Mine(c.Request().Context(), fid, v.Poll.ID, voter(c)); err == nil && o >= 0 {
+			v.Poll.Mine = v.Poll.Q.Options[o].Value
+		}
+	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return respond.Render(c, http.StatusOK, views.FollowPage(v))
 }
@@ -94,11 +99,18 @@ func (s *Server) followView(fid string, at follow.At, version uint64, lang strin
 	d.Canonical = "" // a lecture is not a page of the site: the frame's own address is the try link
 	d.OtherLang = views.FollowLangURL(fid, views.OtherLang(lang))
 	d.Assets = views.Assets{CSS: s.assets.URL("app.css"), Icon: s.assets.URL("icon.svg"), Follow: s.assets.URL("follow.js")}
+	ctx, cancel := context.WithTimeout(context.Background(), pollWait)
+	defer cancel()
+	poll, err := s.roomPoll(ctx, fid, at) // predict.go
+	if err != nil {
+		s.log.Warn("reading a lecture's question", "err", err) // the frame goes out without it
+	}
 	return views.Follow{
 		Demo:    d,
 		Version: version,
 		Events:  views.FollowEventsURL(fid, lang),
 		Reload:  views.FollowLangURL(fid, lang),
+		Poll:    poll,
 	}, nil
 }
 

@@ -199,7 +199,7 @@ func mustShow(tb testing.TB, doc *goquery.Document, f demo.Frame, lang string) {
 // runID returns the run id that every control of doc carries.
 func runID(tb testing.TB, doc *goquery.Document) string {
 	tb.Helper()
-	inputs := doc.Find(`#demo form input[name="run"]`)
+	inputs := doc.Find(`#demo .controls form input[name="run"]`) // the controls; a question's form carries it too
 	if got, want := inputs.Length(), 5; got != want {
 		tb.Fatalf("%d run inputs, want %d (step, back, reset, take over, switch)", got, want)
 	}

@@ -17,7 +17,7 @@ func (s *Server) home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.showFrame(c, views.Place{Place: demo.Place{Sc: sc, On: sc.Default, Step: 1}, Lang: lang}, "")
+	return s.showFrame(c, views.Place{Place: demo.Place{Sc: sc, On: sc.Default, Step: 1}, Lang: lang}, "", "")
 }
 
 // index lists every scenario with what it teaches and how it ends.

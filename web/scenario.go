@@ -27,9 +27,13 @@ func (s *Server) page(c echo.Context) error {
 	if err != nil {
 		return badAddress(err, here.URL())
 	}
+	guess, err := views.ReadGuess(q, sc, here.Step) // predict.go
+	if err != nil {
+		return badAddress(err, here.URL())
+	}
 	// The run key comes from the cookie only: an address that names one (an
 	// old bookmark) is read as the frame it names, and the key left out.
-	return s.showFrame(c, here, runCookie(c))
+	return s.showFrame(c, here, guess, runCookie(c))
 }
 
 // scenario is the scenario the request's :id names.
@@ -44,22 +48,23 @@ func (s *Server) scenario(c echo.Context) (*demo.Scenario, error) {
 
 // showFrame renders a whole page for a frame. A page on its own needs no
 // run: the frame is played from scratch, and the first click makes the run.
-func (s *Server) showFrame(c echo.Context, here views.Place, run string) error {
+func (s *Server) showFrame(c echo.Context, here views.Place, guess, run string) error {
 	cc := "no-cache"
 	if run != "" {
 		cc = "private, no-cache" // the page's forms carry the visitor's run key: never a shared cache's
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, cc)
 	c.Response().Header().Add(echo.HeaderVary, "Cookie")
-	return s.writeFrame(c, answerKey{here: here, page: true}, visitorIDs(run))
+	return s.writeFrame(c, answerKey{here: here, page: true, guess: guess}, visitorIDs(run))
 }
 
 // answerKey names a frame's answer: its place, and whole page or a click's
 // fragment. The visitor's run and follow ids are not in it: the answer is
 // kept with gaps for them (internal/respond).
 type answerKey struct {
-	here views.Place
-	page bool
+	here  views.Place
+	page  bool
+	guess string // the reader's answer to the question that led here, checked (predict.go)
 }
 
 // maxAnswers bounds the answers kept: at most about 20 MB.
@@ -91,6 +96,7 @@ func (s *Server) writeFrame(c echo.Context, key answerKey, ids respond.IDs) erro
 				return nil, err
 			}
 		}
+		d.Guess = key.guess
 		if key.page {
 			return views.DemoPage(d), nil
 		}

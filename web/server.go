@@ -35,15 +35,17 @@ import (
 
 // Server wires the lesson (demo) to HTTP and the screen (views).
 type Server struct {
-	cfg     Config
-	catalog *demo.Catalog
-	guide   *guidedata.Guide
-	runs    *runs
-	answers *respond.Answers[answerKey] // pages and fragments, drawn once per place
-	limiter *runLimiter                 // nil: no limit
-	conns   *connLimiter
-	follow  *follow.Broker
-	assets  *Assets
+	cfg         Config
+	catalog     *demo.Catalog
+	guide       *guidedata.Guide
+	runs        *runs
+	answers     *respond.Answers[answerKey] // pages and fragments, drawn once per place
+	limiter     *runLimiter                 // nil: no limit
+	conns       *connLimiter
+	follow      *follow.Broker
+	polls       follow.Polls // a lecture's question and its answers (predict.go)
+	answerLimit *answerLimiter
+	assets      *Assets
 	// groups is the scenario index, worked out once, when the index is first
 	// asked for: it plays every scenario to its end both ways, which no other
 	// page needs, so a fresh server does not make its first visitor wait for
@@ -106,7 +108,16 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 			s.limiter.log = log
 		}
 		s.stopRelay = func() { cancel(); _ = relay.Close() }
+		s.polls = relay.Polls()
+	} else {
+		s.polls = follow.NewMemPolls(cfg.MaxRuns, cfg.LectureIdle)
 	}
+	// A hall behind one address answers within a few seconds.
+	perAddr := cfg.FollowPerAddr
+	if perAddr <= 0 {
+		perAddr = follow.MaxPerAddr
+	}
+	s.answerLimit = newAnswerLimiter(float64(perAddr)/2, 2*perAddr)
 	s.runs = newRuns(cfg.MaxRuns, cfg.RunIdle, s.follow)
 	if err := s.routes(); err != nil {
 		return nil, err
@@ -153,6 +164,8 @@ func (s *Server) routes() error {
 	e.Match(get, "/scenarios", s.index)
 	e.Match(get, "/scenarios/:id", s.page)      // scenario.go
 	e.Match(get, "/scenarios/:id/yaml", s.save) // save.go: a free-play history as a scenario
+	e.POST("/scenarios/:id/ask", s.ask)         // predict.go
+	e.GET("/scenarios/:id/poll", s.pollView)    // predict.go
 	e.POST("/scenarios/:id/:action", s.act)     // act.go
 	e.Match(get, "/embed/:id", s.page)          // embed.go: the same, without the site's header
 	e.POST("/embed/:id/:action", s.act)
@@ -161,6 +174,7 @@ func (s *Server) routes() error {
 	e.Match(get, "/follow/:fid", s.followPage) // follow.go
 	e.GET(followEventsPath, s.followEvents)
 	e.Match(get, "/follow/:fid/qr.svg", s.followQR)
+	e.POST("/follow/:fid/answer", s.followAnswer)     // predict.go
 	e.Match(get, "/guide/decision-tree", s.guideTree) // guide.go
 	e.Match(get, "/guide/quiz", s.guideQuiz)
 	if s.cfg.BenchRoutes {

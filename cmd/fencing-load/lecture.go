@@ -53,6 +53,9 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	arrive := fl.Duration("arrive", 2*time.Second, "the students arrive spread over this long")
 	moves := fl.Int("moves", 60, "the lecturer's clicks")
 	pace := fl.Duration("pace", 250*time.Millisecond, "time between the lecturer's clicks")
+	answer := fl.Bool("answer", false, "the answering mode (answers.go): the lecturer asks the scenario's question, every follower answers, the Step reveals; no hostile attendees")
+	within := fl.Duration("answer-within", 2*time.Second, "the answering mode: the followers answer spread over this long")
+	read := fl.Duration("read", 50*time.Millisecond, "the answering mode: how often the lecturer's screen reads the totals")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +84,10 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 		return errors.New("the lecturer's first click carried no run key or follow link")
 	}
 	here.Step = 2
+	if *answer {
+		a := &answering{base: base, host: host, link: link, run: run, sc: sc, ask: here, followers: *followers, nats: *nats, within: *within, read: *read}
+		return a.start(ctx, stdout)
+	}
 
 	var hostile sync.WaitGroup
 	defer hostile.Wait()

@@ -146,3 +146,19 @@ func TestLectureCommand(t *testing.T) {
 		t.Fatalf("the forger started %d of 300 new runs (%v), want the burst of 100 and not all:\n%s", runs, err, out.String())
 	}
 }
+
+// The answering mode, in small: every follower's answer counted, the right
+// totals on the lecturer's screen, and the reveal on every stream.
+func TestLectureAnswering(t *testing.T) {
+	target := benchServer(t, time.Hour)
+	var out, log bytes.Buffer
+	args := []string{"-answer", "-target", target, "-followers", "30", "-nats", "3", "-answer-within", "300ms"}
+	if err := loadCommand(context.Background(), "lecture", args, scenarios(t), &out, &log); err != nil {
+		t.Fatalf("lecture -answer: %v\n%s\n%s", err, out.String(), log.String())
+	}
+	for _, want := range []string{"answers: 30 of 30", "the right totals on the lecturer's screen", "followers shown the reveal: 30 of 30"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("lecture -answer printed\n%s\nwant it to mention %q", out.String(), want)
+		}
+	}
+}

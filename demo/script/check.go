@@ -45,7 +45,7 @@ func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) *checkError {
 		return err
 	}
 	for _, c := range []func(*demo.Scenario) *checkError{
-		checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPlays,
+		checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPredictions, checkPlays,
 	} {
 		if err := c(sc); err != nil {
 			return err
@@ -248,7 +248,7 @@ func checkPlays(sc *demo.Scenario) *checkError {
 		if ce := narrationOf(sc, r); ce != nil {
 			return ce
 		}
-		return nil
+		return answerOf(sc, r)
 	})
 	if err == nil {
 		return nil

@@ -92,6 +92,7 @@ type move struct {
 	TextOn    *text     `yaml:"text-on"`
 	TextOff   *text     `yaml:"text-off"`
 	Do        []action  `yaml:"do"`
+	Predict   *predict  `yaml:"predict"`
 }
 
 // scenario converts the file's scenario to the engine's, unchecked: its
@@ -114,6 +115,7 @@ func (s *scenario) scenario() *demo.Scenario {
 			Narration: m.Narration.demo(),
 			TitleOn:   optional(m.TitleOn), TitleOff: optional(m.TitleOff),
 			TextOn: optional(m.TextOn), TextOff: optional(m.TextOff),
+			Predict: m.Predict.demo(),
 		})
 	}
 	return sc

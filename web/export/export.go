@@ -13,6 +13,7 @@
 //	index.html                        the choice of language
 //	<lang>/index.html                 the scenario index
 //	<lang>/<scenario>/<on|off>/<k>.html  frame k (see views.StaticPath)
+//	<lang>/<scenario>/<on|off>/<k>-<answer>.html  frame k with a reader's answer to its question marked
 //	static/<name>.<hash>.<ext>        the style sheet and the icon
 package export
 
@@ -164,11 +165,30 @@ func renderSite(ctx context.Context, catalog *demo.Catalog, a *web.Assets) ([]si
 					if err := add(views.StaticPath(here), views.DemoPage(d)); err != nil {
 						return nil, err
 					}
+					if err := addGuesses(add, d); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
 	}
 	return files, nil
+}
+
+// addGuesses adds, for a frame a question led to, a file per answer with
+// that answer marked: the question's options link there.
+func addGuesses(add func(string, templ.Component) error, d views.Demo) error {
+	q := d.Sc().Predicted(d.Frame.Index)
+	if q == nil {
+		return nil
+	}
+	for _, o := range q.Options {
+		d.Guess = o.Value
+		if err := add(views.StaticGuessPath(d.Here, o.Value), views.DemoPage(d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // staticDemo is the view model of a frame's file: what the server's demoView

@@ -135,7 +135,13 @@ func TestExportWritesEveryFrame(t *testing.T) {
 		for _, sc := range catalog.Scenarios {
 			for _, on := range []bool{true, false} {
 				for k := 1; k <= sc.Frames(); k++ {
-					want[views.StaticPath(views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang})] = true
+					here := views.Place{Place: demo.Place{Sc: sc, On: on, Step: k}, Lang: lang}
+					want[views.StaticPath(here)] = true
+					if q := sc.Predicted(k); q != nil {
+						for _, o := range q.Options {
+							want[views.StaticGuessPath(here, o.Value)] = true
+						}
+					}
 				}
 			}
 		}

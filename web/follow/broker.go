@@ -211,7 +211,13 @@ func LectureID(key string) string {
 // follower; with a relay it waits for Redis at most relayWait, and a Redis
 // that does not answer costs the other replicas' followers this move, never
 // the click.
-func (b *Broker) Publish(fid string, at At) {
+func (b *Broker) Publish(fid string, at At) { b.publish(fid, at, false) }
+
+// Touch is Publish of the frame the lecture already shows, drawn again for
+// every follower: for what changed beside the frame (a question asked).
+func (b *Broker) Touch(fid string, at At) { b.publish(fid, at, true) }
+
+func (b *Broker) publish(fid string, at At, touch bool) {
 	if b.relay == nil && !b.kept(fid) {
 		return
 	}
@@ -219,11 +225,11 @@ func (b *Broker) Publish(fid string, at At) {
 	version := floor
 	if b.relay != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
-		v, err := b.relay.Publish(ctx, fid, at, floor)
+		v, err := b.relay.Publish(ctx, fid, at, floor, touch)
 		cancel()
 		if err != nil {
 			b.log.Warn("follow: telling the other replicas", "err", err)
-			b.relayLater(fid, at, floor)
+			b.relayLater(fid, at, floor, touch)
 		} else {
 			version = v
 			b.mu.Lock()
@@ -231,7 +237,7 @@ func (b *Broker) Publish(fid string, at At) {
 			b.mu.Unlock()
 		}
 	}
-	b.apply(fid, at, version, false)
+	b.applyTouch(fid, at, version, false, touch)
 }
 
 // relayLater tells the other replicas of a move Redis did not take in time
@@ -239,7 +245,7 @@ func (b *Broker) Publish(fid string, at At) {
 // relayRetry for relayRetries, unless the lecturer moves again first: so
 // the followers on the other replicas catch up once Redis is back rather
 // than at the lecturer's next click.
-func (b *Broker) relayLater(fid string, at At, floor uint64) {
+func (b *Broker) relayLater(fid string, at At, floor uint64, touch bool) {
 	b.mu.Lock()
 	b.moves++
 	seq := b.moves
@@ -261,7 +267,7 @@ func (b *Broker) relayLater(fid string, at At, floor uint64) {
 				return
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), relayWait)
-			v, err := b.relay.Publish(ctx, fid, at, floor)
+			v, err := b.relay.Publish(ctx, fid, at, floor, touch)
 			cancel()
 			if err == nil {
 				b.mu.Lock()
@@ -269,7 +275,7 @@ func (b *Broker) relayLater(fid string, at At, floor uint64) {
 					delete(b.unrelayed, fid)
 				}
 				b.mu.Unlock()
-				b.apply(fid, at, v, false)
+				b.applyTouch(fid, at, v, false, touch)
 				return
 			}
 		}
@@ -333,6 +339,12 @@ func (b *Broker) nextVersion(fid string) uint64 {
 // (its first follower opened it here); a move for a lecture nobody follows
 // here is none of this server's business.
 func (b *Broker) apply(fid string, at At, version uint64, local bool) {
+	b.applyTouch(fid, at, version, local, false)
+}
+
+// applyTouch is apply; touch draws the frame again even when it is the one
+// shown.
+func (b *Broker) applyTouch(fid string, at At, version uint64, local, touch bool) {
 	b.mu.Lock()
 	s := b.byID[fid]
 	if s == nil && local {
@@ -343,7 +355,7 @@ func (b *Broker) apply(fid string, at At, version uint64, local bool) {
 	}
 	b.mu.Unlock()
 	if s != nil {
-		s.set(at, version)
+		s.setTouch(at, version, touch)
 	}
 }
 
@@ -752,13 +764,16 @@ func (s *Session) ID() string { return s.id }
 // waiting for one; a version no newer than the one shown changes nothing,
 // so moves arriving twice or out of turn (a relay's redelivery) are
 // harmless.
-func (s *Session) set(at At, version uint64) {
+func (s *Session) set(at At, version uint64) { s.setTouch(at, version, false) }
+
+// setTouch is set; touch makes even the frame shown a new version.
+func (s *Session) setTouch(at At, version uint64, touch bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if version <= s.version {
 		return
 	}
-	if s.version > 0 && s.at == at {
+	if s.version > 0 && s.at == at && !touch {
 		// The same frame again (a double click's duplicate, a replayed
 		// request) is not a new move.
 		return

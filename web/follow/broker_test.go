@@ -341,7 +341,7 @@ type slowRelay struct {
 	at      At
 }
 
-func (r *slowRelay) Publish(context.Context, string, At, uint64) (uint64, error) { return 0, nil }
+func (r *slowRelay) Publish(context.Context, string, At, uint64, bool) (uint64, error) { return 0, nil }
 func (r *slowRelay) Latest(ctx context.Context, fid string) (At, uint64, bool, error) {
 	r.asked.Add(1)
 	<-r.release

@@ -20,7 +20,9 @@ type Relay interface {
 	// Publish records at as lecture fid's latest move with a version of at
 	// least floor and above any before it, tells every replica, and returns
 	// the version.
-	Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error)
+	// A touch is the same frame drawn again (a question asked): replicas
+	// draw it even though they show that frame already.
+	Publish(ctx context.Context, fid string, at At, floor uint64, touch bool) (uint64, error)
 	// Latest is lecture fid's latest move; false when it has none.
 	Latest(ctx context.Context, fid string) (At, uint64, bool, error)
 }
@@ -76,9 +78,13 @@ return val
 `)
 
 // Publish is Relay.Publish.
-func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64) (uint64, error) {
+func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64, touch bool) (uint64, error) {
+	m := move(at)
+	if touch {
+		m += " " + touchField
+	}
 	val, err := publishScript.Run(ctx, r.client, []string{r.prefix + fid},
-		floor, move(at), r.ttl.Milliseconds(), r.channel, fid).Text()
+		floor, m, r.ttl.Milliseconds(), r.channel, fid).Text()
 	if err != nil {
 		return 0, err
 	}
@@ -95,6 +101,9 @@ func move(at At) string {
 	return m
 }
 
+// touchField ends a move that draws the frame shown again.
+const touchField = "touch"
+
 // Latest is Relay.Latest.
 func (r *Redis) Latest(ctx context.Context, fid string) (At, uint64, bool, error) {
 	val, err := r.client.Get(ctx, r.prefix+fid).Result()
@@ -108,10 +117,14 @@ func (r *Redis) Latest(ctx context.Context, fid string) (At, uint64, bool, error
 	return at, v, err == nil, err
 }
 
-// parse reads "<version> <scenario> <on|off> <step> [<play>]", the
-// free-play history (demo.Place.Play) in base64url, as it has spaces.
+// parse reads "<version> <scenario> <on|off> <step> [<play>] [touch]": the
+// free-play history (demo.Place.Play) in base64url, as it has spaces, and
+// a touch's field.
 func (r *Redis) parse(val string) (At, uint64, error) {
 	f := strings.Fields(val)
+	if len(f) > 4 && f[len(f)-1] == touchField {
+		f = f[:len(f)-1]
+	}
 	if len(f) != 4 && len(f) != 5 {
 		return At{}, 0, fmt.Errorf("follow redis: a move %q", val)
 	}
@@ -172,7 +185,7 @@ func (b *Broker) listen(ctx context.Context, r *Redis) {
 				b.log.Warn("follow: a move from redis", "err", err)
 				continue
 			}
-			b.apply(fid, at, v, false)
+			b.applyTouch(fid, at, v, false, strings.HasSuffix(val, " "+touchField))
 		}
 	}
 }

@@ -1,0 +1,121 @@
+package script
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// predict is a move's question as written: what is asked, of what kind, and
+// the options. Which option is right is not written: the model computes it
+// when the move plays (demo.Prediction.Answer), and the loader checks, in
+// both switch positions, that the options include it.
+type predict struct {
+	Ask     text     `yaml:"ask"`
+	Kind    string   `yaml:"kind"`
+	Who     string   `yaml:"who"`
+	Of      string   `yaml:"of"`
+	Options []option `yaml:"options"`
+}
+
+// option is one answer: the outcome it names, its words, and why a reader
+// might pick it when it is wrong.
+type option struct {
+	Is       string `yaml:"is"`
+	Label    text   `yaml:"label"`
+	Tempting text   `yaml:"tempting"`
+}
+
+func (p *predict) demo() *demo.Prediction {
+	if p == nil {
+		return nil
+	}
+	d := &demo.Prediction{Ask: p.Ask.demo(), Kind: demo.AskKind(p.Kind), Who: p.Who, Of: demo.Kind(p.Of)}
+	for _, o := range p.Options {
+		d.Options = append(d.Options, demo.Option{Value: o.Is, Label: o.Label.demo(), Tempting: o.Tempting.demo()})
+	}
+	return d
+}
+
+// maxOptions keeps a question to what a phone shows without scrolling.
+const maxOptions = 5
+
+// checkPredictions: each question's shape, before anything plays: its kind
+// and what that kind needs, its words in both languages, and two to five
+// options with distinct outcomes, each with its words and its temptation.
+func checkPredictions(sc *demo.Scenario) *checkError {
+	for i, m := range sc.Moves {
+		p := m.Predict
+		if p == nil {
+			continue
+		}
+		line := 0
+		if len(m.Do) > 0 {
+			line = m.Do[0].Line
+		}
+		where := fmt.Sprintf("move %d predict", i+1)
+		if !slices.Contains(demo.AskKinds, p.Kind) {
+			kinds := make([]string, len(demo.AskKinds))
+			for j, k := range demo.AskKinds {
+				kinds[j] = string(k)
+			}
+			return fail(line, "%s: kind %q: want one of %s", where, p.Kind, strings.Join(kinds, ", "))
+		}
+		if (p.Kind == demo.AskEvent) != (p.Who != "") || p.Who != "" && !slices.Contains(sc.Clients, p.Who) {
+			return fail(line, "%s: who: an event question names one of the clients (%s), and only it", where, strings.Join(sc.Clients, ", "))
+		}
+		if (p.Kind == demo.AskCount) != (p.Of != "") {
+			return fail(line, "%s: of: a count question names the kind of event it counts, and only it", where)
+		}
+		if err := complete(where+" ask", p.Ask); err != "" {
+			return fail(line, "%s", err)
+		}
+		if len(p.Options) < 2 || len(p.Options) > maxOptions {
+			return fail(line, "%s: %d options; a question has 2 to %d", where, len(p.Options), maxOptions)
+		}
+		for j, o := range p.Options {
+			if o.Value == "" || slices.ContainsFunc(p.Options[:j], func(b demo.Option) bool { return b.Value == o.Value }) {
+				return fail(line, "%s: option %d: each option names a different outcome under \"is:\"", where, j+1)
+			}
+			for _, t := range []struct {
+				what string
+				t    demo.Text
+			}{{"label", o.Label}, {"tempting", o.Tempting}} {
+				if err := complete(fmt.Sprintf("%s option %q %s", where, o.Value, t.what), t.t); err != "" {
+					return fail(line, "%s", err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// answerOf checks the question of the move that led to r's frame, if it has
+// one: the model's answer there must be one of its options, so that a
+// question is never asked whose right answer cannot be picked.
+func answerOf(sc *demo.Scenario, r *demo.Run) *checkError {
+	i := r.Index() - 2
+	p := sc.Moves[i].Predict
+	if p == nil {
+		return nil
+	}
+	line := 0
+	if len(sc.Moves[i].Do) > 0 {
+		line = sc.Moves[i].Do[0].Line
+	}
+	f := r.Frame()
+	v, _, ok := p.Answer(&f)
+	if !ok {
+		return fail(line, "move %d predict: with the switch %s, %s has no event in this move to ask about", i+1, demo.OnOff(r.On()), p.Who)
+	}
+	if _, ok := p.Option(v); !ok {
+		values := make([]string, len(p.Options))
+		for j, o := range p.Options {
+			values[j] = o.Value
+		}
+		return fail(line, "move %d predict: with the switch %s the model's answer is %q, which is not among the options (%s)", i+1, demo.OnOff(r.On()), v, strings.Join(values, ", "))
+	}
+	return nil
+}

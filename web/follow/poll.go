@@ -1,0 +1,297 @@
+package follow
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/golang-lru/v2/expirable"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// A lecture's poll: the lecturer asks the question of the frame on screen,
+// each follower answers once (and may change the answer until the reveal),
+// and the counts per option are all anyone is shown: never who chose what.
+// Only the counts and each voter's own choice are kept, for as long as a
+// lecture is, and only while the poll is open can an answer change them.
+
+// Poll is where a lecture's question stands.
+type Poll struct {
+	ID     string // the question: its frame and when it was asked; "" for none
+	At     At     // the frame the question is asked on
+	Open   bool   // answers are taken; false once revealed
+	Counts []int64
+}
+
+// Total is how many followers have answered.
+func (p Poll) Total() int64 {
+	var n int64
+	for _, c := range p.Counts {
+		n += c
+	}
+	return n
+}
+
+// The ways an answer is refused.
+var (
+	ErrClosed = errors.New("follow: the question is not open")
+	ErrVoters = errors.New("follow: the question has all the answers it takes")
+)
+
+// MaxVoters bounds one question's answers: a hall of followers, with
+// room for phones that lost their cookie.
+const MaxVoters = 4 * MaxFollowers
+
+// Polls keeps the lectures' polls: in memory on one server, in the shared
+// Redis with replicas, so that an answer counted on one replica shows in
+// the totals on every other.
+type Polls interface {
+	// Ask opens a new question at at with n options, forgetting any
+	// earlier one of the lecture.
+	Ask(ctx context.Context, fid string, at At, n int) (Poll, error)
+	// Answer records voter's choice (an option's index) for question id,
+	// replacing the voter's earlier choice: ErrClosed when id is not the
+	// lecture's open question, ErrVoters when it has MaxVoters answers.
+	Answer(ctx context.Context, fid, id, voter string, option int) error
+	// Reveal closes question id: no answer changes its counts after.
+	Reveal(ctx context.Context, fid, id string) (Poll, error)
+	// Get is the lecture's poll, with ok false when it has none.
+	Get(ctx context.Context, fid string) (Poll, bool, error)
+	// Mine is voter's choice for question id, or -1.
+	Mine(ctx context.Context, fid, id, voter string) (int, error)
+}
+
+// questionID names a question by its frame, the moment it was asked and a
+// count of this process's questions, so asking the same frame again is a
+// new question with counts of its own.
+func questionID(at At, now time.Time) string {
+	return at.Sc.ID + "." + demo.OnOff(at.On) + "." + strconv.Itoa(at.Step) + "." +
+		strconv.FormatInt(now.UnixMilli(), 36) + strconv.FormatUint(questions.Add(1), 36)
+}
+
+var questions atomic.Uint64
+
+// MemPolls keeps polls in memory, for a server on its own.
+type MemPolls struct {
+	mu    sync.Mutex
+	polls *expirable.LRU[string, *memPoll]
+	Clock func() time.Time
+}
+
+type memPoll struct {
+	Poll
+	votes map[string]int
+}
+
+// NewMemPolls keeps the polls of at most max lectures, each for idle after
+// its last question.
+func NewMemPolls(max int, idle time.Duration) *MemPolls {
+	return &MemPolls{polls: expirable.NewLRU[string, *memPoll](max, nil, idle), Clock: time.Now}
+}
+
+func (m *MemPolls) Ask(_ context.Context, fid string, at At, n int) (Poll, error) {
+	p := &memPoll{Poll: Poll{ID: questionID(at, m.Clock()), At: at, Open: true, Counts: make([]int64, n)}, votes: map[string]int{}}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.polls.Add(fid, p)
+	return p.copy(), nil
+}
+
+func (m *MemPolls) Answer(_ context.Context, fid, id, voter string, option int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.polls.Peek(fid)
+	if !ok || p.ID != id || !p.Open || option < 0 || option >= len(p.Counts) {
+		return ErrClosed
+	}
+	old, had := p.votes[voter]
+	if !had && len(p.votes) >= MaxVoters {
+		return ErrVoters
+	}
+	if had {
+		p.Counts[old]--
+	}
+	p.votes[voter] = option
+	p.Counts[option]++
+	return nil
+}
+
+func (m *MemPolls) Reveal(_ context.Context, fid, id string) (Poll, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.polls.Peek(fid)
+	if !ok || p.ID != id {
+		return Poll{}, ErrClosed
+	}
+	p.Open = false
+	return p.copy(), nil
+}
+
+func (m *MemPolls) Get(_ context.Context, fid string) (Poll, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.polls.Peek(fid)
+	if !ok {
+		return Poll{}, false, nil
+	}
+	return p.copy(), true, nil
+}
+
+func (m *MemPolls) Mine(_ context.Context, fid, id, voter string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.polls.Peek(fid)
+	if !ok || p.ID != id {
+		return -1, nil
+	}
+	if o, ok := p.votes[voter]; ok {
+		return o, nil
+	}
+	return -1, nil
+}
+
+func (p *memPoll) copy() Poll {
+	c := p.Poll
+	c.Counts = append([]int64(nil), p.Counts...)
+	return c
+}
+
+// RedisPolls keeps polls in the relay's Redis: per lecture a hash of the
+// question (its id, whether it is open, how many options), a hash of the
+// counts per option, counted with HINCRBY, and a hash of each voter's
+// choice, so that a changed answer moves one count from one option to
+// another. Each change is one script, so two replicas never count one
+// answer twice.
+type RedisPolls struct {
+	r     *Redis
+	Clock func() time.Time
+}
+
+// Polls is the relay's Redis as the store of the lectures' polls.
+func (r *Redis) Polls() *RedisPolls { return &RedisPolls{r: r, Clock: time.Now} }
+
+func (p *RedisPolls) keys(fid string) []string {
+	base := p.r.prefix + "poll:" + fid
+	return []string{base, base + ":counts", base + ":votes"}
+}
+
+// askScript opens question ARGV[1] at ARGV[2] with ARGV[3] options.
+var askScript = redis.NewScript(`
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'at', ARGV[2], 'n', ARGV[3], 'open', '1')
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
+return 1
+`)
+
+// answerScript counts voter ARGV[2]'s choice ARGV[3] for question ARGV[1]:
+// 0 when it is not the open question, -1 when it has ARGV[4] voters.
+var answerScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'open') ~= '1' then return 0 end
+local o = tonumber(ARGV[3])
+if o < 0 or o >= tonumber(redis.call('HGET', KEYS[1], 'n')) then return 0 end
+local old = redis.call('HGET', KEYS[3], ARGV[2])
+if old == ARGV[3] then return 1 end
+if not old and redis.call('HLEN', KEYS[3]) >= tonumber(ARGV[4]) then return -1 end
+if old then redis.call('HINCRBY', KEYS[2], old, -1) end
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+for i = 2, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+return 1
+`)
+
+// revealScript closes question ARGV[1]: 0 when it is not the lecture's.
+var revealScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'open', '0')
+return 1
+`)
+
+func (p *RedisPolls) Ask(ctx context.Context, fid string, at At, n int) (Poll, error) {
+	id := questionID(at, p.Clock())
+	where := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
+	if err := askScript.Run(ctx, p.r.client, p.keys(fid), id, where, n, p.r.ttl.Milliseconds()).Err(); err != nil {
+		return Poll{}, err
+	}
+	return Poll{ID: id, At: at, Open: true, Counts: make([]int64, n)}, nil
+}
+
+func (p *RedisPolls) Answer(ctx context.Context, fid, id, voter string, option int) error {
+	n, err := answerScript.Run(ctx, p.r.client, p.keys(fid), id, voter, option, MaxVoters, p.r.ttl.Milliseconds()).Int()
+	switch {
+	case err != nil:
+		return err
+	case n == 0:
+		return ErrClosed
+	case n < 0:
+		return ErrVoters
+	}
+	return nil
+}
+
+func (p *RedisPolls) Reveal(ctx context.Context, fid, id string) (Poll, error) {
+	n, err := revealScript.Run(ctx, p.r.client, p.keys(fid), id).Int()
+	if err != nil {
+		return Poll{}, err
+	}
+	if n == 0 {
+		return Poll{}, ErrClosed
+	}
+	poll, _, err := p.Get(ctx, fid)
+	return poll, err
+}
+
+func (p *RedisPolls) Get(ctx context.Context, fid string) (Poll, bool, error) {
+	k := p.keys(fid)
+	pipe := p.r.client.Pipeline()
+	q := pipe.HGetAll(ctx, k[0])
+	counts := pipe.HGetAll(ctx, k[1])
+	if _, err := pipe.Exec(ctx); err != nil {
+		return Poll{}, false, err
+	}
+	m := q.Val()
+	if m["id"] == "" {
+		return Poll{}, false, nil
+	}
+	f := strings.Fields(m["at"])
+	n, err := strconv.Atoi(m["n"])
+	if len(f) != 3 || err != nil || n < 0 || n > 16 {
+		return Poll{}, false, errors.New("follow redis: a poll " + strconv.Quote(m["at"]))
+	}
+	at, _, err := p.r.parse("0 " + m["at"])
+	if err != nil {
+		return Poll{}, false, err
+	}
+	poll := Poll{ID: m["id"], At: at, Open: m["open"] == "1", Counts: make([]int64, n)}
+	for o, c := range counts.Val() {
+		i, err1 := strconv.Atoi(o)
+		v, err2 := strconv.ParseInt(c, 10, 64)
+		if err1 == nil && err2 == nil && i >= 0 && i < n {
+			poll.Counts[i] = v
+		}
+	}
+	return poll, true, nil
+}
+
+func (p *RedisPolls) Mine(ctx context.Context, fid, id, voter string) (int, error) {
+	k := p.keys(fid)
+	pipe := p.r.client.Pipeline()
+	q := pipe.HGet(ctx, k[0], "id")
+	v := pipe.HGet(ctx, k[2], voter)
+	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+		return -1, err
+	}
+	if q.Val() != id || v.Val() == "" {
+		return -1, nil
+	}
+	o, err := strconv.Atoi(v.Val())
+	if err != nil {
+		return -1, nil
+	}
+	return o, nil
+}

@@ -1,0 +1,265 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/follow"
+	"github.com/distlock/fencing-demo/web/internal/respond"
+)
+
+// readGuess reads a reader's answer from a click's form: only a step from a
+// frame that asks a question takes one, and only one of its options. The
+// answer rides to the next frame's address (views.GuessURL), where the move
+// plays with it marked.
+func readGuess(c echo.Context, here, there views.Place, action string) (string, error) {
+	form := c.Request().Form
+	if form.Get(views.GuessParam) == "" {
+		return "", nil
+	}
+	if action != "step" || there.Step != here.Step+1 {
+		return "", &problem{status: http.StatusBadRequest, key: "err.guess.none", args: []any{there.Step}, cont: here.URL(), title: "err.badrequest"}
+	}
+	guess, err := views.ReadGuess(form, here.Sc, there.Step)
+	if err != nil {
+		return "", badAddress(err, here.URL())
+	}
+	return guess, nil
+}
+
+// A lecture's question (follow.Polls keeps it):
+//
+//	POST /scenarios/:id/ask      the lecturer asks the room the frame's question
+//	GET  /scenarios/:id/poll     the lecturer's page reads the room's answers
+//	POST /follow/:fid/answer     a follower answers, once, changeably until the reveal
+//
+// The lecturer's next Step from the question's frame reveals the answer
+// (revealOnStep), on the frame the move leads to, everywhere at once.
+
+// ask opens the question of the frame the click was made on, for the
+// lecture of the click's run key, and draws every follower's frame again
+// with it. Only a run key's holder asks: the lecture is the key's.
+func (s *Server) ask(c echo.Context) error {
+	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
+	here, run, err := s.readClick(c)
+	if err != nil {
+		return err
+	}
+	if run == "" {
+		return &problem{status: http.StatusForbidden, key: "err.ask.run", cont: here.URL()}
+	}
+	q := here.Sc.Asked(here.Step)
+	if q == nil {
+		return &problem{status: http.StatusBadRequest, key: "err.ask.none", cont: here.URL(), title: "err.badrequest"}
+	}
+	m := s.runs.goTo(run, here, "ask", s.now()) // the lecture stands on the question's frame
+	fid := follow.LectureID(run)
+	if _, err := s.polls.Ask(c.Request().Context(), fid, here.Place, len(q.Options)); err != nil {
+		s.log.Warn("asking the room", "err", err)
+		return pollStoreDown(c, here.URL())
+	}
+	s.follow.Touch(fid, here.Place)
+	return s.answerClick(c, here, "", m)
+}
+
+// pollWait is as long as drawing a follower's frame waits for its
+// lecture's question.
+const pollWait = 500 * time.Millisecond
+
+// pollStoreDown is the answer when the answers cannot be counted (Redis is
+// away): a 503 that keeps the visitor's place.
+func pollStoreDown(c echo.Context, cont string) error {
+	refuse503(c)
+	c.Response().Header().Set("Retry-After", "2")
+	return &problem{status: http.StatusServiceUnavailable, key: "err.poll.store", cont: cont}
+}
+
+// revealOnStep closes the lecture's open question when the lecturer steps on
+// from its frame, so the next frame shows the answer: before the move is
+// published, so every follower's next frame is drawn with it.
+func (s *Server) revealOnStep(c echo.Context, run string, here views.Place, action string) {
+	if run == "" || action != "step" || here.Sc.Asked(here.Step) == nil {
+		return
+	}
+	fid := follow.LectureID(run)
+	p, ok, err := s.polls.Get(c.Request().Context(), fid)
+	if err != nil || !ok || !p.Open || p.At != here.Place {
+		return
+	}
+	if _, err := s.polls.Reveal(c.Request().Context(), fid, p.ID); err != nil {
+		s.log.Warn("revealing the answer", "err", err)
+	}
+}
+
+// roomPoll is lecture fid's question as frame at shows it: open on the
+// question's frame, revealed on the frame it led to; nil for none.
+func (s *Server) roomPoll(ctx context.Context, fid string, at follow.At) (*views.RoomPoll, error) {
+	p, ok, err := s.polls.Get(ctx, fid)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rp := &views.RoomPoll{ID: p.ID, Open: p.Open, Counts: p.Counts, Total: p.Total(), Action: views.FollowAnswerURL(fid)}
+	switch {
+	case p.Open && p.At == at:
+		rp.Q = at.Sc.Asked(at.Step)
+	case !p.Open && p.At == at.At(at.Step-1) && at.Step > 1:
+		rp.Q = p.At.Sc.Asked(p.At.Step)
+		f, err := at.Frame()
+		if err != nil {
+			return nil, err
+		}
+		res, ok := demo.MarkGuess(&f, "")
+		if !ok {
+			return nil, nil
+		}
+		rp.Result = &res
+	}
+	if rp.Q == nil || len(rp.Counts) != len(rp.Q.Options) {
+		return nil, nil
+	}
+	return rp, nil
+}
+
+// pollView answers the lecturer's page's reading of the room's answers: the
+// counts only, for the run key's own lecture, never cached.
+func (s *Server) pollView(c echo.Context) error {
+	sc, err := s.scenario(c)
+	if err != nil {
+		return err
+	}
+	here, err := views.ReadPlace(sc, c.QueryParams(), views.InURL, views.PageView, c.Request().Header.Get("Accept-Language"))
+	if err != nil {
+		return badAddress(err, here.URL())
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	run := runCookie(c)
+	if run == "" {
+		return &problem{status: http.StatusForbidden, key: "err.ask.run", cont: here.URL()}
+	}
+	rp, err := s.roomPoll(c.Request().Context(), follow.LectureID(run), here.Place)
+	if err != nil {
+		return pollStoreDown(c, here.URL())
+	}
+	if rp == nil {
+		return c.NoContent(http.StatusNoContent) // no question asked here: htmx keeps the empty place
+	}
+	f, err := here.Frame()
+	if err != nil {
+		return err
+	}
+	d := views.Demo{Page: views.Page{Lang: here.Lang}, Frame: f, Here: here}
+	return respond.Render(c, http.StatusOK, views.PollView(d, *rp))
+}
+
+// The cookie that tells one follower's answer from another's: a random id,
+// for the follow pages only, that says nothing about who holds it.
+const (
+	voterCookieName = "voter"
+	voterCookieAge  = 24 * 60 * 60
+)
+
+// voter is the follower's voter id, made and set in a cookie when it has
+// none.
+func voter(c echo.Context) string {
+	if ck, err := c.Cookie(voterCookieName); err == nil && views.ValidRunID(ck.Value) {
+		return ck.Value
+	}
+	id := newRunID()
+	c.SetCookie(&http.Cookie{
+		Name: voterCookieName, Value: id, Path: "/follow", MaxAge: voterCookieAge,
+		HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode,
+	})
+	return id
+}
+
+// followAnswer counts a follower's answer to the lecture's open question:
+// one per voter cookie, the latest replacing the earlier, only while the
+// question is open, at a rate per address like every new run. With
+// follow.js the answer is 204; without, back to the follower's page, which
+// shows the answer given.
+func (s *Server) followAnswer(c echo.Context) error {
+	fid := c.Param("fid")
+	if err := c.Request().ParseForm(); err != nil {
+		return &problem{status: http.StatusBadRequest, key: "err.form"}
+	}
+	form := c.Request().Form
+	lang, err := views.ReadLang(form.Get(views.LangParam), c.Request().Header.Get("Accept-Language"))
+	if err != nil {
+		return badAddress(err, views.IndexURL(lang))
+	}
+	if !follow.ValidID(fid) {
+		return followGone(lang)
+	}
+	back := views.FollowLangURL(fid, lang)
+	if ok, retry := s.answerLimit.allow(addrKey(c.RealIP())); !ok {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retry.Seconds())))))
+		return &problem{status: http.StatusTooManyRequests, key: "err.rate.one", cont: back}
+	}
+	ctx := c.Request().Context()
+	p, ok, err := s.polls.Get(ctx, fid)
+	if err != nil {
+		return pollStoreDown(c, back)
+	}
+	if !ok || !p.Open || p.ID != form.Get("q") {
+		return &problem{status: http.StatusConflict, key: "err.answer.closed", cont: back}
+	}
+	q := p.At.Sc.Asked(p.At.Step)
+	option := slices.IndexFunc(q.Options, func(o demo.Option) bool { return o.Value == form.Get("option") })
+	if option < 0 {
+		return &problem{status: http.StatusBadRequest, key: "err.answer", cont: back, title: "err.badrequest"}
+	}
+	switch err := s.polls.Answer(ctx, fid, p.ID, voter(c), option); {
+	case errors.Is(err, follow.ErrClosed):
+		return &problem{status: http.StatusConflict, key: "err.answer.closed", cont: back}
+	case errors.Is(err, follow.ErrVoters):
+		return &problem{status: http.StatusServiceUnavailable, key: "err.answer.full", cont: back}
+	case err != nil:
+		return pollStoreDown(c, back)
+	}
+	if isHTMX(c) {
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, back)
+}
+
+// answerLimiter caps how fast one address may send answers: a hall behind
+// one NAT answers a question within seconds, a script much faster.
+type answerLimiter struct {
+	mu     sync.Mutex
+	byAddr *lru.Cache[string, *rate.Limiter]
+	limit  rate.Limit
+	burst  int
+}
+
+func newAnswerLimiter(perSecond float64, burst int) *answerLimiter {
+	cache, _ := lru.New[string, *rate.Limiter](limiterAddrs)
+	return &answerLimiter{byAddr: cache, limit: rate.Limit(perSecond), burst: max(burst, 1)}
+}
+
+func (l *answerLimiter) allow(addr string) (bool, time.Duration) {
+	l.mu.Lock()
+	lim, ok := l.byAddr.Get(addr)
+	if !ok {
+		lim = rate.NewLimiter(l.limit, l.burst)
+		l.byAddr.Add(addr, lim)
+	}
+	l.mu.Unlock()
+	r := lim.Reserve()
+	if d := r.Delay(); d > 0 {
+		r.Cancel()
+		return false, d
+	}
+	return true, 0
+}
