@@ -40,34 +40,15 @@ import (
 //
 //	go run ./cmd/fencing-load lecture -target http://127.0.0.1:8080 -followers 1000
 func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stderr io.Writer) error {
-	fl := flag.NewFlagSet("lecture", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	target := fl.String("target", "http://127.0.0.1:8080", "the server (loopback only)")
-	followers := fl.Int("followers", 1000, "students following the lecture")
-	nats := fl.Int("nats", 20, "client addresses the followers come from (127.0.0.2 and up)")
-	squatters := fl.Int("squatters", 10, "addresses of the squatter (127.0.0.240 and up)")
-	squatStreams := fl.Int("squat-streams", 600, "follow streams the squatter holds from each address and never reads (the server's -follow-per-addr)")
-	silentAddrs := fl.Int("silent-addrs", 6, "addresses holding connections that send nothing (127.0.0.230 and up)")
-	silentConns := fl.Int("silent-conns", 1400, "connections each silent address keeps open")
-	forge := fl.Int("forge", 1000, "new runs, and follow streams, the forger asks for with a made-up X-Forwarded-For")
-	arrive := fl.Duration("arrive", 2*time.Second, "the students arrive spread over this long")
-	moves := fl.Int("moves", 60, "the lecturer's clicks")
-	pace := fl.Duration("pace", 250*time.Millisecond, "time between the lecturer's clicks")
-	answer := fl.Bool("answer", false, "the answering mode (answers.go): the lecturer asks the scenario's question, every follower answers, the Step reveals; no hostile attendees")
-	within := fl.Duration("answer-within", 2*time.Second, "the answering mode: the followers answer spread over this long")
-	read := fl.Duration("read", 50*time.Millisecond, "the answering mode: how often the lecturer's screen reads the totals")
-	if err := fl.Parse(args); err != nil {
+	o, err := lectureFlags(args, stderr)
+	if err != nil {
 		return err
 	}
-	base, err := loopbackTarget(*target)
+	base, err := loopbackTarget(o.target)
 	if err != nil {
 		return err
 	}
 	host := strings.TrimPrefix(base, "http://")
-	if *followers < 1 || *followers > maxLoadClients || *nats < 1 || *nats > 200 || *moves < 1 || *moves > 10000 ||
-		*squatters < 0 || *squatters > 10 || *silentAddrs < 0 || *silentAddrs > 6 || *squatStreams < 0 || *silentConns < 0 || *forge < 0 {
-		return errors.New("-followers 1..10000, -nats 1..200, -moves 1..10000, -squatters 0..10, -silent-addrs 0..6")
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -84,40 +65,100 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 		return errors.New("the lecturer's first click carried no run key or follow link")
 	}
 	here.Step = 2
-	if *answer {
-		a := &answering{base: base, host: host, link: link, run: run, sc: sc, ask: here, followers: *followers, nats: *nats, within: *within, read: *read}
+	if o.answer {
+		a := &answering{base: base, host: host, link: link, run: run, sc: sc, ask: here, followers: o.followers, nats: o.nats, within: o.within, read: o.read}
 		return a.start(ctx, stdout)
 	}
 
 	var hostile sync.WaitGroup
 	defer hostile.Wait()
 	defer cancel()
-	squat := squatter(ctx, &hostile, host, link, *squatters, *squatStreams)
-	silent := silence(ctx, &hostile, host, *silentAddrs, *silentConns)
-	forged := forger(ctx, &hostile, base, host, link, sc, *forge)
+	squat := squatter(ctx, &hostile, host, link, o.squatters, o.squatStreams)
+	silent := silence(ctx, &hostile, host, o.silentAddrs, o.silentConns)
+	forged := forger(ctx, &hostile, base, host, link, sc, o.forge)
 	fmt.Fprintf(stdout, "squatter: %d never-read streams opened from %d addresses; silent: %d connections from %d addresses\n",
-		squat.Load(), *squatters, silent.held.Load(), *silentAddrs)
+		squat.Load(), o.squatters, silent.held.Load(), o.silentAddrs)
 	fmt.Fprintf(stdout, "forger (made-up X-Forwarded-For): %d of %d new runs started, %d of %d follow streams taken\n",
-		forged.runs.Load(), *forge, forged.streams.Load(), *forge)
+		forged.runs.Load(), o.forge, forged.streams.Load(), o.forge)
 
-	// The followers: each records the frames it was shown, in order.
-	type follower struct {
-		frames []string
-		err    error
+	room := followRoom(ctx, host, link, o)
+	fmt.Fprintf(stdout, "followers connected: %d of %d\n", room.open.Load(), o.followers)
+	lat, want, err := walk(ctx, lecturer, base, run, here, o)
+	if err != nil {
+		return err
 	}
-	fs := make([]*follower, *followers)
+	time.Sleep(2 * time.Second) // the last move on its way
+	cancel()
+	room.wg.Wait()
+	fmt.Fprintf(stdout, "lecturer: %s\n", latencies(lat))
+	return room.report(stdout, want, silent.opened.Load())
+}
+
+// lectureOpts are the lecture's flags.
+type lectureOpts struct {
+	target                                 string
+	followers, nats, squatters, moves      int
+	squatStreams, silentAddrs, silentConns int
+	forge                                  int
+	arrive, pace, within, read             time.Duration
+	answer                                 bool
+}
+
+func lectureFlags(args []string, stderr io.Writer) (lectureOpts, error) {
+	var o lectureOpts
+	fl := flag.NewFlagSet("lecture", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.StringVar(&o.target, "target", "http://127.0.0.1:8080", "the server (loopback only)")
+	fl.IntVar(&o.followers, "followers", 1000, "students following the lecture")
+	fl.IntVar(&o.nats, "nats", 20, "client addresses the followers come from (127.0.0.2 and up)")
+	fl.IntVar(&o.squatters, "squatters", 10, "addresses of the squatter (127.0.0.240 and up)")
+	fl.IntVar(&o.squatStreams, "squat-streams", 600, "follow streams the squatter holds from each address and never reads (the server's -follow-per-addr)")
+	fl.IntVar(&o.silentAddrs, "silent-addrs", 6, "addresses holding connections that send nothing (127.0.0.230 and up)")
+	fl.IntVar(&o.silentConns, "silent-conns", 1400, "connections each silent address keeps open")
+	fl.IntVar(&o.forge, "forge", 1000, "new runs, and follow streams, the forger asks for with a made-up X-Forwarded-For")
+	fl.DurationVar(&o.arrive, "arrive", 2*time.Second, "the students arrive spread over this long")
+	fl.IntVar(&o.moves, "moves", 60, "the lecturer's clicks")
+	fl.DurationVar(&o.pace, "pace", 250*time.Millisecond, "time between the lecturer's clicks")
+	fl.BoolVar(&o.answer, "answer", false, "the answering mode (answers.go): the lecturer asks the scenario's question, every follower answers, the Step reveals; no hostile attendees")
+	fl.DurationVar(&o.within, "answer-within", 2*time.Second, "the answering mode: the followers answer spread over this long")
+	fl.DurationVar(&o.read, "read", 50*time.Millisecond, "the answering mode: how often the lecturer's screen reads the totals")
+	if err := fl.Parse(args); err != nil {
+		return o, err
+	}
+	if o.followers < 1 || o.followers > maxLoadClients || o.nats < 1 || o.nats > 200 || o.moves < 1 || o.moves > 10000 ||
+		o.squatters < 0 || o.squatters > 10 || o.silentAddrs < 0 || o.silentAddrs > 6 || o.squatStreams < 0 || o.silentConns < 0 || o.forge < 0 {
+		return o, errors.New("-followers 1..10000, -nats 1..200, -moves 1..10000, -squatters 0..10, -silent-addrs 0..6")
+	}
+	return o, nil
+}
+
+// follower is one student's stream: the frames it was shown, in order.
+type follower struct {
+	frames []string
+	err    error
+}
+
+// room is the lecture's followers.
+type room struct {
+	fs   []*follower
+	open atomic.Int64
+	wg   sync.WaitGroup
+}
+
+// followRoom connects the followers, spread over -arrive and -nats
+// addresses, and returns once each is connected or refused; each then
+// records what its stream shows until ctx ends.
+func followRoom(ctx context.Context, host, link string, o lectureOpts) *room {
+	rm := &room{fs: make([]*follower, o.followers)}
 	var connected sync.WaitGroup
-	var open atomic.Int64
-	var wg sync.WaitGroup
-	for i := range fs {
+	for i := range rm.fs {
 		f := &follower{}
-		fs[i] = f
+		rm.fs[i] = f
 		connected.Add(1)
-		wg.Go(func() {
+		rm.wg.Go(func() {
 			// A room does not connect in one instant: spread over -arrive.
-			time.Sleep(time.Duration(i) * *arrive / time.Duration(len(fs)))
-			from := fmt.Sprintf("127.0.0.%d", 2+i%*nats)
-			c, err := dialerFrom(from).DialContext(ctx, "tcp", host)
+			time.Sleep(time.Duration(i) * o.arrive / time.Duration(len(rm.fs)))
+			c, err := dialerFrom(fmt.Sprintf("127.0.0.%d", 2+i%o.nats)).DialContext(ctx, "tcp", host)
 			if err != nil {
 				f.err = err
 				connected.Done()
@@ -133,36 +174,46 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 				connected.Done()
 				return
 			}
-			open.Add(1)
+			rm.open.Add(1)
 			connected.Done()
-			for {
-				line, err := r.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if strings.HasPrefix(line, "data: ") && strings.Contains(line, `data-testid="step-index"`) {
-					f.frames = append(f.frames, views.StepShown([]byte(line)))
-				}
-			}
+			f.read(r)
 		})
 	}
 	connected.Wait()
-	fmt.Fprintf(stdout, "followers connected: %d of %d\n", open.Load(), *followers)
+	return rm
+}
 
-	// The lecturer walks the scenario: step to the end, reset, again.
+// read records each frame the stream shows until it ends.
+func (f *follower) read(r *bufio.Reader) {
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		if strings.HasPrefix(line, "data: ") && strings.Contains(line, `data-testid="step-index"`) {
+			f.frames = append(f.frames, views.StepShown([]byte(line)))
+		}
+	}
+}
+
+// walk is the lecturer stepping the scenario to its end, resetting, and
+// again, -moves clicks -pace apart; it returns each click's latency and the
+// frames a follower must have seen.
+func walk(ctx context.Context, lecturer *http.Client, base, run string, here views.Place, o lectureOpts) ([]time.Duration, []string, error) {
+	sc := here.Sc
 	want := []string{fmt.Sprintf("2 / %d", sc.Frames())}
 	var lat []time.Duration
-	for range *moves {
+	for range o.moves {
 		action := "step"
 		if here.Step == sc.Frames() {
 			action = "reset"
 		}
-		time.Sleep(*pace)
+		time.Sleep(o.pace)
 		start := time.Now()
 		body, status, err := click(ctx, lecturer, base, here, run, action)
 		lat = append(lat, time.Since(start))
 		if err != nil || status != http.StatusOK {
-			return fmt.Errorf("the lecturer's click: %d %v", status, err)
+			return nil, nil, fmt.Errorf("the lecturer's click: %d %v", status, err)
 		}
 		if action == "reset" {
 			here.Step = 1
@@ -170,54 +221,53 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 			here.Step++
 		}
 		if got, w := views.StepShown(body), fmt.Sprintf("%d / %d", here.Step, sc.Frames()); got != w {
-			return fmt.Errorf("the lecturer's click showed %q, want %q", got, w)
+			return nil, nil, fmt.Errorf("the lecturer's click showed %q, want %q", got, w)
 		}
 		want = append(want, fmt.Sprintf("%d / %d", here.Step, sc.Frames()))
 	}
-	time.Sleep(2 * time.Second) // the last move on its way
-	cancel()
-	wg.Wait()
+	return lat, want, nil
+}
 
+// latencies sums up click latencies: their count, p50, p99 and max.
+func latencies(lat []time.Duration) string {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+	return fmt.Sprintf("%d clicks, p50 %s, p99 %s, max %s", len(lat), ms(pct(0.5)), ms(pct(0.99)), ms(lat[len(lat)-1]))
+}
+
+// report says how many followers saw every move in order, the first
+// problem, and why those who could not connect could not, by kind: a
+// refusal's status line, or how the connection ended.
+func (rm *room) report(stdout io.Writer, want []string, silentOpened int64) error {
 	complete, failed := 0, 0
 	var firstBad string
-	for i, f := range fs {
+	kinds := map[string]int{}
+	for i, f := range rm.fs {
 		switch {
 		case f.err != nil:
 			failed++
+			kinds[errorKind(f.err)]++
 			if firstBad == "" {
 				firstBad = fmt.Sprintf("follower %d: %v", i, f.err)
 			}
 		case strings.Join(f.frames, ",") == strings.Join(want, ","):
 			complete++
-		default:
-			if firstBad == "" {
-				k := 0
-				for k < len(f.frames) && k < len(want) && f.frames[k] == want[k] {
-					k++
-				}
-				firstBad = fmt.Sprintf("follower %d saw %d frames, want %d; from move %d on: %q", i, len(f.frames), len(want), k, f.frames[k:min(len(f.frames), k+3)])
+		case firstBad == "":
+			k := 0
+			for k < len(f.frames) && k < len(want) && f.frames[k] == want[k] {
+				k++
 			}
+			firstBad = fmt.Sprintf("follower %d saw %d frames, want %d; from move %d on: %q", i, len(f.frames), len(want), k, f.frames[k:min(len(f.frames), k+3)])
 		}
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	fmt.Fprintf(stdout, "lecturer: %d clicks, p50 %s, p99 %s, max %s\n", len(lat), ms(pct(0.5)), ms(pct(0.99)), ms(lat[len(lat)-1]))
-	fmt.Fprintf(stdout, "followers who saw every move in order: %d of %d (%d could not connect); silent connections opened %d times in all; load average %s\n", complete, *followers, failed, silent.opened.Load(), loadAverage())
+	fmt.Fprintf(stdout, "followers who saw every move in order: %d of %d (%d could not connect); silent connections opened %d times in all; load average %s\n", complete, len(rm.fs), failed, silentOpened, loadAverage())
 	if firstBad != "" {
 		fmt.Fprintln(stdout, "first problem:", firstBad)
-	}
-	// Why the students who could not connect could not, by kind: a
-	// refusal's status line, or how the connection ended.
-	kinds := map[string]int{}
-	for _, f := range fs {
-		if f.err != nil {
-			kinds[errorKind(f.err)]++
-		}
 	}
 	for k, n := range kinds {
 		fmt.Fprintf(stdout, "could not connect: %d x %s\n", n, k)
 	}
-	if complete != *followers {
+	if complete != len(rm.fs) {
 		return errors.New("not every follower saw every move")
 	}
 	return nil
