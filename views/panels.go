@@ -45,6 +45,7 @@ var familyPanels = map[string]Panel{
 	"consensus":   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked, Cost: coordCost},
 	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked, NoAnomaly: true},
 	"eventlog":    {Store: eventLogPanels, Whole: true, Describe: describeLog, NoAnomaly: true},
+	"partition":   {Store: partitionPanels, Whole: true, Describe: describePartition, NoAnomaly: true},
 }
 
 // RegisterPanel adds the panel of a family of one's own, for a program that
