@@ -52,6 +52,11 @@ var familyPanels = map[string]Panel{
 // loads scenarios of that family (script.LoadWith). Call it before serving.
 func RegisterPanel(family string, p Panel) { familyPanels[family] = p }
 
+// OwnsResource reports whether the scenario's store draws its own resource
+// (a database's tables, a modelled account or partition) in place of the
+// engine's resource and clients.
+func OwnsResource(sc *demo.Scenario) bool { return familyPanels[sc.Family.Name].Whole }
+
 // panelOf is the panel of the frame's family; a family with none shows the
 // resource and the clients only.
 func panelOf(d Demo) Panel { return familyPanels[d.Sc().Family.Name] }
