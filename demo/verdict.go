@@ -76,6 +76,12 @@ const (
 	// server already had max_connections open, held by others (Other) while
 	// they waited. Value is max_connections.
 	TooManyClients
+	// StaleOwner: a worker wrote after its partition had moved to another
+	// owner, and the store took it: the new owner's data was overwritten.
+	// Token is the writer's epoch and Max the owner's.
+	StaleOwner
+	// EpochFenced: the same late write, turned away by its old epoch.
+	EpochFenced
 )
 
 // A deadlock the server broke and a queue of workers cost time or a retry,
@@ -83,11 +89,13 @@ const (
 var sqlViolationClasses = map[ViolationKind]Class{
 	LostUpdate: Broken, Deadlock: Warning, QueuedBehind: Warning, WaitsOnItself: Broken,
 	Oversold: Broken, ChargedTwice: Broken, TooManyClients: Warning,
+	StaleOwner: Broken, EpochFenced: ContainedByResource,
 }
 
 var sqlViolationNames = map[ViolationKind]string{
 	LostUpdate: "lost-update", Deadlock: "deadlock", QueuedBehind: "queued", WaitsOnItself: "waits-on-itself",
 	Oversold: "oversold", ChargedTwice: "charged-twice", TooManyClients: "too-many-clients",
+	StaleOwner: "stale-owner", EpochFenced: "epoch-fenced",
 }
 
 var violationNames = [...]string{

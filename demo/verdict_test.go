@@ -126,6 +126,9 @@ var verdicts = []struct {
 	// B writes back 100 + 50 over A's 70; one consumer applies both events.
 	{"event-log", false, LostUpdate, []violationSeen{{LostUpdate, 30, "B", "A"}}},
 	{"event-log", true, MutualExclusionHeld, nil},
+	// W1's late write, with epoch 1, after the rebalance gave W2 epoch 2.
+	{"single-owner", false, StaleOwner, []violationSeen{{StaleOwner, 12100, "W1", "W2"}}},
+	{"single-owner", true, EpochFenced, []violationSeen{{EpochFenced, 12100, "W1", "W2"}}},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

@@ -183,6 +183,8 @@ func Violation(lang string, sc *demo.Scenario, v demo.Violation) string {
 		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at)
 	case demo.Contained:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at, v.Token, v.Max)
+	case demo.StaleOwner, demo.EpochFenced:
+		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Token, v.Other, v.Max, v.Before)
 	default:
 		return fmt.Sprintf(T(lang, key), v.Client, at)
 	}
@@ -207,7 +209,7 @@ func VerdictMark(c demo.Class) string {
 // index's legend.
 var VerdictKinds = []demo.ViolationKind{
 	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
-	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate, demo.Oversold, demo.ChargedTwice, demo.TooManyClients,
+	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate, demo.Oversold, demo.ChargedTwice, demo.TooManyClients, demo.EpochFenced, demo.StaleOwner,
 	demo.DeadHolder, demo.TokenReused,
 }
 

@@ -45,11 +45,17 @@ var familyPanels = map[string]Panel{
 	"consensus":   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked, Cost: coordCost},
 	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked, NoAnomaly: true},
 	"eventlog":    {Store: eventLogPanels, Whole: true, Describe: describeLog, NoAnomaly: true},
+	"partition":   {Store: partitionPanels, Whole: true, Describe: describePartition, NoAnomaly: true},
 }
 
 // RegisterPanel adds the panel of a family of one's own, for a program that
 // loads scenarios of that family (script.LoadWith). Call it before serving.
 func RegisterPanel(family string, p Panel) { familyPanels[family] = p }
+
+// OwnsResource reports whether the scenario's store draws its own resource
+// (a database's tables, a modelled account or partition) in place of the
+// engine's resource and clients.
+func OwnsResource(sc *demo.Scenario) bool { return familyPanels[sc.Family.Name].Whole }
 
 // panelOf is the panel of the frame's family; a family with none shows the
 // resource and the clients only.

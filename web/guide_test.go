@@ -217,7 +217,7 @@ func TestGuideLinks(t *testing.T) {
 		"tree-long-work":             {"watchdog"},
 		"tree-consensus":             {"zookeeper-session-expiry", "etcd-lease", "lock-delay", "gc-pause"},
 		"tree-redis-for-correctness": {"redlock-quorum", "redlock-clock-jump"},
-		"tree-avoid":                 {"optimistic-version", "flash-sale", "idempotency-key", "event-log"},
+		"tree-avoid":                 {"optimistic-version", "flash-sale", "idempotency-key", "event-log", "single-owner"},
 		"tree-database":              {"lost-update", "deadlock", "job-queue", "advisory-pooler", "reentrant", "fencing-sql", "pool-exhaustion"},
 	}
 	wantAnswer := [][]string{
@@ -225,7 +225,7 @@ func TestGuideLinks(t *testing.T) {
 		{"gc-pause"},
 		{"zookeeper-session-expiry", "zookeeper-recipe"},
 		{"lost-update", "job-queue", "deadlock", "optimistic-version", "reentrant", "fencing-sql", "flash-sale", "idempotency-key", "pool-exhaustion"},
-		{"optimistic-version", "flash-sale", "idempotency-key", "event-log"},
+		{"optimistic-version", "flash-sale", "idempotency-key", "event-log", "single-owner"},
 	}
 	for _, lang := range []string{"ja", "en"} {
 		t.Run("tree/"+lang, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/distlock/fencing-demo/demo/consensus"
 	"github.com/distlock/fencing-demo/demo/eventlog"
 	"github.com/distlock/fencing-demo/demo/lockservice"
+	"github.com/distlock/fencing-demo/demo/partition"
 	"github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/sql"
 )
@@ -19,4 +20,5 @@ var All = demo.NewRegistry(
 	consensus.Family,
 	sql.Family,
 	eventlog.Family,
+	partition.Family,
 )

@@ -205,12 +205,12 @@ func TestExportFramesShowTheModel(t *testing.T) {
 					// resource, unless the scenario fences through the lock
 					// service; the token check is shown where the scenario is
 					// about fencing, and only there.
-					if sc.Store != sql.DatabaseStore {
+					if !views.OwnsResource(sc) {
 						checks = append(checks, [2]string{"resource-value", want.Value})
 					}
-					if sc.Store != sql.DatabaseStore && (sc.Fencing == "on" || sc.Fencing == "switch") {
+					if !views.OwnsResource(sc) && (sc.Fencing == "on" || sc.Fencing == "switch") {
 						checks = append(checks, [2]string{"max-token", want.MaxToken}, [2]string{"rejected", want.Rejected})
-					} else if _, ok := text(doc, "max-token"); ok && sc.Store != sql.DatabaseStore {
+					} else if _, ok := text(doc, "max-token"); ok && !views.OwnsResource(sc) {
 						t.Errorf("%s: maxToken is shown in a scenario not about fencing", name)
 					}
 					// Only the chapter's lock service has one holder and token;

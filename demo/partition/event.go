@@ -1,0 +1,52 @@
+package partition
+
+import (
+	"strconv"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// The partition's event kinds.
+const (
+	AssignKind  demo.Kind = "partition-assigned"
+	ProduceKind demo.Kind = "partition-write"
+	FencedKind  demo.Kind = "partition-fenced"
+)
+
+// Assigned is a rebalance giving the partition to Worker with Epoch.
+type Assigned struct {
+	demo.Head
+	Worker string
+	Epoch  int64
+}
+
+func (Assigned) Kind() demo.Kind { return AssignKind }
+func (e Assigned) Wire() (string, string) {
+	return "assign partition 0 to " + e.Worker, "epoch " + strconv.FormatInt(e.Epoch, 10)
+}
+
+// Produced is a worker's write of row-42, with the epoch it was given, and
+// whether the store took it.
+type Produced struct {
+	demo.Head
+	Value  string
+	Epoch  int64
+	Max    int64 // the newest epoch that had written before
+	Before string
+	OK     bool
+}
+
+func (e Produced) Kind() demo.Kind { return demo.Pick(e.OK, ProduceKind, FencedKind) }
+
+// Wire is the write as the model sends it; the refusal is named after
+// Kafka's INVALID_PRODUCER_EPOCH, the error a broker gives a fenced producer.
+func (e Produced) Wire() (string, string) {
+	call := "write row-42=" + e.Value + " (epoch " + strconv.FormatInt(e.Epoch, 10) + ")"
+	if !e.OK {
+		return call, "INVALID_PRODUCER_EPOCH (" + strconv.FormatInt(e.Epoch, 10) + " < " + strconv.FormatInt(e.Max, 10) + ")"
+	}
+	return call, "ok"
+}
+
+// Deeds: a worker's write is a write, carrying its epoch as the token.
+func (Produced) Deeds() demo.Deed { return demo.Wrote }

@@ -1,0 +1,177 @@
+// Package partition is a modelled partitioned log with one owner per
+// partition (seed 000, 9.1): a coordinator assigns the partition that holds
+// row-42 to one worker at a time, each assignment with a new epoch (a
+// generation), and the worker writes row-42 with the epoch it was given.
+// The store may turn away a write whose epoch is older than the newest it
+// has seen: Kafka's producer epoch, the fencing token under another name.
+// No real broker stands behind it: the page says so.
+package partition
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/distlock/fencing-demo/demo"
+)
+
+// Store is the store: value of a scenario played on the modelled partition.
+const Store demo.StoreKind = "partition"
+
+// The family's verbs.
+const (
+	Assign  demo.Verb = "assign"  // the coordinator gives the partition to a worker
+	Produce demo.Verb = "produce" // a worker writes row-42 with its epoch
+)
+
+// Coordinator is the node that assigns partitions (Kafka's group
+// coordinator).
+const Coordinator = "coordinator"
+
+type assignArgs struct{ Worker string }
+type produceArgs struct{ Value string }
+
+// Family is the partition's entry in the registry.
+var Family = &demo.Family{
+	Name:  "partition",
+	Kinds: []demo.StoreKind{Store},
+	Unit:  "ms",
+	Verbs: []demo.VerbSpec{
+		{Verb: Assign, Form: "WORKER", Node: true, Help: "a rebalance gives the partition to WORKER, with the next epoch", Parse: func(w []string) (any, error) {
+			if len(w) != 1 {
+				return nil, errors.New("want WORKER")
+			}
+			return assignArgs{w[0]}, nil
+		}},
+		{Verb: Produce, Form: "VALUE", Help: "the worker writes VALUE to row-42 with the epoch it was given", Parse: func(w []string) (any, error) {
+			if len(w) != 1 {
+				return nil, errors.New("want VALUE")
+			}
+			return produceArgs{w[0]}, nil
+		}},
+	},
+	New:        func(*demo.Scenario) demo.Store { return &partition{epochs: map[string]int64{}} },
+	Nodes:      func(*demo.Scenario) []string { return []string{Coordinator} },
+	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Coordinator, Label: Coordinator}} },
+	Transcript: transcript,
+}
+
+// partition is the one partition: its owner and epoch as the coordinator
+// knows them, the epoch each worker was given, and row-42 with the newest
+// epoch that wrote it.
+type partition struct {
+	owner    string
+	epoch    int64
+	epochs   map[string]int64
+	value    string
+	writer   string
+	maxEpoch int64
+}
+
+func (p *partition) Do(r *demo.Run, a demo.Action) error {
+	switch args := a.Args.(type) {
+	case assignArgs:
+		if r.Client(args.Worker) == nil {
+			return &demo.ActionError{Action: a, Msg: fmt.Sprintf("%q is not one of the scenario's clients", args.Worker)}
+		}
+		p.epoch++
+		p.owner = args.Worker
+		// Only the new owner hears of it now; a paused old owner learns
+		// nothing until it next talks to the coordinator.
+		p.epochs[args.Worker] = p.epoch
+		r.Log(Assigned{Head: r.Head("", Coordinator), Worker: args.Worker, Epoch: p.epoch})
+	case produceArgs:
+		epoch, ok := p.epochs[a.Who]
+		if !ok {
+			return &demo.ActionError{Action: a, Msg: "the worker was never given the partition"}
+		}
+		e := Produced{Head: r.Head(a.Who, ""), Value: args.Value, Epoch: epoch, Max: p.maxEpoch, Before: p.value}
+		// With the epoch fence on, the store keeps the newest epoch that
+		// wrote and turns an older one away, as a broker does a producer
+		// whose epoch was bumped.
+		e.OK = !r.On() || epoch >= p.maxEpoch
+		if e.OK {
+			p.value, p.maxEpoch = args.Value, max(p.maxEpoch, epoch)
+		}
+		r.Log(e)
+		p.judge(r, a.Who, e)
+		if e.OK {
+			p.writer = a.Who
+		}
+	}
+	return nil
+}
+
+// judge looks at a write from a worker that no longer owns the partition:
+// landed, it overwrote the owner's data; turned away, the epoch contained it.
+func (p *partition) judge(r *demo.Run, worker string, e Produced) {
+	if worker == p.owner {
+		return
+	}
+	v := demo.Violation{Kind: demo.StaleOwner, At: e.At, Client: worker, Other: p.owner, Value: e.Value, Before: e.Before, Token: e.Epoch, Max: p.epoch}
+	if !e.OK {
+		v.Kind = demo.EpochFenced
+	}
+	r.Violate(v)
+}
+
+func (p *partition) Elapse(*demo.Run, int)    {}
+func (p *partition) Forever(*demo.Run) string { return "" }
+
+func (p *partition) State(r *demo.Run) any {
+	s := State{Owner: p.owner, Epoch: p.epoch, Value: p.value, MaxEpoch: p.maxEpoch, Fenced: r.On()}
+	for _, c := range r.Scenario().Clients {
+		if e, ok := p.epochs[c]; ok {
+			s.Workers = append(s.Workers, Worker{Name: c, Epoch: e, Owner: c == p.owner})
+		}
+	}
+	return s
+}
+
+// State is the partition as a frame shows it.
+type State struct {
+	Owner    string
+	Epoch    int64
+	Workers  []Worker
+	Value    string
+	MaxEpoch int64 // the newest epoch that wrote row-42
+	Fenced   bool  // the store checks epochs
+}
+
+// Worker is one worker and the epoch it was given last.
+type Worker struct {
+	Name  string
+	Epoch int64
+	Owner bool // the coordinator's owner now
+}
+
+// Of returns the partition in f, if f has one.
+func Of(f demo.Frame) (State, bool) {
+	s, ok := f.Store.(State)
+	return s, ok
+}
+
+func transcript(b *strings.Builder, f *demo.Frame) bool {
+	s := f.Store.(State)
+	fmt.Fprintf(b, "  partition: owner %s, epoch %d\n", s.Owner, s.Epoch)
+	for _, w := range s.Workers {
+		fmt.Fprintf(b, "  %s: given epoch %d\n", w.Name, w.Epoch)
+	}
+	check := "epochs not checked"
+	if s.Fenced {
+		check = "epochs checked"
+	}
+	fmt.Fprintf(b, "  row-42: %q, newest epoch written %d (%s)\n", s.Value, s.MaxEpoch, check)
+	if len(f.Violations) == 0 {
+		b.WriteString("verdict: safe\n")
+	}
+	for _, v := range f.Violations {
+		did := "wrote"
+		if v.Kind == demo.EpochFenced {
+			did = "was turned away writing"
+		}
+		fmt.Fprintf(b, "verdict: %s: %s %s %q with epoch %d at %s, while %s owned the partition at epoch %d\n",
+			v.Kind, v.Client, did, v.Value, v.Token, demo.Clock(f.Scenario, v.At), v.Other, v.Max)
+	}
+	return true
+}
