@@ -77,7 +77,11 @@ func exitCode(err error) int {
 // checkCommand runs the finder from the command line; a wrong command line
 // exits 2 like the server's.
 func checkCommand(args []string, getenv func(string) string, stderr io.Writer) error {
-	err := check.Command(args, getenv, loadCatalog, os.Stdout, stderr)
+	return checkCommandTo(args, getenv, os.Stdout, stderr)
+}
+
+func checkCommandTo(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := check.Command(args, getenv, loadCatalog, stdout, stderr)
 	var ue *check.UsageError
 	if errors.As(err, &ue) {
 		return usageError{err}

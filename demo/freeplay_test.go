@@ -107,3 +107,23 @@ func TestOffers(t *testing.T) {
 		}
 	}
 }
+
+// A free-play call to the lock service is told in the chapter's words, in
+// both languages, saying what was asked and not what came of it.
+func TestFreeNarrationOfACall(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("gc-pause")
+	a, err := ParseFree(sc, "B acquire 10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Place{Sc: sc, Step: 2}.Then(a).Frame() // A holds the lock: B is refused
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.Narration.Title.EN, "B asks for the lock"; got != want {
+		t.Errorf("title=%q, want %q", got, want)
+	}
+	if !strings.Contains(f.Narration.Text.JA, "リース 10") || strings.Contains(f.Narration.Text.EN, "takes") {
+		t.Errorf("narration %q / %q", f.Narration.Text.EN, f.Narration.Text.JA)
+	}
+}

@@ -52,7 +52,7 @@ func (r *Run) Offers() ([]Offer, error) {
 	out = append(out, r.tickOffers(famOffers)...)
 	for i := range out {
 		if out[i].Why == (Text{}) {
-			out[i].Why = r.cannot(out[i].Action)
+			out[i].Why = r.Cannot(out[i].Action)
 		}
 	}
 	return out, nil
@@ -126,9 +126,11 @@ func TickOffer(sc *Scenario, d int) Offer {
 	}
 }
 
-// cannot says why a cannot be played now, as Apply would refuse it, or the
-// zero Text when it can be.
-func (r *Run) cannot(a Action) Text {
+// Cannot says why a cannot be played now, as Apply would refuse it for its
+// client (crashed, paused, blocked), or returns the zero Text when the run
+// would try it (the store may still refuse). The finder asks before it
+// copies a run to try a.
+func (r *Run) Cannot(a Action) Text {
 	if a.Verb == Tick {
 		return Text{}
 	}

@@ -122,3 +122,29 @@ func flags(bs ...bool) byte {
 	}
 	return f
 }
+
+// CopyTo makes dst a copy of r as Clone does, but in dst's memory: the
+// finder tries every action on one scratch run, so copying a run costs no
+// allocation beyond the store's. False when the store cannot copy itself.
+func (r *Run) CopyTo(dst *Run) bool {
+	c, ok := r.store.(Cloner)
+	if !ok {
+		return false
+	}
+	res := dst.res
+	clients, holdings, violations := dst.clients[:0], dst.holdings[:0], dst.violations[:0]
+	events, free := dst.events[:0], dst.free[:0]
+	*dst = *r
+	if res == nil || res == r.res {
+		res = new(Resource)
+	}
+	*res = *r.res
+	dst.res = res
+	dst.clients = append(clients, r.clients...)
+	dst.holdings = append(holdings, r.holdings...)
+	dst.violations = append(violations, r.violations...)
+	dst.events = append(events, r.events...)
+	dst.free = append(free, r.free...)
+	dst.store = c.Clone()
+	return true
+}

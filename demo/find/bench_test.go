@@ -1,25 +1,69 @@
 package find_test
 
 import (
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
-func benchFind(b *testing.B, id string, on bool, prop string) {
+// The finder's speed per family, on the position with no violation (the
+// search that explores the most): distinct states per second of CPU time
+// (the process's, so other programs on a shared machine do not count
+// against it), and the heap that each stored state keeps, measured when the
+// search is near its budget.
+//
+//	go test -run XX -bench . -benchtime 3x ./demo/find/
+func BenchmarkFindLockService(b *testing.B) { benchFind(b, "gc-pause", true) }
+func BenchmarkFindRedis(b *testing.B)       { benchFind(b, "no-lease", true) }
+func BenchmarkFindRedlock(b *testing.B)     { benchFind(b, "redlock-quorum", true) }
+func BenchmarkFindConsensus(b *testing.B)   { benchFind(b, "etcd-lease", true) }
+func BenchmarkFindDatabase(b *testing.B)    { benchFind(b, "deadlock", true) }
+
+const benchStates = 100_000
+
+func benchFind(b *testing.B, id string, on bool) {
 	sc, _ := testkit.Catalog(b).Get(id)
-	p, _ := demo.PropertyNamed(prop)
-	states := 0
+	prop, _ := demo.PropertyNamed(sc.Property)
+	states, perState := 0, 0.0
+	cpu := cpuTime()
 	for b.Loop() {
-		res, err := find.Find(demo.Place{Sc: sc, On: on, Step: 1}, p, find.Options{Depth: 8, MaxStates: 50000})
+		var before runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		calls := 0
+		measure := func() bool {
+			// Stop is asked every 256 states: near the budget, weigh the
+			// heap the search keeps.
+			if calls++; calls == benchStates/256-1 {
+				var now runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&now)
+				perState = float64(now.HeapAlloc-before.HeapAlloc) / float64(calls*256)
+			}
+			return false
+		}
+		res, err := find.Find(demo.Place{Sc: sc, On: on, Step: 1}, prop, find.Options{Depth: 12, MaxStates: benchStates, Stop: measure})
 		if err != nil {
 			b.Fatal(err)
 		}
 		states += res.States
 	}
-	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
+	b.ReportMetric(float64(states)/(cpuTime()-cpu).Seconds(), "states/cpu-s")
+	if perState > 0 {
+		b.ReportMetric(perState, "B/state")
+	}
 }
 
-func BenchmarkFindRedis(b *testing.B) { benchFind(b, "no-lease", true, "never-stuck") }
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -62,6 +62,9 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		return false, err
 	}
 	for _, cand := range s.candidates(r, s.nodes[id]) {
+		if cand.a.Verb != demo.Tick && r.Cannot(cand.a) != (demo.Text{}) {
+			continue // refused for its client: no need of a copy to know
+		}
 		c, err := s.copyOf(r, path)
 		if err != nil {
 			return false, err
@@ -153,8 +156,8 @@ func (s *search) trace(id int32) []demo.Action {
 // was reached, and plays it again to expand it, which costs a few actions
 // and saves keeping every run of a level.
 func (s *search) rebuild(path []uint16) (*demo.Run, error) {
-	r, ok := s.root.Clone()
-	if !ok {
+	r := &s.base
+	if !s.root.CopyTo(r) {
 		var err error
 		if r, err = s.start.Run(); err != nil {
 			return nil, err
@@ -170,11 +173,11 @@ func (s *search) rebuild(path []uint16) (*demo.Run, error) {
 	return r, nil
 }
 
-// copyOf is a copy of r (reached by path) to try one step on: a clone,
-// or for a store that cannot copy itself, a replay.
+// copyOf is a copy of r (reached by path) to try one step on: the
+// scratch run, or for a store that cannot copy itself, a replay.
 func (s *search) copyOf(r *demo.Run, path []uint16) (*demo.Run, error) {
-	if c, ok := r.Clone(); ok {
-		return c, nil
+	if r.CopyTo(&s.scratch) {
+		return &s.scratch, nil
 	}
 	return s.rebuild(path)
 }

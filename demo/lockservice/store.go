@@ -31,13 +31,14 @@ var Verbs = []demo.VerbSpec{
 
 // Family is the lock service's entry in the registry.
 var Family = &demo.Family{
-	Name:   "lockservice",
-	Kinds:  []demo.StoreKind{Kind},
-	Unit:   "tick",
-	Verbs:  Verbs,
-	New:    func(*demo.Scenario) demo.Store { return New() },
-	Lanes:  func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: "", Word: "lockservice"}} },
-	Offers: offers,
+	Name:    "lockservice",
+	Kinds:   []demo.StoreKind{Kind},
+	Unit:    "tick",
+	Verbs:   Verbs,
+	New:     func(*demo.Scenario) demo.Store { return New() },
+	Lanes:   func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: "", Word: "lockservice"}} },
+	Offers:  offers,
+	Narrate: Narrate,
 	Transcript: func(b *strings.Builder, f *demo.Frame) bool {
 		f.Store.(State).transcript(b, f.Scenario)
 		return false
@@ -182,3 +183,31 @@ func (s *Store) Clone() demo.Store {
 
 // Key is the lock service's whole state: holder, lease, tokens.
 func (s *Store) Key(b []byte, _ int) []byte { return s.Svc.AppendKey(b) }
+
+// Narrate words a free-play call to the lock service, in the chapter's
+// voice: what the client asked, never what it was given.
+func Narrate(_ *demo.Scenario, a demo.Action) (demo.Narration, bool) {
+	c := a.Who
+	switch a.Verb {
+	case Acquire, Renew:
+		lease := strconv.Itoa(a.Args.(LeaseArgs).Lease)
+		if a.Verb == Acquire {
+			return demo.Narration{
+				Title: demo.Text{EN: c + " asks for the lock", JA: c + " がロックを求める"},
+				Text: demo.Text{EN: c + " asks the lock service for the lock with a lease of " + lease + " (Acquire).",
+					JA: c + " はリース " + lease + " でロックサービスにロックを求める (Acquire)。"},
+			}, true
+		}
+		return demo.Narration{
+			Title: demo.Text{EN: c + " renews its lease", JA: c + " がリースを更新する"},
+			Text: demo.Text{EN: c + " sends a heartbeat (Renew) asking for a lease of " + lease + " from now.",
+				JA: c + " はハートビート (Renew) を送り、今からリース " + lease + " を求める。"},
+		}, true
+	case Release:
+		return demo.Narration{
+			Title: demo.Text{EN: c + " gives the lock back", JA: c + " がロックを返す"},
+			Text:  demo.Text{EN: c + " calls Release.", JA: c + " は Release を呼ぶ。"},
+		}, true
+	}
+	return demo.Narration{}, false
+}

@@ -143,7 +143,7 @@ func Report(w io.Writer, sc *demo.Scenario, res find.Result) {
 		fmt.Fprintf(w, "none up to depth %d\n", res.Depth)
 	}
 	for _, m := range res.Others {
-		fmt.Fprintf(w, "also met: %s (%s) in %d actions\n", m.Violation.Kind, m.Violation.Kind.Class(), len(m.Trace))
+		fmt.Fprintf(w, "also met, not breaking %s: %s (%s) in %d actions\n", res.Property.Name, m.Violation.Kind, m.Violation.Kind.Class(), len(m.Trace))
 	}
 }
 

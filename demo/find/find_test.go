@@ -1,0 +1,113 @@
+package find_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/find"
+	"github.com/distlock/fencing-demo/internal/testkit"
+)
+
+// A copy is independent of its original: playing every offer on a clone
+// leaves the original's key as it was, at every frame of every scenario.
+func TestCloneLeavesOriginalAlone(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				r, err := demo.Replay(sc, on, step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := r.Key(nil)
+				offers, _ := r.Offers()
+				for _, o := range offers {
+					if c, ok := r.Clone(); ok {
+						_ = c.Free(o.Action)
+					}
+				}
+				if after := r.Key(nil); !bytes.Equal(before, after) {
+					t.Fatalf("%s frame %d: playing on clones changed the original", testkit.Name(sc, on), step)
+				}
+			}
+		}
+	}
+}
+
+// The key is the state, not the history: time passing in two pieces in
+// either order, or after the lock service was asked nothing, is one state;
+// a lease taken is another.
+func TestKeyIsTheState(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("gc-pause")
+	key := func(play string) string {
+		r, err := demo.Place{Sc: sc, Step: 1, Play: play}.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r.Key(nil))
+	}
+	if key("tick 1\ntick 2") != key("tick 2\ntick 1") {
+		t.Error("tick 1, tick 2 and tick 2, tick 1 have different keys")
+	}
+	if key("A acquire 10") != key("tick 3\nA acquire 10") {
+		t.Error("a lease taken at t=3 is not the same state, relative to now, as one taken at t=0")
+	}
+	if key("A acquire 10") == key("tick 3") {
+		t.Error("a lease taken and time passing have the same key")
+	}
+	if key("A acquire 10\ntick 3") == key("A acquire 10") {
+		t.Error("a lease 3 ticks older has the same key")
+	}
+}
+
+// The partial fix's way around that the texts name is in the model too:
+// with the watchdog on, a pause past the lock's remaining TTL stops the
+// renewals, B takes the lock, and A's late write lands over B's.
+func TestWatchdogPausePastTheTTL(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("watchdog")
+	play := "A rlock lock:row-42 30000\nA pause"
+	for range 3 {
+		play += "\nA rrenew lock:row-42 30000\ntick 10000"
+	}
+	play += "\nB rtrylock lock:row-42 30000\nB write B\nA resume\nA write A"
+	f, err := demo.Place{Sc: sc, On: true, Step: 1, Play: play}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop, _ := demo.PropertyNamed(sc.Property)
+	for _, v := range f.Violations {
+		if prop.Breaks(v, f.Holdings) {
+			return
+		}
+	}
+	t.Errorf("violations %v: none breaks %s", f.Violations, prop.Name)
+}
+
+// The budget bounds the work, and the answer says it ran out.
+func TestBudget(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("gc-pause")
+	prop, _ := demo.PropertyNamed("no-stale-write")
+	res, err := find.Find(demo.Place{Sc: sc, On: true, Step: 1}, prop, find.Options{Depth: 8, MaxStates: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OutOfBudget || res.States > 50 || res.Found {
+		t.Errorf("out of budget %v after %d states (found %v), want out of budget within 50", res.OutOfBudget, res.States, res.Found)
+	}
+	stopped, _ := find.Find(demo.Place{Sc: sc, On: true, Step: 1}, prop, find.Options{Depth: 8, Stop: func() bool { return true }})
+	if !stopped.OutOfBudget || stopped.States > 256 {
+		t.Errorf("Stop: out of budget %v after %d states, want stopped within 256", stopped.OutOfBudget, stopped.States)
+	}
+}
+
+// A family without free play has no finder either, and says so.
+func TestNoOffersNoSearch(t *testing.T) {
+	sc := *testkit.Catalog(t).Scenarios[0]
+	fam := *sc.Family
+	fam.Offers = nil
+	sc.Family = &fam
+	_, err := find.Find(demo.Place{Sc: &sc, Step: 1}, demo.Properties[0], find.Options{})
+	if _, ok := err.(*demo.NoFreePlayError); !ok {
+		t.Errorf("err=%v, want a *demo.NoFreePlayError", err)
+	}
+}
