@@ -20,7 +20,7 @@ import (
 // off by the keyboard (T), breaks it by hand with the offer buttons (htmx
 // swaps each frame in and pushes its address), reloads the page, goes Back
 // and Forward, and sees the stale write land each time; axe checks the
-// free-play view.
+// free-play view. Then the finder finds the same break from the page.
 //
 //	FREEPLAY_SHOTS=dir go test -run TestBrowserFreePlay .   # also writes screenshots to dir
 func TestBrowserFreePlay(t *testing.T) {
@@ -82,6 +82,17 @@ func TestBrowserFreePlay(t *testing.T) {
 	b.bodyFocus()
 	b.do(chromedp.KeyEvent("t"))
 	b.waitFrame(false, 1, "en")
+
+	// "Find a way to break this": htmx fills the box with the shortest
+	// history the finder found, and its link plays it as free-play frames.
+	b.click("find")
+	b.waitJS("the finder's answer", `!!document.querySelector('#find-result [data-testid="find-result"][data-found="true"]')`)
+	if dir := os.Getenv("FREEPLAY_SHOTS"); dir != "" {
+		b.shoot(filepath.Join(dir, "finder-1280x720.png"), 1280, 720, false)
+	}
+	b.click("find-play")
+	b.waitJS("the trace played as frames", `location.search.includes('&play=') && document.readyState === 'complete' &&
+		document.querySelector('#demo [data-testid="verdict"]').dataset.verdict === 'stale-write'`)
 }
 
 // waitFreeFrame waits until the page shows free-play frame f, n actions

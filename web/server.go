@@ -40,6 +40,7 @@ type Server struct {
 	guide       *guidedata.Guide
 	runs        *runs
 	answers     *respond.Answers[answerKey] // pages and fragments, drawn once per place
+	finder      *finder                     // the page's counterexample searches (find.go)
 	limiter     *runLimiter                 // nil: no limit
 	conns       *connLimiter
 	follow      *follow.Broker
@@ -82,6 +83,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		conns:   newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerAddr),
 		assets:  a,
 		answers: respond.NewAnswers[answerKey](maxAnswers),
+		finder:  newFinder(),
 		log:     log,
 		echo:    echo.New(),
 	}
@@ -166,8 +168,10 @@ func (s *Server) routes() error {
 	e.Match(get, "/scenarios/:id/yaml", s.save) // save.go: a free-play history as a scenario
 	e.POST("/scenarios/:id/ask", s.ask)         // predict.go
 	e.GET("/scenarios/:id/poll", s.pollView)    // predict.go
-	e.POST("/scenarios/:id/:action", s.act)     // act.go
-	e.Match(get, "/embed/:id", s.page)          // embed.go: the same, without the site's header
+	e.Match(get, "/scenarios/:id/find", s.find) // find.go: the counterexample finder
+	e.Match(get, "/embed/:id/find", s.find)
+	e.POST("/scenarios/:id/:action", s.act) // act.go
+	e.Match(get, "/embed/:id", s.page)      // embed.go: the same, without the site's header
 	e.POST("/embed/:id/:action", s.act)
 	e.Match(get, "/qr.svg", s.qr) // qr.go
 	e.Match(get, "/static/:name", s.assets.serve)

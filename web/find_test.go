@@ -1,0 +1,108 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
+)
+
+// "Find a way to break this" from gc-pause's first frame: with fencing off
+// the finder finds the stale write in the chapter's seven actions or fewer,
+// and its link plays it as free-play frames that end in that verdict; with
+// fencing on it finds none within its depth, and says how far it looked.
+func TestFindFromThePage(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	doc := testkit.Parse(t, testkit.Get(t, s, gcPauseURL(false, 1, "en")).Body.Bytes())
+	w := testkit.Get(t, s, testkit.Attr(t, doc, "find", "hx-get"), "HX-Request", "true")
+	testkit.MustStatus(t, w, http.StatusOK)
+	res := testkit.Parse(t, w.Body.Bytes())
+	if got := testkit.Attr(t, res, "find-result", "data-found"); got != "true" {
+		t.Fatalf("with fencing off the finder found nothing: %s", testkit.TestID(t, res, "find-result"))
+	}
+	if n := res.Find(".find-trace li").Length(); n == 0 || n > 7 {
+		t.Fatalf("the trace has %d actions, want 1 to 7", n)
+	}
+	broken := testkit.Get(t, s, testkit.Attr(t, res, "find-play", "href"))
+	testkit.MustStatus(t, broken, http.StatusOK)
+	if got := testkit.Attr(t, testkit.Parse(t, broken.Body.Bytes()), "verdict", "data-verdict"); got != demo.StaleWrite.String() {
+		t.Fatalf("the trace played as frames ends with %q, want a stale write", got)
+	}
+	if s.finder.results.Len() != 1 {
+		t.Fatalf("%d results kept, want the one", s.finder.results.Len())
+	}
+
+	// Fencing on, and without JavaScript: a page of its own.
+	on := views.Place{Place: demo.Place{Sc: gcPause(t), On: true, Step: 1}, Lang: "ja"}
+	w = testkit.Get(t, s, on.FindURL())
+	testkit.MustStatus(t, w, http.StatusOK)
+	page := testkit.Parse(t, w.Body.Bytes())
+	if got := testkit.Attr(t, page, "find-result", "data-found"); got != "false" {
+		t.Fatalf("with fencing on the finder found a stale write: %s", testkit.TestID(t, page, "find-result"))
+	}
+	states, _ := strconv.Atoi(testkit.Attr(t, page, "find-result", "data-states"))
+	if states < 2 || page.Find(`[data-testid="find-none"], [data-testid="find-budget"]`).Length() != 1 {
+		t.Fatalf("with fencing on the answer does not say how far it looked (%d states): %s", states, testkit.TestID(t, page, "find-result"))
+	}
+	if got := testkit.Attr(t, page, "find-back", "href"); got != on.URL() {
+		t.Fatalf("the way back is %q, want %q", got, on.URL())
+	}
+}
+
+// Where the switch's fix is only partial (WAIT against a failover), the
+// finder finds the way around it with the switch on, and the answer says
+// that this is the lesson; with the switch off, the same way is no news.
+func TestFindPartialFix(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	sc, ok := s.Catalog().Get("redis-failover")
+	if !ok || sc.Expect[1] == nil || !sc.Expect[1].Found {
+		t.Fatalf("redis-failover no longer expects the finder to get round WAIT: %+v", sc.Expect)
+	}
+	for _, on := range []bool{true, false} {
+		for _, lang := range []string{"en", "ja"} {
+			u := views.Place{Place: demo.Place{Sc: sc, On: on, Step: 1}, Lang: lang}.FindURL()
+			doc := testkit.Parse(t, testkit.Get(t, s, u, "HX-Request", "true").Body.Bytes())
+			if got := testkit.Attr(t, doc, "find-result", "data-found"); got != "true" {
+				t.Fatalf("%s=%s: the finder found no way to break it", sc.Switch, demo.OnOff(on))
+			}
+			partial := doc.Find(`[data-testid="find-partial"]`)
+			if got := partial.Length() == 1; got != on {
+				t.Fatalf("%s=%s: the page says the fix is partial: %v, want %v", sc.Switch, demo.OnOff(on), got, on)
+			}
+			if on && partial.Text() != views.T(lang, "find.partial") {
+				t.Fatalf("the partial fix's note in %s is %q", lang, partial.Text())
+			}
+		}
+	}
+}
+
+// Searches are bounded: one at a time per address, a few at once in all,
+// then a 503 that says to try again, never a queue that grows.
+func TestFindIsBounded(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	u := views.Place{Place: demo.Place{Sc: gcPause(t), On: false, Step: 3}, Lang: "en"}.FindURL()
+	for range findAtOnce {
+		s.finder.slots <- struct{}{}
+	}
+	busy := func() *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, u, nil))
+		return w
+	}
+	w := busy()
+	testkit.MustStatus(t, w, http.StatusServiceUnavailable)
+	if w.Header().Get("Retry-After") == "" {
+		t.Fatal("a search turned away says not when to try again")
+	}
+	for range findAtOnce {
+		<-s.finder.slots
+	}
+	s.finder.running[addrKey("192.0.2.1")] = true // httptest's RemoteAddr
+	testkit.MustStatus(t, busy(), http.StatusServiceUnavailable)
+	delete(s.finder.running, addrKey("192.0.2.1"))
+	testkit.MustStatus(t, testkit.Get(t, s, u), http.StatusOK)
+}
