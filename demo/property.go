@@ -63,6 +63,8 @@ var Properties = []Property{
 		Says: Text{EN: "no worker waits for a row it then does not take", JA: "ワーカーが、結局取らない行のために待たされない"}},
 	{Name: "no-self-wait", Kind: WaitsOnItself,
 		Says: Text{EN: "no client waits for a lock it holds itself", JA: "クライアントが自分の持つロックを待つことはない"}},
+	{Name: "no-stale-owner", Kind: StaleOwner,
+		Says: Text{EN: "no write from a partition's former owner lands", JA: "パーティションの元の持ち主の書き込みが通らない"}},
 }
 
 // PropertyNamed returns the property called name.

@@ -34,7 +34,7 @@ func init() {
 		"part.epoch":                 {"エポック", "epoch"},
 		"part.given":                 {"受け取ったエポック", "given epoch"},
 		"part.owns":                  {"担当", "owner"},
-		"part.newest":                {"書き込んだ最新のエポック", "Newest epoch written"},
+		"part.newest":                {"ストアが知る最新のエポック", "Newest epoch seen"},
 		"part.checked":               {"検査する", "checked"},
 		"part.unchecked":             {"検査しない", "not checked"},
 		"part.modelled":              {"このパーティションはモデルで、実物のブローカーでは確かめていない。モデルにしたのは、割り当てのたびにエポックが増え、資源が古いエポックの書き込みを拒むこと (Kafka のプロデューサーエポックと同じ仕組み)。", "This partition is modelled, not checked against a real broker. It models an epoch that grows with every assignment and a store that refuses a write with an older one, as Kafka's producer epoch does."},
