@@ -100,7 +100,7 @@ func Because(lang string, f demo.Frame, res demo.Result) []string {
 
 func init() {
 	addWords(map[string][2]string{
-		"predict":              {"予想してから進む", "Predict, then step"},
+		"predict":              {"❓ 予想してから進む", "❓ Predict, then step"},
 		"predict.hint":         {"答えを選ぶと、次の一手が進み、答え合わせをする。", "Pick an answer: the next move then plays and your answer is checked."},
 		"predict.options":      {"答え", "Answers"},
 		"predict.result":       {"予想の答え合わせ", "Your prediction"},

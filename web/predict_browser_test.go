@@ -112,7 +112,7 @@ func TestPredictBrowser(t *testing.T) {
 		ctx := testkit.NewTab(t, browser, time.Minute)
 		do(t, ctx, chromedp.EmulateViewport(1280, 720), chromedp.Navigate(lb.URL+"/scenarios/gc-pause?fencing=off&step=6&lang=ja"))
 		testkit.WaitFor(t, ctx, budget, "htmx", `!!window.htmx`, func(ok bool) bool { return ok })
-		do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="guess-rejected"]`)))
+		do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="predict"] summary`)), chromedp.Click(chromedp.CSS(`[data-testid="guess-rejected"]`)))
 		waitShown(t, ctx, budget, `[data-testid="predict-mark"]`, "不正解 ✗")
 		testkit.WaitFor(t, ctx, budget, "the marked frame's address", `location.search`, func(s string) bool { return strings.Contains(s, "step=7") && strings.Contains(s, "guess=rejected") })
 		shoot(t, ctx, "alone-wrong-1280-ja")
@@ -123,7 +123,7 @@ func TestPredictBrowser(t *testing.T) {
 		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 			t.Fatal(err)
 		}
-		do(t, ctx, chromedp.Navigate(lb.URL+"/scenarios/gc-pause?fencing=on&step=6&lang=en"))
+		do(t, ctx, chromedp.Navigate(lb.URL+"/scenarios/gc-pause?fencing=on&step=6&lang=en"), chromedp.Click(chromedp.CSS(`[data-testid="predict"] summary`)))
 		if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="guess-rejected"]`))); err != nil {
 			t.Fatal(err)
 		}
