@@ -76,6 +76,7 @@ var Family = &demo.Family{
 	Nodes:      func(*demo.Scenario) []string { return []string{Consumer} },
 	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Consumer, Label: Consumer}} },
 	Transcript: transcript,
+	Offers:     offers,
 }
 
 // account is one account: its balance, the version of the balance (bumped
