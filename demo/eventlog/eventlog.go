@@ -126,6 +126,7 @@ func (a *account) Do(r *demo.Run, act demo.Action) error {
 		a.rev++
 		a.writer = act.Who
 		a.reads[act.Who] = a.rev
+		a.keep(r)
 	case Append:
 		e := Entry{Offset: len(a.log) + 1, Client: act.Who, Change: act.Args.(Args)}
 		a.log = append(a.log, e)
@@ -141,6 +142,7 @@ func (a *account) Do(r *demo.Run, act demo.Action) error {
 		a.balance += e.Change.Delta()
 		a.rev++
 		a.writer = Consumer
+		a.keep(r)
 		r.Log(AppliedEvent{Head: r.Head("", Consumer), Entry: e, Balance: a.balance})
 	}
 	return nil

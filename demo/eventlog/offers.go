@@ -58,3 +58,10 @@ func sortedKeys(m map[string]int) []string {
 	slices.Sort(out)
 	return out
 }
+
+// keep writes the balance to the resource, the account the scenario names,
+// so that the resource's value is the balance, as on every other store's
+// page.
+func (a *account) keep(r *demo.Run) {
+	r.Resource().Write(0, strconv.FormatInt(a.balance, 10))
+}
