@@ -32,6 +32,14 @@ func TestPredictionAnswers(t *testing.T) {
 		"zookeeper-recipe":         {"4", "1"},
 		"etcd-lease":               {"accepted", "rejected"},
 		"lock-delay":               {"accepted", "write-skipped"},
+		"naive-renewal":            {"stale-write", "overlap-no-write"},
+		"incr-token":               {"accepted", "rejected"},
+		"lease-length":             {"accepted", "write-skipped"},
+		"redlock-restart":          {"2", "1"},
+		"flash-sale":               {"oversold", "mutual-exclusion-held"},
+		"idempotency-key":          {"charged-twice", "mutual-exclusion-held"},
+		"pool-exhaustion":          {"sql-refused", "sql"},
+		"event-log":                {"lost-update", "mutual-exclusion-held"},
 	}
 	c := testkit.Catalog(t)
 	for id, answers := range want {

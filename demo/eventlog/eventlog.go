@@ -76,6 +76,7 @@ var Family = &demo.Family{
 	Nodes:      func(*demo.Scenario) []string { return []string{Consumer} },
 	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Consumer, Label: Consumer}} },
 	Transcript: transcript,
+	Offers:     offers,
 }
 
 // account is one account: its balance, the version of the balance (bumped
@@ -125,6 +126,7 @@ func (a *account) Do(r *demo.Run, act demo.Action) error {
 		a.rev++
 		a.writer = act.Who
 		a.reads[act.Who] = a.rev
+		a.keep(r)
 	case Append:
 		e := Entry{Offset: len(a.log) + 1, Client: act.Who, Change: act.Args.(Args)}
 		a.log = append(a.log, e)
@@ -140,6 +142,7 @@ func (a *account) Do(r *demo.Run, act demo.Action) error {
 		a.balance += e.Change.Delta()
 		a.rev++
 		a.writer = Consumer
+		a.keep(r)
 		r.Log(AppliedEvent{Head: r.Head("", Consumer), Entry: e, Balance: a.balance})
 	}
 	return nil
