@@ -27,8 +27,13 @@ func (p Property) Breaks(v Violation, holdings []Holding) bool {
 // overwroteNewer reports whether a stale write destroyed the data of a
 // holder newer than the writer: one whose hold began after the writer's
 // last one did. A late write over an older holder's value, or its own,
-// breaks no one's work; over a newer holder's it is the chapter's harm.
+// breaks no one's work, nor one over the empty resource the stage set up
+// (a database's row inserted by the setup names a client as its writer);
+// over a newer holder's data it is the chapter's harm.
 func overwroteNewer(v Violation, holdings []Holding) bool {
+	if v.Before == "" {
+		return false
+	}
 	mine := -1
 	for _, h := range holdings {
 		if h.Client == v.Client && h.From <= v.At {
