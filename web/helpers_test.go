@@ -199,7 +199,8 @@ func mustShow(tb testing.TB, doc *goquery.Document, f demo.Frame, lang string) {
 // runID returns the run id that every control of doc carries.
 func runID(tb testing.TB, doc *goquery.Document) string {
 	tb.Helper()
-	inputs := doc.Find(`#demo .controls form input[name="run"]`) // the controls; a question's form carries it too
+	// The controls' forms; a question's answers and its Ask carry the run too.
+	inputs := doc.Find(`#demo .controls form:not(.options):not(.ask-room) input[name="run"]`)
 	if got, want := inputs.Length(), 5; got != want {
 		tb.Fatalf("%d run inputs, want %d (step, back, reset, take over, switch)", got, want)
 	}
