@@ -272,6 +272,12 @@ func (l *drawing) hold(s demo.Span, color string) {
 	if s.Token > 0 {
 		label = fmt.Sprintf(T(l.lang, "diagram.token"), s.Token)
 	}
+	if !s.Open && x(s.To)-x(s.From) < 6 {
+		// A hold that ended almost as it began (a crash right after SETNX)
+		// is too short to see; its label would float by the mark that
+		// ended it and read as that mark's.
+		label = ""
+	}
 	d.Bars = append(d.Bars, Bar{X: x(s.From), Y: cy - barHeight/2, W: max(x(s.To)-x(s.From), 2), H: barHeight, Class: "lease " + color, Label: Text{Label: label}, Fresh: l.fresh(s.From)})
 	if s.Open && s.Until > s.To {
 		d.Bars = append(d.Bars, Bar{X: x(s.To), Y: cy - barHeight/2, W: x(s.Until) - x(s.To), H: barHeight, Class: "planned"})
