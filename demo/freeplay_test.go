@@ -127,3 +127,27 @@ func TestFreeNarrationOfACall(t *testing.T) {
 		t.Errorf("narration %q / %q", f.Narration.Text.EN, f.Narration.Text.JA)
 	}
 }
+
+// A page never offers a button that can only answer an error: every offer
+// shown enabled, on every frame of every scenario in both positions, plays.
+func TestEnabledOffersPlay(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				p := Place{Sc: sc, On: on, Step: step}
+				offers, err := p.Offers()
+				if err != nil {
+					t.Fatalf("%s frame %d: %v", testkit.Name(sc, on), step, err)
+				}
+				for _, o := range offers {
+					if !o.Enabled() {
+						continue
+					}
+					if _, err := p.Then(o.Action).Frame(); err != nil {
+						t.Errorf("%s frame %d: %q is offered, but playing it fails: %v", testkit.Name(sc, on), step, o.Action.Source, err)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package demo
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // Place is where a frame is: the scenario, the switch's position, the step
 // and, in free play, the actions a visitor played after it. A frame is a
@@ -108,5 +111,38 @@ func (p Place) Offers() ([]Offer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.Offers()
+	offers, err := r.Offers()
+	if err != nil {
+		return nil, err
+	}
+	refused(p, r, offers)
+	return offers, nil
+}
+
+// refused tries each offer that looks playable, on a copy of r or, for a
+// store that cannot copy itself, by playing p with it, and disables the
+// ones the store turns away (a ZooKeeper client already queued asking
+// again, a client closing a connection it does not have), with the store's
+// own reason: a page never offers a button that can only answer an error.
+func refused(p Place, r *Run, offers []Offer) {
+	for i := range offers {
+		if !offers[i].Enabled() {
+			continue
+		}
+		var err error
+		if c, ok := r.Clone(); ok {
+			err = c.Free(offers[i].Action)
+		} else {
+			_, err = p.Then(offers[i].Action).Run()
+		}
+		if err == nil {
+			continue
+		}
+		msg := err.Error()
+		var ae *ActionError
+		if errors.As(err, &ae) {
+			msg = ae.Msg
+		}
+		offers[i].Why = Text{EN: msg, JA: "いまのモデルの状態では受け付けられない"}
+	}
 }
