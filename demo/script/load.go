@@ -5,10 +5,8 @@
 package script
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"runtime"
 	"slices"
@@ -121,18 +119,11 @@ func read(reg *demo.Registry, file string, data []byte) (scenarios []*demo.Scena
 	return scenarios, nil
 }
 
-// decode reads the file's shape: the plain reader's fast path when the file
-// is in the plain shape and has no mistake in it, else the library, which
-// says what the mistake is.
+// decode reads the file's shape, by the plain reader's fast path when it
+// can (internal/plainyaml), else by the library, which says what is wrong.
 func decode(file string, data []byte) (*document, error) {
 	var doc document
-	if plainyaml.Decode(data, &doc) {
-		return &doc, nil
-	}
-	doc = document{}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true) // a misspelt key is an error, not a silent gap
-	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+	if err := plainyaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlError(file, err)
 	}
 	return &doc, nil

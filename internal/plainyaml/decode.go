@@ -1,6 +1,8 @@
 package plainyaml
 
 import (
+	"bytes"
+	"io"
 	"reflect"
 	"strings"
 
@@ -89,4 +91,21 @@ func addFields(t reflect.Type, fs map[string]reflect.Type) {
 			fs[name] = f.Type
 		}
 	}
+}
+
+// Unmarshal reads data into v, a pointer, as a yaml.Decoder with
+// KnownFields does (a misspelt key is an error, not a silent gap): the
+// plain shape by Decode, anything else, and any mistake, by the library,
+// whose error it returns as it is. An empty file leaves v zero.
+func Unmarshal(data []byte, v any) error {
+	if Decode(data, v) {
+		return nil
+	}
+	reflect.ValueOf(v).Elem().SetZero() // Decode may have filled part of it
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil && err != io.EOF {
+		return err
+	}
+	return nil
 }

@@ -6,10 +6,8 @@
 package guidedata
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -163,17 +161,11 @@ type (
 	}
 )
 
-// decode reads the file's shape: the plain reader's fast path, or else the
-// library, which says what is wrong.
+// decode reads the file's shape, by the plain reader's fast path when it
+// can (internal/plainyaml), else by the library, which says what is wrong.
 func decode(name string, data []byte) (*file, error) {
 	var f file
-	if plainyaml.Decode(data, &f) {
-		return &f, nil
-	}
-	f = file{}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true) // a misspelt key is an error, not a silent gap
-	if err := dec.Decode(&f); err != nil && err != io.EOF {
+	if err := plainyaml.Unmarshal(data, &f); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			err = errors.New(strings.Join(te.Errors, "; "))
