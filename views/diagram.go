@@ -504,6 +504,12 @@ func (p *placer) markLabel(x, y, r float64, label string) Text {
 		{X: xi - ri - 3, Y: yi - ri - 1, Anchor: "end"},
 		{X: xi + ri + 3, Y: yi + 5, Anchor: "start"},
 		{X: xi - ri - 3, Y: yi + 5, Anchor: "end"},
+		// Further along its own lane before a row down, where on a tight
+		// stack of nodes it would stand on the next node's lane and read
+		// as that node's ("down" under redis4 for redis3's crash).
+		{X: xi + ri + 23, Y: yi + 5, Anchor: "start"},
+		{X: xi + ri + 43, Y: yi + 5, Anchor: "start"},
+		{X: xi + ri + 63, Y: yi + 5, Anchor: "start"},
 		{X: xi, Y: yi + ri + 9 + rowHeight, Anchor: "middle"},
 		{X: xi + ri + 3, Y: yi + ri + 9 + rowHeight, Anchor: "start"},
 		{X: xi - ri - 3, Y: yi + ri + 9 + rowHeight, Anchor: "end"},

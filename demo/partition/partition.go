@@ -97,6 +97,9 @@ func (p *partition) Do(r *demo.Run, a demo.Action) error {
 		e.OK = !r.On() || epoch >= p.maxEpoch
 		if e.OK {
 			p.value, p.maxEpoch = args.Value, max(p.maxEpoch, epoch)
+			// row-42 is the scenario's resource: its value is the one
+			// every store's page shows as the resource's.
+			r.Resource().Write(0, args.Value)
 		}
 		r.Log(e)
 		p.judge(r, a.Who, e)
