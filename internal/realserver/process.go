@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,18 +52,36 @@ func Missing(tb testing.TB, reason string) {
 	tb.Skip(reason)
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago. The kernel
-// hands out ports from its ephemeral range, so never a server's well-known
-// port such as Redis's 6379.
+// FreePort returns a loopback TCP port that was free a moment ago and that
+// this test binary has not handed out before. The kernel hands out ports from
+// its ephemeral range, so never a server's well-known port such as Redis's
+// 6379. Never twice matters because a node that goes down frees its port
+// until it comes back: had a parallel test been given that port meanwhile,
+// the restarted node would answer on another test's server.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("no free loopback port: %v", err)
+	handedMu.Lock()
+	defer handedMu.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatalf("no free loopback port: %v", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if !handed[port] {
+			handed[port] = true
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	tb.Fatalf("no loopback port this test binary has not used already, in 100 tries")
+	return 0
 }
+
+var (
+	handedMu sync.Mutex
+	handed   = map[int]bool{}
+)
 
 // Spec says how to run one server process.
 type Spec struct {
@@ -94,12 +113,19 @@ type Process struct {
 // of the test.
 func Launch(tb testing.TB, spec Spec) *Process {
 	tb.Helper()
+	p := Prepare(tb, spec)
+	p.Start()
+	return p
+}
+
+// Prepare returns the process, not started, to be stopped at the end of the
+// test: for a Ready that needs the Process itself (its Pid).
+func Prepare(tb testing.TB, spec Spec) *Process {
 	if spec.ReadyIn == 0 {
 		spec.ReadyIn = 10 * time.Second
 	}
 	p := &Process{tb: tb, spec: spec}
 	tb.Cleanup(p.Stop)
-	p.Start()
 	return p
 }
 

@@ -54,7 +54,7 @@ func StartRedis(tb testing.TB, name string, extra ...string) *Redis {
 		tb.Fatal(err)
 	}
 	r := &Redis{Name: name, Port: port}
-	r.Process = Launch(tb, Spec{
+	r.Process = Prepare(tb, Spec{
 		Name: name,
 		Path: bin,
 		Args: []string{path},
@@ -67,10 +67,28 @@ func StartRedis(tb testing.TB, name string, extra ...string) *Redis {
 			ping := redis.NewClient(&redis.Options{Addr: Addr(port), MaxRetries: -1, DialTimeout: time.Second, PoolSize: 1,
 				DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 			defer ping.Close()
-			return ping.Ping(ctx).Err()
+			return r.isOwn(ctx, ping)
 		},
 	})
+	r.Start()
 	return r
+}
+
+// isOwn reports nil when the server answering on r's port is r's own
+// process: a port another test's server holds must fail the start, not lend
+// that server's keys to this test.
+func (r *Redis) isOwn(ctx context.Context, c *redis.Client) error {
+	info, err := c.Info(ctx, "server").Result()
+	if err != nil {
+		return err
+	}
+	want := fmt.Sprintf("process_id:%d", r.Pid())
+	for line := range strings.Lines(info) {
+		if strings.TrimSpace(line) == want {
+			return nil
+		}
+	}
+	return fmt.Errorf("port %d answers, but not as process %d: another server holds it", r.Port, r.Pid())
 }
 
 // Addr returns the node's host:port.

@@ -2,28 +2,23 @@ package testkit
 
 import (
 	"bytes"
-	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/distlock/fencing-demo/internal/realserver"
 )
 
 // Programs started by a test: a free port, a health wait, a log to read.
 
-// FreePort returns a loopback port that nothing listens on just now.
+// FreePort returns a loopback port that nothing listens on just now and
+// that this test binary has not handed out before (realserver.FreePort), so
+// a server a test restarts on its port never meets another test's.
 func FreePort(tb testing.TB) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	_, port, err := net.SplitHostPort(ln.Addr().String())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return port
+	return strconv.Itoa(realserver.FreePort(tb))
 }
 
 // WaitHealthy polls /healthz on port until it answers 200, for at most d.
