@@ -171,38 +171,57 @@ func (p *memPoll) copy() Poll {
 type RedisPolls struct {
 	r     *Redis
 	Clock func() time.Time
+	kept  *kept // the answers this replica took, to seed a Redis that lost them (pollkeep.go)
 }
 
-// Polls is the relay's Redis as the store of the lectures' polls.
-func (r *Redis) Polls() *RedisPolls { return &RedisPolls{r: r, Clock: time.Now} }
+// Polls is the relay's Redis as the store of the lectures' polls. Each time
+// the relay subscribes again (Redis came back), the answers this replica
+// took are written back.
+func (r *Redis) Polls() *RedisPolls {
+	p := &RedisPolls{r: r, Clock: time.Now, kept: newKept(maxKept, r.ttl)}
+	reseed := p.reseedAll
+	r.resubscribed.Store(&reseed)
+	return p
+}
 
+// keys are the question, the counts, each voter's choice and the moment
+// (Redis's clock, in µs) of each voter's latest choice, which tells which
+// of two replicas' copies of one voter is the newer.
 func (p *RedisPolls) keys(fid string) []string {
 	base := p.r.prefix + "poll:" + fid
-	return []string{base, base + ":counts", base + ":votes"}
+	return []string{base, base + ":counts", base + ":votes", base + ":stamps"}
 }
 
-// askScript opens question ARGV[1] at ARGV[2] with ARGV[3] options.
+// askScript opens question ARGV[1] at ARGV[2] with ARGV[3] options, and
+// returns when (Redis's clock, µs), which orders the lecture's questions.
 var askScript = redis.NewScript(`
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'id', ARGV[1], 'at', ARGV[2], 'n', ARGV[3], 'open', '1')
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[4]) end
-return 1
+local t = redis.call('TIME')
+local asked = tonumber(t[1]) * 1000000 + tonumber(t[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'at', ARGV[2], 'n', ARGV[3], 'open', '1', 'asked', string.format('%d', asked))
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return asked
 `)
 
-// answerScript counts voter ARGV[2]'s choice ARGV[3] for question ARGV[1]:
-// 0 when it is not the open question, -1 when it has ARGV[4] voters.
+// answerScript counts voter ARGV[2]'s choice ARGV[3] for question ARGV[1]
+// and returns its moment (µs): 0 when it is not the open question, -1 when
+// it has ARGV[4] voters.
 var answerScript = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'open') ~= '1' then return 0 end
 local o = tonumber(ARGV[3])
 if o < 0 or o >= tonumber(redis.call('HGET', KEYS[1], 'n')) then return 0 end
 local old = redis.call('HGET', KEYS[3], ARGV[2])
-if old == ARGV[3] then return 1 end
 if not old and redis.call('HLEN', KEYS[3]) >= tonumber(ARGV[4]) then return -1 end
-if old then redis.call('HINCRBY', KEYS[2], old, -1) end
-redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
-redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
-for i = 2, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
-return 1
+local t = redis.call('TIME')
+local stamp = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if old ~= ARGV[3] then
+  if old then redis.call('HINCRBY', KEYS[2], old, -1) end
+  redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+  redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+end
+redis.call('HSET', KEYS[4], ARGV[2], string.format('%d', stamp))
+for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+return stamp
 `)
 
 // revealScript closes question ARGV[1]: 0 when it is not the lecture's.
@@ -215,22 +234,30 @@ return 1
 func (p *RedisPolls) Ask(ctx context.Context, fid string, at At, n int) (Poll, error) {
 	id := questionID(at, p.Clock())
 	where := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
-	if err := askScript.Run(ctx, p.r.client, p.keys(fid), id, where, n, p.r.ttl.Milliseconds()).Err(); err != nil {
+	asked, err := askScript.Run(ctx, p.r.client, p.keys(fid), id, where, n, p.r.ttl.Milliseconds()).Int64()
+	if err != nil {
 		return Poll{}, err
 	}
+	p.kept.ask(fid, keptQuestion{id: id, where: where, n: n, asked: asked, open: true})
 	return Poll{ID: id, At: at, Open: true, Counts: make([]int64, n)}, nil
 }
 
 func (p *RedisPolls) Answer(ctx context.Context, fid, id, voter string, option int) error {
-	n, err := answerScript.Run(ctx, p.r.client, p.keys(fid), id, voter, option, MaxVoters, p.r.ttl.Milliseconds()).Int()
+	stamp, err := answerScript.Run(ctx, p.r.client, p.keys(fid), id, voter, option, MaxVoters, p.r.ttl.Milliseconds()).Int64()
 	switch {
 	case err != nil:
 		return err
-	case n == 0:
+	case stamp == 0:
 		return ErrClosed
-	case n < 0:
+	case stamp < 0:
 		return ErrVoters
 	}
+	if !p.kept.knows(fid, id) { // the question was asked on another replica: keep it too
+		if _, _, err := p.get(ctx, fid); err != nil {
+			return err
+		}
+	}
+	p.kept.answer(fid, id, voter, option, stamp)
 	return nil
 }
 
@@ -242,32 +269,51 @@ func (p *RedisPolls) Reveal(ctx context.Context, fid, id string) (Poll, error) {
 	if n == 0 {
 		return Poll{}, ErrClosed
 	}
+	p.kept.reveal(fid, id)
 	poll, _, err := p.Get(ctx, fid)
 	return poll, err
 }
 
+// Get is Polls.Get. A lecture whose question Redis has lost while this
+// replica kept answers to it is seeded again first.
 func (p *RedisPolls) Get(ctx context.Context, fid string) (Poll, bool, error) {
+	poll, m, err := p.get(ctx, fid)
+	if err != nil || m["id"] != "" || !p.kept.has(fid) {
+		return poll, m["id"] != "", err
+	}
+	if err := p.reseed(ctx, fid); err != nil {
+		return Poll{}, false, err
+	}
+	poll, m, err = p.get(ctx, fid)
+	return poll, m["id"] != "", err
+}
+
+// get reads the lecture's question and counts, and notes the question as
+// this replica's to keep; m is the question's hash as Redis holds it.
+func (p *RedisPolls) get(ctx context.Context, fid string) (poll Poll, m map[string]string, err error) {
 	k := p.keys(fid)
 	pipe := p.r.client.Pipeline()
 	q := pipe.HGetAll(ctx, k[0])
 	counts := pipe.HGetAll(ctx, k[1])
 	if _, err := pipe.Exec(ctx); err != nil {
-		return Poll{}, false, err
+		return Poll{}, nil, err
 	}
-	m := q.Val()
+	m = q.Val()
 	if m["id"] == "" {
-		return Poll{}, false, nil
+		return Poll{}, m, nil
 	}
 	f := strings.Fields(m["at"])
 	n, err := strconv.Atoi(m["n"])
 	if len(f) != 3 || err != nil || n < 0 || n > 16 {
-		return Poll{}, false, errors.New("follow redis: a poll " + strconv.Quote(m["at"]))
+		return Poll{}, nil, errors.New("follow redis: a poll " + strconv.Quote(m["at"]))
 	}
 	at, _, err := p.r.parse("0 " + m["at"])
 	if err != nil {
-		return Poll{}, false, err
+		return Poll{}, nil, err
 	}
-	poll := Poll{ID: m["id"], At: at, Open: m["open"] == "1", Counts: make([]int64, n)}
+	asked, _ := strconv.ParseInt(m["asked"], 10, 64)
+	p.kept.note(fid, keptQuestion{id: m["id"], where: m["at"], n: n, asked: asked, open: m["open"] == "1"})
+	poll = Poll{ID: m["id"], At: at, Open: m["open"] == "1", Counts: make([]int64, n)}
 	for o, c := range counts.Val() {
 		i, err1 := strconv.Atoi(o)
 		v, err2 := strconv.ParseInt(c, 10, 64)
@@ -275,7 +321,7 @@ func (p *RedisPolls) Get(ctx context.Context, fid string) (Poll, bool, error) {
 			poll.Counts[i] = v
 		}
 	}
-	return poll, true, nil
+	return poll, m, nil
 }
 
 func (p *RedisPolls) Mine(ctx context.Context, fid, id, voter string) (int, error) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -42,6 +43,9 @@ type Redis struct {
 	prefix  string
 	ttl     time.Duration
 	replica string // names this process's places in the shared limits (shared.go)
+	// resubscribed, when set, runs each time the subscription is made
+	// again: the polls' answers are written back to a Redis that lost them.
+	resubscribed atomic.Pointer[func(context.Context)]
 }
 
 // NewRedis connects to the Redis at url (redis://host:port/db) and finds
@@ -174,6 +178,9 @@ func (b *Broker) listen(ctx context.Context, r *Redis) {
 		case *redis.Subscription:
 			if m.Kind == "subscribe" {
 				go b.resync(ctx)
+				if f := r.resubscribed.Load(); f != nil {
+					go (*f)(ctx)
+				}
 			}
 		case *redis.Message:
 			fid, val, ok := strings.Cut(m.Payload, " ")
