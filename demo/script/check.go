@@ -244,12 +244,25 @@ func checkActions(sc *demo.Scenario, as []demo.Action) *checkError {
 // only a replay shows, such as a paused client asked to write; and, in the
 // same plays, whether each move's narration is true in both positions.
 func checkPlays(sc *demo.Scenario) *checkError {
+	var kinds *eventKinds // only a scenario asking about an event needs its kinds
+	if asksEvent(sc) {
+		kinds = &eventKinds{seen: map[demo.Kind]bool{}, read: map[*demo.Run]int{}}
+	}
 	err := demo.RehearseEach(sc, func(r *demo.Run) error {
+		if kinds != nil {
+			kinds.add(r)
+		}
 		if ce := narrationOf(sc, r); ce != nil {
 			return ce
 		}
-		return answerOf(sc, r)
+		if ce := answerOf(sc, r); ce != nil {
+			return ce
+		}
+		return nil // not a nil *checkError, which as an error is not nil
 	})
+	if err == nil && kinds != nil {
+		return checkEventOutcomes(sc, kinds)
+	}
 	if err == nil {
 		return nil
 	}

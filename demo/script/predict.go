@@ -3,6 +3,7 @@ package script
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -79,6 +80,9 @@ func checkPredictions(sc *demo.Scenario) *checkError {
 			if o.Value == "" || slices.ContainsFunc(p.Options[:j], func(b demo.Option) bool { return b.Value == o.Value }) {
 				return fail(line, "%s: option %d: each option names a different outcome under \"is:\"", where, j+1)
 			}
+			if msg := badOutcome(sc, p, o.Value); msg != "" {
+				return fail(line, "%s: option %d is: %q: %s", where, j+1, o.Value, msg)
+			}
 			for _, t := range []struct {
 				what string
 				t    demo.Text
@@ -118,4 +122,95 @@ func answerOf(sc *demo.Scenario, r *demo.Run) *checkError {
 		return fail(line, "move %d predict: with the switch %s the model's answer is %q, which is not among the options (%s)", i+1, demo.OnOff(r.On()), v, strings.Join(values, ", "))
 	}
 	return nil
+}
+
+// badOutcome says what is wrong with v as an outcome of p's kind, before
+// anything plays: a verdict's name, a number of clients for holders, a
+// count of 0 or more, an event kind's spelling (checkEventOutcomes checks,
+// once the plays are done, that it is a kind the scenario has); "" when
+// nothing is.
+func badOutcome(sc *demo.Scenario, p *demo.Prediction, v string) string {
+	switch p.Kind {
+	case demo.AskVerdict:
+		if names := demo.VerdictNames(); !slices.Contains(names, v) {
+			return "no verdict has this name; want one of " + strings.Join(names, ", ")
+		}
+	case demo.AskHolders:
+		if n, err := strconv.Atoi(v); err != nil || n < 0 || n > len(sc.Clients) || strconv.Itoa(n) != v {
+			return fmt.Sprintf("a holders question's outcome is how many clients hold the lock, 0 to %d", len(sc.Clients))
+		}
+	case demo.AskCount:
+		if n, err := strconv.Atoi(v); err != nil || n < 0 || strconv.Itoa(n) != v {
+			return "a count question's outcome is a number of events, 0 or more"
+		}
+	case demo.AskEvent:
+		if !validID(v) {
+			return "an event question's outcome is an event kind, such as accepted or rejected"
+		}
+	}
+	return ""
+}
+
+// engineKinds are the events every scenario can have, whatever its store:
+// a write taken, fenced off or skipped, a client paused, resumed or crashed.
+var engineKinds = []demo.Kind{demo.Accepted, demo.Rejected, demo.WriteSkipped, demo.Paused, demo.Resumed, demo.Crashed}
+
+// eventKinds collects the kinds of the events of every run it is shown, for
+// checkEventOutcomes: each run's events are read once, as they come.
+type eventKinds struct {
+	seen map[demo.Kind]bool
+	read map[*demo.Run]int
+}
+
+func (k *eventKinds) add(r *demo.Run) {
+	evs := r.Events()
+	for _, e := range evs[k.read[r]:] {
+		k.seen[e.Kind()] = true
+	}
+	k.read[r] = len(evs)
+}
+
+// checkEventOutcomes: an event question's options each name a kind of
+// event the engine or the scenario's store has (one that happens in some
+// frame in either switch position), so that a misspelt kind, which no
+// answer could ever be, fails to load.
+func checkEventOutcomes(sc *demo.Scenario, k *eventKinds) *checkError {
+	for i, m := range sc.Moves {
+		p := m.Predict
+		if p == nil || p.Kind != demo.AskEvent {
+			continue
+		}
+		for j, o := range p.Options {
+			kind := demo.Kind(o.Value)
+			if k.seen[kind] || slices.Contains(engineKinds, kind) {
+				continue
+			}
+			line := 0
+			if len(m.Do) > 0 {
+				line = m.Do[0].Line
+			}
+			return fail(line, "move %d predict: option %d is: %q: no event of this kind happens in the scenario in either position; want one of %s",
+				i+1, j+1, o.Value, strings.Join(k.names(), ", "))
+		}
+	}
+	return nil
+}
+
+func (k *eventKinds) names() []string {
+	var names []string
+	for _, e := range engineKinds {
+		names = append(names, string(e))
+	}
+	for kind := range k.seen {
+		if !slices.Contains(engineKinds, kind) {
+			names = append(names, string(kind))
+		}
+	}
+	slices.Sort(names[len(engineKinds):])
+	return names
+}
+
+// asksEvent reports whether one of sc's questions is about an event.
+func asksEvent(sc *demo.Scenario) bool {
+	return slices.ContainsFunc(sc.Moves, func(m demo.Move) bool { return m.Predict != nil && m.Predict.Kind == demo.AskEvent })
 }
