@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -203,6 +204,52 @@ func (p RoomPoll) Count(i int) int64 {
 func PollURL(p Place) string {
 	return "/scenarios/" + p.Sc.ID + "/poll?" + url.QueryEscape(p.Sc.Switch) + "=" + demo.OnOff(p.On) +
 		"&" + StepParam + "=" + fmt.Sprint(p.Step) + "&" + LangParam + "=" + p.Lang + presentParam(p)
+}
+
+// SeenParam names the totals the lecturer's screen shows (RoomPoll.Stamp),
+// so that its next reading is held until they change.
+const SeenParam = "seen"
+
+// PollSeenURL is the lecturer's next reading of the totals, after those
+// stamped seen.
+func PollSeenURL(p Place, seen string) string {
+	return PollURL(p) + "&" + SeenParam + "=" + url.QueryEscape(seen)
+}
+
+// PollNext is the lecturer's page's next reading of the totals: at once,
+// held by the server until they change, or a little later (Later) while
+// this server drains.
+type PollNext struct {
+	URL   string
+	Later bool
+}
+
+// Trigger is when htmx sends the next reading.
+func (n PollNext) Trigger() string {
+	if n.Later {
+		return "load delay:2s"
+	}
+	return "load"
+}
+
+// Stamp names what the lecturer's screen shows of a poll: the question,
+// whether it is open, and its counts; "-" for no question. Only the
+// counts, as the screen shows them, never who answered.
+func (p *RoomPoll) Stamp() string {
+	if p == nil {
+		return "-"
+	}
+	var b strings.Builder
+	b.WriteString(p.ID)
+	if p.Result != nil {
+		b.WriteString(".r")
+	} else if p.Open {
+		b.WriteString(".o")
+	}
+	for _, c := range p.Counts {
+		b.WriteString("." + strconv.FormatInt(c, 10))
+	}
+	return b.String()
 }
 
 func presentParam(p Place) string {

@@ -133,7 +133,10 @@ func (s *Server) roomPoll(ctx context.Context, fid string, at follow.At) (*views
 }
 
 // pollView answers the lecturer's page's reading of the room's answers: the
-// counts only, for the run key's own lecture, never cached.
+// counts only, for the run key's own lecture, never cached. A reading that
+// names the totals its screen shows (seen) is held until they change, so a
+// change reaches the screen as it happens, with no reading every second:
+// the answer then carries the next reading, which is held in turn.
 func (s *Server) pollView(c echo.Context) error {
 	sc, err := s.scenario(c)
 	if err != nil {
@@ -148,19 +151,71 @@ func (s *Server) pollView(c echo.Context) error {
 	if run == "" {
 		return &problem{status: http.StatusForbidden, key: "err.ask.run", cont: here.URL()}
 	}
-	rp, err := s.roomPoll(c.Request().Context(), follow.LectureID(run), here.Place)
+	rp, seen, err := s.heldPoll(c.Request().Context(), follow.LectureID(run), here.Place, c.QueryParam(views.SeenParam))
 	if err != nil {
 		return pollStoreDown(c, here.URL())
 	}
+	next := views.PollNext{URL: views.PollSeenURL(here, seen), Later: s.draining.Load()}
 	if rp == nil {
-		return c.NoContent(http.StatusNoContent) // no question asked here: htmx keeps the empty place
+		return respond.Render(c, http.StatusOK, views.PollWait(next)) // no question asked here yet: wait for one
 	}
 	f, err := here.Frame()
 	if err != nil {
 		return err
 	}
 	d := views.Demo{Page: views.Page{Lang: here.Lang}, Frame: f, Here: here}
-	return respond.Render(c, http.StatusOK, views.PollView(d, *rp))
+	return respond.Render(c, http.StatusOK, views.PollView(d, *rp, next))
+}
+
+// pollHold is how long a reading of the totals is held at most: well
+// within the server's write timeout and a balancer's, and ended at once by
+// a drain (then the page asks again later, perhaps of another replica).
+// pollSettle lets a burst of answers land before the totals are drawn,
+// so a hall answering at once costs a reading a tenth of a second, not one
+// per answer.
+const (
+	pollHold   = 20 * time.Second
+	pollSettle = 50 * time.Millisecond
+)
+
+// heldPoll reads lecture fid's poll as frame at shows it; when its stamp is
+// seen, it waits for a change first, at most pollHold.
+func (s *Server) heldPoll(ctx context.Context, fid string, at follow.At, seen string) (*views.RoomPoll, string, error) {
+	hold := time.NewTimer(pollHold)
+	defer hold.Stop()
+	drain := time.NewTicker(250 * time.Millisecond)
+	defer drain.Stop()
+	for {
+		changed := s.polls.Changed(fid) // before the read: a change during it wakes the wait
+		rp, err := s.roomPoll(ctx, fid, at)
+		if err != nil {
+			return nil, "", err
+		}
+		stamp := rp.Stamp()
+		if seen == "" || stamp != seen {
+			return rp, stamp, nil
+		}
+	wait:
+		for {
+			select {
+			case <-changed:
+				break wait
+			case <-hold.C:
+				return rp, stamp, nil
+			case <-ctx.Done():
+				return nil, "", ctx.Err()
+			case <-drain.C:
+				if s.draining.Load() {
+					return rp, stamp, nil
+				}
+			}
+		}
+		select {
+		case <-time.After(pollSettle):
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		}
+	}
 }
 
 // The cookie that tells one follower's answer from another's: a random id,

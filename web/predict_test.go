@@ -10,6 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/follow"
 )
 
@@ -233,5 +234,50 @@ func TestAnswerFlood(t *testing.T) {
 	testkit.MustStatus(t, last, http.StatusTooManyRequests)
 	if last.Header().Get("Retry-After") == "" {
 		t.Fatal("no Retry-After on the refusal")
+	}
+}
+
+// The lecturer's reading of the totals that names what its screen shows
+// (seen) is held until they change: an answer given meanwhile is on the
+// screen it brings, and it carries the next reading, with the new totals'
+// stamp. Without a question yet, the reading waits for one.
+func TestLecturePollHeld(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	w := testkit.Post(t, s, "/scenarios/gc-pause/step", url.Values{"from": {"5"}, "fencing": {"on"}, "lang": {"en"}}, false)
+	testkit.MustStatus(t, w, http.StatusSeeOther)
+	lecturer := runCookieOf(t, w)
+	fid := follow.LectureID(strings.TrimPrefix(lecturer, runCookieName+"="))
+	held := func(target string) <-chan *httptest.ResponseRecorder {
+		done := make(chan *httptest.ResponseRecorder, 1)
+		go func() {
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, withCookie(httptest.NewRequest(http.MethodGet, target, nil), lecturer))
+			done <- rec
+		}()
+		return done
+	}
+	poll := "/scenarios/gc-pause/poll?fencing=on&step=6&lang=en"
+	none := testkit.Parse(t, lectureGet(t, s, poll, lecturer).Body.Bytes())
+	if none.Find(`[data-testid="room"]`).Length() != 0 {
+		t.Fatal("the room's answers before any question")
+	}
+	asking := held(testkit.Attr(t, none, "poll-next", "hx-get"))
+	testkit.MustStatus(t, lecturePost(t, s, "/scenarios/gc-pause/ask", lecturer, url.Values{"from": {"6"}, "fencing": {"on"}, "lang": {"en"}}), http.StatusSeeOther)
+	room := testkit.Parse(t, (<-asking).Body.Bytes())
+	if got := testkit.TestID(t, room, "room-total"); got != "0 answered" {
+		t.Fatalf("the held reading after the question says %q, want 0 answered", got)
+	}
+	next := testkit.Attr(t, room, "poll-next", "hx-get")
+	answering := held(next)
+	page := testkit.Parse(t, lectureGet(t, s, "/follow/"+fid+"?lang=en", "").Body.Bytes())
+	q := testkit.Attr(t, page, "room-question", "data-poll")
+	testkit.MustStatus(t, lecturePost(t, s, "/follow/"+fid+"/answer", voterCookieName+"="+strings.Repeat("a", 32),
+		url.Values{"q": {q}, "option": {"rejected"}, "lang": {"en"}}), http.StatusSeeOther)
+	room = testkit.Parse(t, (<-answering).Body.Bytes())
+	if got := testkit.Attr(t, room, "bar-rejected", "data-count"); got != "1" {
+		t.Fatalf("the held reading brings rejected counted %s, want the answer given while it waited (1)", got)
+	}
+	if again := testkit.Attr(t, room, "poll-next", "hx-get"); again == next || !strings.Contains(again, views.SeenParam+"=") {
+		t.Fatalf("the next reading %q, want one with the new totals' stamp (was %q)", again, next)
 	}
 }

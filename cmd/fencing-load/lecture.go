@@ -121,7 +121,7 @@ func lectureFlags(args []string, stderr io.Writer) (lectureOpts, error) {
 	fl.DurationVar(&o.pace, "pace", 250*time.Millisecond, "time between the lecturer's clicks")
 	fl.BoolVar(&o.answer, "answer", false, "the answering mode (answers.go): the lecturer asks the scenario's question, every follower answers, the Step reveals; no hostile attendees")
 	fl.DurationVar(&o.within, "answer-within", 2*time.Second, "the answering mode: the followers answer spread over this long")
-	fl.DurationVar(&o.read, "read", 50*time.Millisecond, "the answering mode: how often the lecturer's screen reads the totals")
+	fl.DurationVar(&o.read, "read", 50*time.Millisecond, "the answering mode: how often the lecturer clicks (on a run of its own) while the room answers")
 	if err := fl.Parse(args); err != nil {
 		return o, err
 	}

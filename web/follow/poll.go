@@ -65,6 +65,9 @@ type Polls interface {
 	Get(ctx context.Context, fid string) (Poll, bool, error)
 	// Mine is voter's choice for question id, or -1.
 	Mine(ctx context.Context, fid, id, voter string) (int, error)
+	// Changed is closed at the next change of lecture fid's poll (a
+	// question asked or revealed, an answer counted), on any replica.
+	Changed(fid string) <-chan struct{}
 }
 
 // questionID names a question by its frame, the moment it was asked and a
@@ -79,6 +82,7 @@ var questions atomic.Uint64
 
 // MemPolls keeps polls in memory, for a server on its own.
 type MemPolls struct {
+	changes
 	mu    sync.Mutex
 	polls *expirable.LRU[string, *memPoll]
 	Clock func() time.Time
@@ -100,6 +104,7 @@ func (m *MemPolls) Ask(_ context.Context, fid string, at At, n int) (Poll, error
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.polls.Add(fid, p)
+	m.changed(fid)
 	return p.copy(), nil
 }
 
@@ -119,6 +124,7 @@ func (m *MemPolls) Answer(_ context.Context, fid, id, voter string, option int) 
 	}
 	p.votes[voter] = option
 	p.Counts[option]++
+	m.changed(fid)
 	return nil
 }
 
@@ -130,6 +136,7 @@ func (m *MemPolls) Reveal(_ context.Context, fid, id string) (Poll, error) {
 		return Poll{}, ErrClosed
 	}
 	p.Open = false
+	m.changed(fid)
 	return p.copy(), nil
 }
 
@@ -169,6 +176,7 @@ func (p *memPoll) copy() Poll {
 // another. Each change is one script, so two replicas never count one
 // answer twice.
 type RedisPolls struct {
+	changes
 	r     *Redis
 	Clock func() time.Time
 	kept  *kept // the answers this replica took, to seed a Redis that lost them (pollkeep.go)
@@ -179,8 +187,10 @@ type RedisPolls struct {
 // took are written back.
 func (r *Redis) Polls() *RedisPolls {
 	p := &RedisPolls{r: r, Clock: time.Now, kept: newKept(maxKept, r.ttl)}
-	reseed := p.reseedAll
+	reseed := func(ctx context.Context) { p.reseedAll(ctx); p.changedAll() }
 	r.resubscribed.Store(&reseed)
+	changed := p.changed
+	r.pollChanged.Store(&changed)
 	return p
 }
 
@@ -200,6 +210,7 @@ local asked = tonumber(t[1]) * 1000000 + tonumber(t[2])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'at', ARGV[2], 'n', ARGV[3], 'open', '1', 'asked', string.format('%d', asked))
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[6])
 return asked
 `)
 
@@ -221,6 +232,7 @@ if old ~= ARGV[3] then
 end
 redis.call('HSET', KEYS[4], ARGV[2], string.format('%d', stamp))
 for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+redis.call('PUBLISH', ARGV[6], ARGV[7])
 return stamp
 `)
 
@@ -228,13 +240,14 @@ return stamp
 var revealScript = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'open', '0')
+redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 `)
 
 func (p *RedisPolls) Ask(ctx context.Context, fid string, at At, n int) (Poll, error) {
 	id := questionID(at, p.Clock())
 	where := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
-	asked, err := askScript.Run(ctx, p.r.client, p.keys(fid), id, where, n, p.r.ttl.Milliseconds()).Int64()
+	asked, err := askScript.Run(ctx, p.r.client, p.keys(fid), id, where, n, p.r.ttl.Milliseconds(), p.r.pollChannel(), fid).Int64()
 	if err != nil {
 		return Poll{}, err
 	}
@@ -243,7 +256,7 @@ func (p *RedisPolls) Ask(ctx context.Context, fid string, at At, n int) (Poll, e
 }
 
 func (p *RedisPolls) Answer(ctx context.Context, fid, id, voter string, option int) error {
-	stamp, err := answerScript.Run(ctx, p.r.client, p.keys(fid), id, voter, option, MaxVoters, p.r.ttl.Milliseconds()).Int64()
+	stamp, err := answerScript.Run(ctx, p.r.client, p.keys(fid), id, voter, option, MaxVoters, p.r.ttl.Milliseconds(), p.r.pollChannel(), fid).Int64()
 	switch {
 	case err != nil:
 		return err
@@ -262,7 +275,7 @@ func (p *RedisPolls) Answer(ctx context.Context, fid, id, voter string, option i
 }
 
 func (p *RedisPolls) Reveal(ctx context.Context, fid, id string) (Poll, error) {
-	n, err := revealScript.Run(ctx, p.r.client, p.keys(fid), id).Int()
+	n, err := revealScript.Run(ctx, p.r.client, p.keys(fid), id, p.r.pollChannel(), fid).Int()
 	if err != nil {
 		return Poll{}, err
 	}

@@ -182,10 +182,14 @@ func (p *RedisPolls) reseed(ctx context.Context, fid string) error {
 	}
 	argv[5] = p.r.ttl.Milliseconds()
 	n, err := reseedScript.Run(ctx, p.r.client, p.keys(fid), argv...).Int()
-	if err == nil && n == 0 {
-		p.kept.forget(fid, id)
+	if err != nil {
+		return err
 	}
-	return err
+	if n == 0 {
+		p.kept.forget(fid, id)
+		return nil
+	}
+	return p.r.client.Publish(ctx, p.r.pollChannel(), fid).Err() // the totals read differently now, on every replica
 }
 
 // reseedAll writes back every lecture's kept answers: the relay subscribed

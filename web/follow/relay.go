@@ -46,7 +46,13 @@ type Redis struct {
 	// resubscribed, when set, runs each time the subscription is made
 	// again: the polls' answers are written back to a Redis that lost them.
 	resubscribed atomic.Pointer[func(context.Context)]
+	// pollChanged, when set, hears each poll change any replica announced.
+	pollChanged atomic.Pointer[func(fid string)]
 }
+
+// pollChannel carries the follow id of each poll change (poll.go's
+// scripts publish it), beside the moves' channel.
+func (r *Redis) pollChannel() string { return r.channel + ":poll" }
 
 // NewRedis connects to the Redis at url (redis://host:port/db) and finds
 // scenarios by id with lookup. A lecture's latest move is kept for ttl after
@@ -158,7 +164,7 @@ func (b *Broker) UseRelay(ctx context.Context, r *Redis, log *slog.Logger) {
 // time it has, the lectures followed here are read again from their keys,
 // since what was published in between is lost.
 func (b *Broker) listen(ctx context.Context, r *Redis) {
-	ps := r.client.Subscribe(ctx, r.channel)
+	ps := r.client.Subscribe(ctx, r.channel, r.pollChannel())
 	defer ps.Close()
 	for {
 		msg, err := ps.Receive(ctx)
@@ -176,13 +182,19 @@ func (b *Broker) listen(ctx context.Context, r *Redis) {
 		}
 		switch m := msg.(type) {
 		case *redis.Subscription:
-			if m.Kind == "subscribe" {
+			if m.Kind == "subscribe" && m.Channel == r.channel {
 				go b.resync(ctx)
 				if f := r.resubscribed.Load(); f != nil {
 					go (*f)(ctx)
 				}
 			}
 		case *redis.Message:
+			if m.Channel != r.channel {
+				if f := r.pollChanged.Load(); f != nil {
+					(*f)(m.Payload)
+				}
+				continue
+			}
 			fid, val, ok := strings.Cut(m.Payload, " ")
 			if !ok {
 				continue
