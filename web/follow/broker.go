@@ -608,7 +608,7 @@ func (b *Broker) subscribe(ctx context.Context, fid, addr string) (*Follower, er
 	}
 	var victims []*Follower
 	if len(s.subs) >= b.MaxFollowers {
-		v := heaviest(s.subs, func(a string) int { return s.byAddr[a] }, addr, nil)
+		v := b.heaviestOf(s, addr)
 		if v == nil {
 			b.refused(s, fresh)
 			return nil, ErrFull
@@ -658,26 +658,32 @@ func (b *Broker) refused(s *Session, fresh bool) {
 	b.mu.Unlock()
 }
 
-// heaviest is a follower, among subs, of the address that holds the most of
-// them (count), if it holds at least two more than addr: after the swap it
-// still holds as many as addr. Followers in skip are already going. b.mu is
-// held. A scan: it runs only at a bound.
-func heaviest(subs map[*Follower]struct{}, count func(string) int, addr string, skip []*Follower) *Follower {
-	var top *Follower
-	most := count(addr) + 1
-	for f := range subs {
-		if f.addr == addr || slices.Contains(skip, f) {
-			continue
-		}
-		if n := count(f.addr); n > most {
-			top, most = f, n
+// heaviestOf is a follower of lecture s from the address that holds the
+// most of its streams, if that address holds at least two more than addr:
+// after the swap it still holds as many as addr. b.mu is held, and every
+// move of every lecture waits for it, so it looks over the lecture's
+// addresses (a handful at a full lecture) and then at that one address's
+// streams, never over the lecture's 2,000 followers.
+func (b *Broker) heaviestOf(s *Session, addr string) *Follower {
+	top, most := "", s.byAddr[addr]+1
+	for a, n := range s.byAddr {
+		if a != addr && n > most {
+			top, most = a, n
 		}
 	}
-	return top
+	if top == "" {
+		return nil
+	}
+	for f := range b.perAddr[top] {
+		if f.sess == s {
+			return f
+		}
+	}
+	return nil
 }
 
-// heaviestAnywhere is heaviest over every lecture on this server. b.mu is
-// held.
+// heaviestAnywhere is heaviestOf over every lecture on this server. b.mu
+// is held.
 func (b *Broker) heaviestAnywhere(addr string, skip []*Follower) *Follower {
 	var topAddr string
 	most := len(b.perAddr[addr]) + 1

@@ -377,3 +377,29 @@ func TestBrokerSharesLookups(t *testing.T) {
 		t.Fatalf("%d of 50 students shown Redis's frame 5 at version 41", got)
 	}
 }
+
+// A follower arriving at a full lecture takes the place of a stream of the
+// address holding the most, under the broker's lock, which the lecturer's
+// every move needs too: the time of one such arrival, at a lecture of
+// 2,000 streams from four addresses, the squatter's case.
+func BenchmarkSubscribeAtCap(b *testing.B) {
+	br, _ := testBroker(b, 10)
+	br.MaxFollowers, br.MaxPerAddr, br.MaxStreams = 2000, 2000, 6000
+	s := started(b, br, at(gcPause(b), 1))
+	for i := range 2000 {
+		if _, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("198.51.100.%d", i%4)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		f, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("203.0.113.%d", i%200))
+		if err != nil {
+			b.Fatal(err)
+		}
+		br.Unsubscribe(f)
+		if _, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("198.51.100.%d", i%4)); err != nil {
+			b.Fatal(err) // the squatter's place back, so every arrival finds the lecture full
+		}
+	}
+}
