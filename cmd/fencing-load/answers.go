@@ -74,26 +74,7 @@ func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 
-	// The followers connect and wait for the question on their streams.
-	fs := make([]*roomFollower, a.followers)
-	var connected, wg sync.WaitGroup
-	want := make([]int64, len(q.Options))
-	for i := range fs {
-		f := &roomFollower{choice: i % len(q.Options), from: fmt.Sprintf("127.0.0.%d", 2+i%a.nats)}
-		want[f.choice]++
-		fs[i] = f
-		connected.Add(1)
-		wg.Go(func() { f.follow(ctx, a, q, &connected) })
-	}
-	connected.Wait()
-	open := 0
-	for _, f := range fs {
-		if f.err == nil {
-			open++
-		}
-	}
-	fmt.Fprintf(stdout, "followers connected: %d of %d\n", open, len(fs))
-
+	fs, want, wg := a.connect(ctx, q, stdout)
 	asked := time.Now()
 	if err := timed("ask", a.ask); err != nil {
 		return err
@@ -139,6 +120,30 @@ func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 		return errors.New("not every answer counted, or not every follower saw the reveal")
 	}
 	return nil
+}
+
+// connect connects the followers, who wait for the question on their
+// streams: each, and how many choose each option.
+func (a *answering) connect(ctx context.Context, q *demo.Prediction, stdout io.Writer) ([]*roomFollower, []int64, *sync.WaitGroup) {
+	fs := make([]*roomFollower, a.followers)
+	var connected, wg sync.WaitGroup
+	want := make([]int64, len(q.Options))
+	for i := range fs {
+		f := &roomFollower{choice: i % len(q.Options), from: fmt.Sprintf("127.0.0.%d", 2+i%a.nats)}
+		want[f.choice]++
+		fs[i] = f
+		connected.Add(1)
+		wg.Go(func() { f.follow(ctx, a, q, &connected) })
+	}
+	connected.Wait()
+	open := 0
+	for _, f := range fs {
+		if f.err == nil {
+			open++
+		}
+	}
+	fmt.Fprintf(stdout, "followers connected: %d of %d\n", open, len(fs))
+	return fs, want, &wg
 }
 
 // readTotals reads the totals as the lecturer's screen does until they are
