@@ -106,8 +106,12 @@ func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 		}
 	}
 	span := last.Sub(asked)
-	fmt.Fprintf(stdout, "answers: %d of %d within %s of the question, %.0f answers/s; refused %d\n",
-		answered, len(fs), ms(span), float64(answered)/span.Seconds(), countRefused(fs))
+	retried := int64(0)
+	for _, f := range fs {
+		retried += f.retried.Load()
+	}
+	fmt.Fprintf(stdout, "answers: %d of %d within %s of the question, %.0f answers/s; refused %d; sent again after a 503: %d\n",
+		answered, len(fs), ms(span), float64(answered)/span.Seconds(), countRefused(fs), retried)
 	if rightAt.IsZero() {
 		fmt.Fprintf(stdout, "the lecturer's screen never showed the right totals (want %v)\n", want)
 	} else {
@@ -287,6 +291,7 @@ type roomFollower struct {
 	mu       sync.Mutex
 	at       time.Time // when its answer was taken
 	refused  atomic.Bool
+	retried  atomic.Int64 // answers sent again after a 503
 	revealed atomic.Bool
 }
 
@@ -339,24 +344,35 @@ func (f *roomFollower) follow(ctx context.Context, a *answering, q *demo.Predict
 	}
 }
 
+// answer sends the follower's answer at a random moment within a.within;
+// refused with a 503 (Redis away), it presses again, as the page asks, at
+// most 25 times 200 ms apart.
 func (f *roomFollower) answer(ctx context.Context, a *answering, c *http.Client, id, option string) {
 	time.Sleep(time.Duration(rand.Int64N(int64(a.within))))
 	form := url.Values{"q": {id}, "option": {option}, "lang": {"en"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+views.FollowAnswerURL(strings.TrimPrefix(a.link, "/follow/")), strings.NewReader(form.Encode()))
-	if err != nil {
-		return
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("HX-Request", "true")
-	resp, err := c.Do(req)
-	if err != nil {
-		f.refused.Store(true)
-		return
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		f.refused.Store(true)
-		return
+	for try := 0; ; try++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+views.FollowAnswerURL(strings.TrimPrefix(a.link, "/follow/")), strings.NewReader(form.Encode()))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("HX-Request", "true")
+		resp, err := c.Do(req)
+		if err != nil {
+			f.refused.Store(true)
+			return
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && try < 25 {
+			f.retried.Add(1)
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		if resp.StatusCode != http.StatusNoContent {
+			f.refused.Store(true)
+			return
+		}
+		break
 	}
 	f.mu.Lock()
 	f.at = time.Now()
