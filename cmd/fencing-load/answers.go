@@ -85,6 +85,7 @@ func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 	reads, rightAt := a.readTotals(ctx, lecturer, q, want)
 	close(stop)
 	during := <-probed
+	settled(fs, 10*time.Second) // the push can beat an answer's own 204 back to its follower
 	last := time.Time{}
 	answered := 0
 	for _, f := range fs {
@@ -115,7 +116,7 @@ func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 	if rightAt.IsZero() {
 		fmt.Fprintf(stdout, "the lecturer's screen never showed the right totals (want %v)\n", want)
 	} else {
-		fmt.Fprintf(stdout, "the right totals on the lecturer's screen %s after the last answer (held readings, as the page's)\n", ms(rightAt.Sub(last)))
+		fmt.Fprintf(stdout, "the right totals on the lecturer's screen %s after the last answer's 204 reached its follower (held readings, as the page's; below 0: before it)\n", ms(rightAt.Sub(last)))
 	}
 	fmt.Fprintf(stdout, "lecturer: %d held readings of the totals; %d clicks (steps, ask, reveal), p99 %s; %d clicks while the room answered, p50 %s, p99 %s\n",
 		len(reads), len(clicks), ms(pctl(clicks, 0.99)), len(during), ms(pctl(during, 0.5)), ms(pctl(during, 0.99)))
@@ -124,6 +125,23 @@ func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 		return errors.New("not every answer counted, or not every follower saw the reveal")
 	}
 	return nil
+}
+
+// settled waits until every connected follower's answer has come back,
+// counted or refused, at most d.
+func settled(fs []*roomFollower, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		all := true
+		for _, f := range fs {
+			if f.err == nil && !f.done.Load() {
+				all = false
+				break
+			}
+		}
+		if all {
+			return
+		}
+	}
 }
 
 // connect connects the followers, who wait for the question on their
@@ -292,6 +310,7 @@ type roomFollower struct {
 	at       time.Time // when its answer was taken
 	refused  atomic.Bool
 	retried  atomic.Int64 // answers sent again after a 503
+	done     atomic.Bool  // its answer came back, counted or refused
 	revealed atomic.Bool
 }
 
@@ -348,6 +367,7 @@ func (f *roomFollower) follow(ctx context.Context, a *answering, q *demo.Predict
 // refused with a 503 (Redis away), it presses again, as the page asks, at
 // most 25 times 200 ms apart.
 func (f *roomFollower) answer(ctx context.Context, a *answering, c *http.Client, id, option string) {
+	defer f.done.Store(true)
 	time.Sleep(time.Duration(rand.Int64N(int64(a.within))))
 	form := url.Values{"q": {id}, "option": {option}, "lang": {"en"}}
 	for try := 0; ; try++ {
