@@ -155,10 +155,13 @@ func (s *Server) pollView(c echo.Context) error {
 	if err != nil {
 		return pollStoreDown(c, here.URL())
 	}
-	next := views.PollNext{URL: views.PollSeenURL(here, seen), Later: s.draining.Load()}
 	if rp == nil {
-		return respond.Render(c, http.StatusOK, views.PollWait(next)) // no question asked here yet: wait for one
+		// No question asked here: nothing to wait for. A reader alone
+		// holds no connection, and the lecturer's Ask draws its page
+		// again, which reads the new question at once.
+		return c.NoContent(http.StatusNoContent)
 	}
+	next := views.PollNext{URL: views.PollSeenURL(here, seen), Later: s.draining.Load()}
 	f, err := here.Frame()
 	if err != nil {
 		return err
