@@ -1,8 +1,9 @@
 // Package plainyaml reads the plain shape of YAML that scenarios.yaml and
 // guide.yaml are written in (block mappings and sequences, one-line
 // scalars, plain or quoted, and one-line lists and mappings of plain words)
-// into the YAML library's own yaml.Node, several times faster than the
-// library's parser. Reading them is most of a server's start.
+// straight into the file's Go types (Decode), or into the YAML library's own
+// yaml.Node (Parse), several times faster than the library. Reading them is
+// most of a server's start.
 //
 // It never guesses: anything outside that shape (a block scalar, an anchor,
 // a tag, a nested flow collection, a scalar that runs on to the next line,
@@ -23,19 +24,52 @@ import (
 // would (without comments), or reports false when data is not in the plain
 // shape.
 func Parse(data []byte) (*yaml.Node, bool) {
+	root, ok := parse(data)
+	if !ok {
+		return nil, false
+	}
+	return &yaml.Node{Kind: yaml.DocumentNode, Line: root.line, Column: 1, Content: []*yaml.Node{root.yaml()}}, true
+}
+
+// parse reads data into the plain reader's own tree, or reports false.
+func parse(data []byte) (*node, bool) {
 	p, ok := newParser(data)
 	if !ok || len(p.lines) == 0 {
 		return nil, false
 	}
-	first := p.lines[0]
-	if first.indent != 0 {
+	if p.lines[0].indent != 0 {
 		return nil, false
 	}
-	root := p.block(0)
+	var root node
+	p.block(0, &root)
 	if p.bad || p.i != len(p.lines) {
 		return nil, false
 	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Line: first.n, Column: 1, Content: []*yaml.Node{root}}, true
+	return &root, true
+}
+
+// node is what the plain reader reads: a yaml.Node's few fields the plain
+// shape has, its children held by value, so that a file is a few large
+// allocations rather than one per node.
+type node struct {
+	kind         yaml.Kind
+	style        yaml.Style
+	tag          string // "!!null" for an empty value, "!!str" when quoted, "" for a plain scalar
+	value        string
+	line, column int
+	content      []node // a mapping's keys and values in turn
+}
+
+// yaml converts n to the library's node, as the library would have read it.
+func (n *node) yaml() *yaml.Node {
+	y := &yaml.Node{Kind: n.kind, Style: n.style, Tag: n.tag, Value: n.value, Line: n.line, Column: n.column}
+	if len(n.content) > 0 {
+		y.Content = make([]*yaml.Node, len(n.content))
+		for i := range n.content {
+			y.Content[i] = n.content[i].yaml()
+		}
+	}
+	return y
 }
 
 // line is one line that holds something: its number, its indentation, and
@@ -81,56 +115,59 @@ func newParser(data []byte) (*parser, bool) {
 
 // block reads the mapping or the sequence that starts at the next line, at
 // its indentation.
-func (p *parser) block(indent int) *yaml.Node {
+func (p *parser) block(indent int, out *node) {
 	l := p.lines[p.i]
 	if l.text == "-" || strings.HasPrefix(l.text, "- ") {
-		return p.sequence(indent)
+		p.sequence(indent, out)
+		return
 	}
-	return p.mapping(indent)
+	p.mapping(indent, out)
 }
 
 // sequence reads the items "- ..." at indent.
-func (p *parser) sequence(indent int) *yaml.Node {
+func (p *parser) sequence(indent int, seq *node) {
 	first := p.lines[p.i]
-	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: first.n, Column: indent + 1}
+	*seq = node{kind: yaml.SequenceNode, tag: "!!seq", line: first.n, column: indent + 1}
 	for !p.bad && p.i < len(p.lines) {
 		l := p.lines[p.i]
 		if l.indent != indent || !(l.text == "-" || strings.HasPrefix(l.text, "- ")) {
 			break
 		}
-		seq.Content = append(seq.Content, p.item(l))
+		seq.content = append(seq.content, node{})
+		p.item(l, &seq.content[len(seq.content)-1])
 	}
 	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
 		p.bad = true // an item's text runs on, or an indentation YAML would refuse
 	}
-	return seq
 }
 
 // item reads one item of a sequence: a nested block, a mapping that starts
 // on the dash's line, or a scalar.
-func (p *parser) item(l line) *yaml.Node {
+func (p *parser) item(l line, out *node) {
 	if l.text == "-" {
 		p.i++
-		return p.value(l.indent, l.n, len(l.text)+l.indent+1, true)
+		p.value(l.indent, l.n, len(l.text)+l.indent+1, true, out)
+		return
 	}
 	rest := strings.TrimLeft(l.text[1:], " ")
 	indent := l.indent + len(l.text) - len(rest)
 	if rest == "-" || strings.HasPrefix(rest, "- ") || rest[0] == '?' {
 		p.bad = true // a list in a list on one line, a complex key
-		return nil
+		return
 	}
 	if isEntry(rest) {
 		p.lines[p.i] = line{n: l.n, indent: indent, text: rest}
-		return p.mapping(indent)
+		p.mapping(indent, out)
+		return
 	}
 	p.i++
-	return p.scalar(rest, l.n, indent+1)
+	p.scalar(rest, l.n, indent+1, out)
 }
 
 // mapping reads the entries "key: value" at indent.
-func (p *parser) mapping(indent int) *yaml.Node {
+func (p *parser) mapping(indent int, m *node) {
 	first := p.lines[p.i]
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: first.n, Column: indent + 1}
+	*m = node{kind: yaml.MappingNode, tag: "!!map", line: first.n, column: indent + 1}
 	for !p.bad && p.i < len(p.lines) {
 		l := p.lines[p.i]
 		if l.indent != indent || l.text == "-" || strings.HasPrefix(l.text, "- ") {
@@ -139,36 +176,35 @@ func (p *parser) mapping(indent int) *yaml.Node {
 		key, rest, ok := entry(l.text)
 		if !ok {
 			p.bad = true
-			return m
+			return
 		}
-		k := &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: l.n, Column: indent + 1}
 		p.i++
-		var v *yaml.Node
+		m.content = append(m.content, node{kind: yaml.ScalarNode, value: key, line: l.n, column: indent + 1}, node{})
+		v := &m.content[len(m.content)-1]
 		if rest == "" {
-			v = p.value(indent, l.n, indent+utf8.RuneCountInString(l.text)+1, false)
+			p.value(indent, l.n, indent+utf8.RuneCountInString(l.text)+1, false, v)
 		} else {
-			v = p.scalar(rest, l.n, indent+utf8.RuneCountInString(l.text[:len(l.text)-len(rest)])+1)
+			p.scalar(rest, l.n, indent+utf8.RuneCountInString(l.text[:len(l.text)-len(rest)])+1, v)
 		}
-		m.Content = append(m.Content, k, v)
 	}
 	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
 		p.bad = true
 	}
-	return m
 }
 
 // value reads what follows a key or a dash that ends its line: a block
 // indented further (or, under a key, a sequence at the key's own
 // indentation), or else an empty value, a null.
-func (p *parser) value(indent, n, col int, inItem bool) *yaml.Node {
+func (p *parser) value(indent, n, col int, inItem bool, out *node) {
 	if p.i < len(p.lines) {
 		next := p.lines[p.i]
 		seqHere := !inItem && next.indent == indent && (next.text == "-" || strings.HasPrefix(next.text, "- "))
 		if next.indent > indent || seqHere {
-			return p.block(next.indent)
+			p.block(next.indent, out)
+			return
 		}
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n, Column: col}
+	*out = node{kind: yaml.ScalarNode, tag: "!!null", line: n, column: col}
 }
 
 // isEntry reports whether text starts a mapping entry: a plain key, then a
