@@ -25,7 +25,13 @@ import (
 // fields of each struct type listed once per process: decoding by way of
 // the library's nodes took as long as reading them.
 func Decode(data []byte, v any) bool {
-	root, ok := parse(data)
+	return DecodePiece(data, 1, v)
+}
+
+// DecodePiece is Decode of a piece of a file that starts at the file's
+// line first, so that what keeps its line (an action) keeps the file's.
+func DecodePiece(data []byte, first int, v any) bool {
+	root, ok := parse(data, first)
 	if !ok {
 		return false
 	}
@@ -100,7 +106,7 @@ func decode(n *node, out reflect.Value) bool {
 		out.SetInt(i)
 		return true
 	case reflect.Bool:
-		if n.kind != yaml.ScalarNode || n.tag != "" || n.value != "true" && n.value != "false" {
+		if n.tag() != "" || n.value != "true" && n.value != "false" {
 			return false
 		}
 		out.SetBool(n.value == "true")
@@ -126,7 +132,7 @@ func decodeStruct(n *node, out reflect.Value) bool {
 	for i := 0; i+1 < len(n.content); i += 2 {
 		k := &n.content[i]
 		f, ok := fields.byKey[k.value]
-		if !ok || k.kind != yaml.ScalarNode || k.tag != "" {
+		if !ok || k.tag() != "" {
 			return false
 		}
 		if seen != nil {
@@ -144,10 +150,10 @@ func decodeStruct(n *node, out reflect.Value) bool {
 
 // null reports whether the library reads n as null.
 func (n *node) null() bool {
-	if n.tag == "!!null" {
+	if n.empty {
 		return true
 	}
-	if n.kind != yaml.ScalarNode || n.tag != "" {
+	if n.tag() != "" {
 		return false
 	}
 	switch n.value {
@@ -161,7 +167,7 @@ func (n *node) null() bool {
 // other (0x10, 1_000, +5, 1e3) is left to the library.
 func (n *node) int() (int64, bool) {
 	s := n.value
-	if n.kind != yaml.ScalarNode || n.tag != "" || s == "" {
+	if n.tag() != "" || s == "" {
 		return 0, false
 	}
 	neg := s[0] == '-'

@@ -24,16 +24,17 @@ import (
 // would (without comments), or reports false when data is not in the plain
 // shape.
 func Parse(data []byte) (*yaml.Node, bool) {
-	root, ok := parse(data)
+	root, ok := parse(data, 1)
 	if !ok {
 		return nil, false
 	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Line: root.line, Column: 1, Content: []*yaml.Node{root.yaml()}}, true
+	return &yaml.Node{Kind: yaml.DocumentNode, Line: int(root.line), Column: 1, Content: []*yaml.Node{root.yaml()}}, true
 }
 
-// parse reads data into the plain reader's own tree, or reports false.
-func parse(data []byte) (*node, bool) {
-	p, ok := newParser(data)
+// parse reads data, whose first line is line first of its file, into the
+// plain reader's own tree, or reports false.
+func parse(data []byte, first int) (*node, bool) {
+	p, ok := newParser(data, first)
 	if !ok || len(p.lines) == 0 {
 		return nil, false
 	}
@@ -54,15 +55,30 @@ func parse(data []byte) (*node, bool) {
 type node struct {
 	kind         yaml.Kind
 	style        yaml.Style
-	tag          string // "!!null" for an empty value, "!!str" when quoted, "" for a plain scalar
+	empty        bool // an empty value, which the library reads as null
+	line, column int32
 	value        string
-	line, column int
 	content      []node // a mapping's keys and values in turn
+}
+
+// tag is the tag the library gives n before it resolves a plain scalar's.
+func (n *node) tag() string {
+	switch {
+	case n.kind == yaml.MappingNode:
+		return "!!map"
+	case n.kind == yaml.SequenceNode:
+		return "!!seq"
+	case n.empty:
+		return "!!null"
+	case n.style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+		return "!!str"
+	}
+	return ""
 }
 
 // yaml converts n to the library's node, as the library would have read it.
 func (n *node) yaml() *yaml.Node {
-	y := &yaml.Node{Kind: n.kind, Style: n.style, Tag: n.tag, Value: n.value, Line: n.line, Column: n.column}
+	y := &yaml.Node{Kind: n.kind, Style: n.style, Tag: n.tag(), Value: n.value, Line: int(n.line), Column: int(n.column)}
 	if len(n.content) > 0 {
 		y.Content = make([]*yaml.Node, len(n.content))
 		for i := range n.content {
@@ -89,17 +105,17 @@ type parser struct {
 // newParser cuts data into lines, refusing what the plain shape never has:
 // a carriage return, a tab, a control character, text that is not UTF-8, a
 // byte order mark, a document marker or a directive.
-func newParser(data []byte) (*parser, bool) {
+func newParser(data []byte, first int) (*parser, bool) {
 	if !utf8.Valid(data) {
 		return nil, false
 	}
 	text := string(data)
 	p := &parser{lines: make([]line, 0, strings.Count(text, "\n")+1)}
-	for n, s := range strings.Split(text, "\n") {
-		for _, r := range s {
-			if r < ' ' || r == 0x7f || r == 0xfeff || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 {
-				return nil, false
-			}
+	for n, more := first, true; more; n++ {
+		var s string
+		s, text, more = strings.Cut(text, "\n")
+		if !plainChars(s) {
+			return nil, false
 		}
 		text := strings.TrimLeft(s, " ")
 		if text == "" || text[0] == '#' {
@@ -108,9 +124,30 @@ func newParser(data []byte) (*parser, bool) {
 		if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") || s[0] == '%' {
 			return nil, false
 		}
-		p.lines = append(p.lines, line{n: n + 1, indent: len(s) - len(text), text: strings.TrimRight(text, " ")})
+		p.lines = append(p.lines, line{n: n, indent: len(s) - len(text), text: strings.TrimRight(text, " ")})
 	}
 	return p, true
+}
+
+// plainChars reports whether a line has none of the characters the plain
+// shape never has: a control character (a tab, a carriage return), a byte
+// order mark, a line or paragraph separator.
+func plainChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < ' ' || c == 0x7f {
+				return false
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r < 0xa0 || r == 0xfeff || r == 0x2028 || r == 0x2029 {
+			return false
+		}
+		i += size - 1
+	}
+	return true
 }
 
 // block reads the mapping or the sequence that starts at the next line, at
@@ -127,7 +164,7 @@ func (p *parser) block(indent int, out *node) {
 // sequence reads the items "- ..." at indent.
 func (p *parser) sequence(indent int, seq *node) {
 	first := p.lines[p.i]
-	*seq = node{kind: yaml.SequenceNode, tag: "!!seq", line: first.n, column: indent + 1}
+	*seq = node{kind: yaml.SequenceNode, line: int32(first.n), column: int32(indent + 1)}
 	for !p.bad && p.i < len(p.lines) {
 		l := p.lines[p.i]
 		if l.indent != indent || !(l.text == "-" || strings.HasPrefix(l.text, "- ")) {
@@ -167,7 +204,7 @@ func (p *parser) item(l line, out *node) {
 // mapping reads the entries "key: value" at indent.
 func (p *parser) mapping(indent int, m *node) {
 	first := p.lines[p.i]
-	*m = node{kind: yaml.MappingNode, tag: "!!map", line: first.n, column: indent + 1}
+	*m = node{kind: yaml.MappingNode, line: int32(first.n), column: int32(indent + 1)}
 	for !p.bad && p.i < len(p.lines) {
 		l := p.lines[p.i]
 		if l.indent != indent || l.text == "-" || strings.HasPrefix(l.text, "- ") {
@@ -179,7 +216,7 @@ func (p *parser) mapping(indent int, m *node) {
 			return
 		}
 		p.i++
-		m.content = append(m.content, node{kind: yaml.ScalarNode, value: key, line: l.n, column: indent + 1}, node{})
+		m.content = append(m.content, node{kind: yaml.ScalarNode, value: key, line: int32(l.n), column: int32(indent + 1)}, node{})
 		v := &m.content[len(m.content)-1]
 		if rest == "" {
 			p.value(indent, l.n, indent+utf8.RuneCountInString(l.text)+1, false, v)
@@ -204,7 +241,7 @@ func (p *parser) value(indent, n, col int, inItem bool, out *node) {
 			return
 		}
 	}
-	*out = node{kind: yaml.ScalarNode, tag: "!!null", line: n, column: col}
+	*out = node{kind: yaml.ScalarNode, empty: true, line: int32(n), column: int32(col)}
 }
 
 // isEntry reports whether text starts a mapping entry: a plain key, then a

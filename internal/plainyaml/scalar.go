@@ -11,15 +11,15 @@ import (
 // scalar reads the value that ends a line: quoted, a one-line list, or
 // plain; a comment may follow it. col is where it starts, from 1.
 func (p *parser) scalar(text string, n, col int, out *node) {
-	*out = node{kind: yaml.ScalarNode, line: n, column: col}
+	*out = node{kind: yaml.ScalarNode, line: int32(n), column: int32(col)}
 	var rest string
 	var ok bool
 	switch text[0] {
 	case '"':
-		out.tag, out.style = "!!str", yaml.DoubleQuotedStyle
+		out.style = yaml.DoubleQuotedStyle
 		out.value, rest, ok = doubleQuoted(text)
 	case '\'':
-		out.tag, out.style = "!!str", yaml.SingleQuotedStyle
+		out.style = yaml.SingleQuotedStyle
 		out.value, rest, ok = singleQuoted(text)
 	case '[':
 		p.list(text, n, col, out)
@@ -102,7 +102,7 @@ func singleQuoted(text string) (value, rest string, ok bool) {
 
 // list reads a one-line list of plain words, such as [A, B].
 func (p *parser) list(text string, n, col int, seq *node) {
-	*seq = node{kind: yaml.SequenceNode, tag: "!!seq", style: yaml.FlowStyle, line: n, column: col}
+	*seq = node{kind: yaml.SequenceNode, style: yaml.FlowStyle, line: int32(n), column: int32(col)}
 	end := strings.IndexByte(text, ']')
 	if end < 0 || !onlyComment(text[end+1:]) {
 		p.bad = true
@@ -121,7 +121,7 @@ func (p *parser) list(text string, n, col int, seq *node) {
 			p.bad = true
 			return
 		}
-		seq.content = append(seq.content, node{kind: yaml.ScalarNode, value: w, line: n, column: at + lead})
+		seq.content = append(seq.content, node{kind: yaml.ScalarNode, value: w, line: int32(n), column: int32(at + lead)})
 		at += utf8.RuneCountInString(word) + 1
 	}
 }
@@ -129,7 +129,7 @@ func (p *parser) list(text string, n, col int, seq *node) {
 // flowMap reads a one-line mapping of plain words, such as
 // {off: violation in 5, on: none within 8}.
 func (p *parser) flowMap(text string, n, col int, m *node) {
-	*m = node{kind: yaml.MappingNode, tag: "!!map", style: yaml.FlowStyle, line: n, column: col}
+	*m = node{kind: yaml.MappingNode, style: yaml.FlowStyle, line: int32(n), column: int32(col)}
 	end := strings.IndexByte(text, '}')
 	if end < 0 || !onlyComment(text[end+1:]) {
 		p.bad = true
@@ -152,8 +152,8 @@ func (p *parser) flowMap(text string, n, col int, m *node) {
 			return
 		}
 		m.content = append(m.content,
-			node{kind: yaml.ScalarNode, value: key, line: n, column: kcol},
-			node{kind: yaml.ScalarNode, value: val, line: n, column: vcol})
+			node{kind: yaml.ScalarNode, value: key, line: int32(n), column: int32(kcol)},
+			node{kind: yaml.ScalarNode, value: val, line: int32(n), column: int32(vcol)})
 		at += utf8.RuneCountInString(pair) + 1
 	}
 }
