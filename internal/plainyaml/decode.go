@@ -69,18 +69,18 @@ func decode(n *node, out reflect.Value) bool {
 		}
 		out = out.Elem()
 	}
-	pt := reflect.PointerTo(out.Type())
+	info := typeInfoOf(out.Type())
 	switch {
-	case pt.Implements(unmarshalerType):
+	case info.self:
 		// A type that reads its own YAML (an action keeps its line) is given
 		// the library's node of its part of the file.
 		return out.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n.yaml()) == nil
-	case pt.Implements(textUnmarshalerType), pt.Implements(obsoleteUnmarshalerType):
+	case info.refused:
 		return false
 	}
 	switch out.Kind() {
 	case reflect.Struct:
-		return decodeStruct(n, out)
+		return decodeStruct(n, out, info.fields)
 	case reflect.Slice:
 		if n.kind != yaml.SequenceNode {
 			return false
@@ -117,12 +117,8 @@ func decode(n *node, out reflect.Value) bool {
 
 // decodeStruct sets the fields of out from the mapping n: every key must
 // name a field, once.
-func decodeStruct(n *node, out reflect.Value) bool {
-	if n.kind != yaml.MappingNode {
-		return false
-	}
-	fields, ok := structFields(out.Type())
-	if !ok {
+func decodeStruct(n *node, out reflect.Value, fields *fields) bool {
+	if n.kind != yaml.MappingNode || fields == nil {
 		return false
 	}
 	var seen []bool
@@ -197,21 +193,35 @@ type fields struct {
 	list  [][]int
 }
 
-var fieldsOf sync.Map // reflect.Type -> *fields, nil when the type is not decoded here
+// typeInfo is what decode needs to know of a type, found once per type.
+type typeInfo struct {
+	self    bool    // it reads its own node (yaml.Unmarshaler)
+	refused bool    // it reads itself otherwise: left to the library
+	fields  *fields // a struct's keys; nil when the struct is left to the library
+}
 
-// structFields lists t's keys as the library's getStructInfo does, or
-// reports false for what this decoder leaves to the library: an embedded
-// field, an inline map or pointer, a flag it does not know, a key twice.
-func structFields(t reflect.Type) (*fields, bool) {
-	if f, ok := fieldsOf.Load(t); ok {
-		return f.(*fields), f.(*fields) != nil
+var typeInfos sync.Map // reflect.Type -> *typeInfo
+
+func typeInfoOf(t reflect.Type) *typeInfo {
+	if info, ok := typeInfos.Load(t); ok {
+		return info.(*typeInfo)
 	}
-	fs := &fields{byKey: map[string]int{}}
-	if !fs.add(t, nil) {
-		fs = nil
+	pt := reflect.PointerTo(t)
+	info := &typeInfo{
+		self:    pt.Implements(unmarshalerType),
+		refused: pt.Implements(textUnmarshalerType) || pt.Implements(obsoleteUnmarshalerType),
 	}
-	fieldsOf.Store(t, fs)
-	return fs, fs != nil
+	if t.Kind() == reflect.Struct {
+		info.fields = &fields{byKey: map[string]int{}}
+		// As the library's getStructInfo, or nil for what this decoder
+		// leaves to the library: an embedded field, an inline map or
+		// pointer, a flag it does not know, a key twice.
+		if !info.fields.add(t, nil) {
+			info.fields = nil
+		}
+	}
+	typeInfos.Store(t, info)
+	return info
 }
 
 func (fs *fields) add(t reflect.Type, at []int) bool {

@@ -14,6 +14,7 @@
 package plainyaml
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -100,6 +101,24 @@ type parser struct {
 	lines []line
 	i     int  // the next line to read
 	bad   bool // the text left the plain shape
+	// stack holds the children of the blocks being read, each block's
+	// above its parent's, so that a block's list is allocated once, at
+	// its length, when the block ends.
+	stack []node
+}
+
+// push starts a block's children on the stack.
+func (p *parser) push() int { return len(p.stack) }
+
+// pop ends the block whose children start at base, and gives them.
+func (p *parser) pop(base int) []node {
+	if len(p.stack) == base {
+		return nil
+	}
+	kids := slices.Clone(p.stack[base:])
+	clear(p.stack[base:]) // the stack keeps no strings alive
+	p.stack = p.stack[:base]
+	return kids
 }
 
 // newParser cuts data into lines, refusing what the plain shape never has:
@@ -165,13 +184,16 @@ func (p *parser) block(indent int, out *node) {
 func (p *parser) sequence(indent int, seq *node) {
 	first := p.lines[p.i]
 	*seq = node{kind: yaml.SequenceNode, line: int32(first.n), column: int32(indent + 1)}
+	base := p.push()
+	defer func() { seq.content = p.pop(base) }()
 	for !p.bad && p.i < len(p.lines) {
 		l := p.lines[p.i]
 		if l.indent != indent || !(l.text == "-" || strings.HasPrefix(l.text, "- ")) {
 			break
 		}
-		seq.content = append(seq.content, node{})
-		p.item(l, &seq.content[len(seq.content)-1])
+		var item node
+		p.item(l, &item)
+		p.stack = append(p.stack, item)
 	}
 	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
 		p.bad = true // an item's text runs on, or an indentation YAML would refuse
@@ -205,6 +227,8 @@ func (p *parser) item(l line, out *node) {
 func (p *parser) mapping(indent int, m *node) {
 	first := p.lines[p.i]
 	*m = node{kind: yaml.MappingNode, line: int32(first.n), column: int32(indent + 1)}
+	base := p.push()
+	defer func() { m.content = p.pop(base) }()
 	for !p.bad && p.i < len(p.lines) {
 		l := p.lines[p.i]
 		if l.indent != indent || l.text == "-" || strings.HasPrefix(l.text, "- ") {
@@ -216,13 +240,13 @@ func (p *parser) mapping(indent int, m *node) {
 			return
 		}
 		p.i++
-		m.content = append(m.content, node{kind: yaml.ScalarNode, value: key, line: int32(l.n), column: int32(indent + 1)}, node{})
-		v := &m.content[len(m.content)-1]
+		var v node
 		if rest == "" {
-			p.value(indent, l.n, indent+utf8.RuneCountInString(l.text)+1, false, v)
+			p.value(indent, l.n, indent+utf8.RuneCountInString(l.text)+1, false, &v)
 		} else {
-			p.scalar(rest, l.n, indent+utf8.RuneCountInString(l.text[:len(l.text)-len(rest)])+1, v)
+			p.scalar(rest, l.n, indent+utf8.RuneCountInString(l.text[:len(l.text)-len(rest)])+1, &v)
 		}
+		p.stack = append(p.stack, node{kind: yaml.ScalarNode, value: key, line: int32(l.n), column: int32(indent + 1)}, v)
 	}
 	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
 		p.bad = true

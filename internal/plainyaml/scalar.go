@@ -48,6 +48,10 @@ func onlyComment(rest string) bool {
 // doubleQuoted reads "...", with the escapes the files use; any other
 // escape is left to the library.
 func doubleQuoted(text string) (value, rest string, ok bool) {
+	end := strings.IndexAny(text[1:], "\"\\") + 1
+	if end > 0 && text[end] == '"' {
+		return text[1:end], text[end+1:], true // no escape: the text as it is
+	}
 	var b strings.Builder
 	for i := 1; i < len(text); i++ {
 		switch c := text[i]; c {
