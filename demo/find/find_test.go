@@ -2,6 +2,7 @@ package find_test
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -109,5 +110,55 @@ func TestNoOffersNoSearch(t *testing.T) {
 	_, err := find.Find(demo.Place{Sc: &sc, Step: 1}, demo.Properties[0], find.Options{})
 	if _, ok := err.(*demo.NoFreePlayError); !ok {
 		t.Errorf("err=%v, want a *demo.NoFreePlayError", err)
+	}
+}
+
+// A copy plays as the run it was copied from: every offer, and every offer
+// after it, played on clones gives the frame a replay of the same history
+// gives, at every frame of every scenario whose store copies itself.
+func TestClonePlaysAsReplay(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				p := demo.Place{Sc: sc, On: on, Step: step}
+				r, err := p.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := r.Clone(); !ok {
+					break
+				}
+				depth := 2
+				if testing.Short() && step%4 != 1 {
+					depth = 1
+				}
+				clonePlays(t, p, r, depth)
+			}
+		}
+	}
+}
+
+func clonePlays(t *testing.T, p demo.Place, r *demo.Run, depth int) {
+	offers, err := r.Offers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range offers {
+		c, _ := r.Clone()
+		if err := c.Free(o.Action); err != nil {
+			continue // refused: a replay refuses it too (TestOffers)
+		}
+		next := p.Then(o.Action)
+		want, err := next.Frame()
+		if err != nil {
+			t.Fatalf("%s after %q: the clone played it, a replay says %v", testkit.Name(p.Sc, p.On), next.Play, err)
+		}
+		if got := c.Frame(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s step %d after %q: the clone's frame differs from a replay's\nclone:  %+v\nreplay: %+v",
+				testkit.Name(p.Sc, p.On), p.Step, next.Play, got.Store, want.Store)
+		}
+		if depth > 1 {
+			clonePlays(t, next, c, depth-1)
+		}
 	}
 }
