@@ -162,3 +162,35 @@ func clonePlays(t *testing.T, p demo.Place, r *demo.Run, depth int) {
 		}
 	}
 }
+
+// The finder's quick question says no exactly where free play gives a
+// reason: every offer, and every client's pause, resume and crash, at every
+// frame of every scenario.
+func TestRefusesAsCannot(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				r, err := demo.Replay(sc, on, step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				offers, _ := r.Offers()
+				var as []demo.Action
+				for _, o := range offers {
+					as = append(as, o.Action)
+				}
+				for _, c := range r.Clients() {
+					for _, v := range []demo.Verb{demo.Pause, demo.Resume, demo.Crash} {
+						as = append(as, demo.Action{Who: c.Name, Verb: v})
+					}
+				}
+				as = append(as, demo.Action{Who: "nobody", Verb: demo.Pause})
+				for _, a := range as {
+					if got, want := r.Refuses(a), r.Cannot(a) != (demo.Text{}); got != want {
+						t.Fatalf("%s frame %d, %s %s: Refuses=%v, but Cannot says %q", testkit.Name(sc, on), step, a.Who, a.Verb, got, r.Cannot(a).EN)
+					}
+				}
+			}
+		}
+	}
+}
