@@ -116,7 +116,7 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 		start: start, prop: prop, opt: opt, root: root, space: sp,
 		seen: map[[2]uint64]struct{}{}, index: map[string]uint16{},
 		kinds: map[demo.ViolationKind]bool{},
-		res: Result{Start: start, Property: prop},
+		res:   Result{Start: start, Property: prop},
 	}
 	for _, v := range root.Violations() {
 		if prop.Breaks(v, root.Holdings()) {
