@@ -2,6 +2,7 @@ package find_test
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -117,6 +118,7 @@ func TestNoOffersNoSearch(t *testing.T) {
 // after it, played on clones gives the frame a replay of the same history
 // gives, at every frame of every scenario whose store copies itself.
 func TestClonePlaysAsReplay(t *testing.T) {
+	var scratch demo.Run // one for every scenario, as the finder reuses one
 	for _, sc := range testkit.Catalog(t).Scenarios {
 		for _, on := range []bool{false, true} {
 			for step := 1; step <= sc.Frames(); step++ {
@@ -133,7 +135,30 @@ func TestClonePlaysAsReplay(t *testing.T) {
 					depth = 1
 				}
 				clonePlays(t, p, r, depth)
+				copyPlays(t, p, r, &scratch)
 			}
+		}
+	}
+}
+
+// copyPlays is clonePlays one action deep, each copied into the same
+// scratch run, whose store a store that can copies itself into.
+func copyPlays(t *testing.T, p demo.Place, r *demo.Run, scratch *demo.Run) {
+	offers, _ := r.Offers()
+	for _, o := range offers {
+		if !r.CopyTo(scratch) || scratch.Free(o.Action) != nil {
+			continue
+		}
+		next := p.Then(o.Action)
+		want, err := next.Frame()
+		if err != nil {
+			t.Fatalf("%s after %q: the copy played it, a replay says %v", testkit.Name(p.Sc, p.On), next.Play, err)
+		}
+		// As printed: a list the copy emptied is an empty list, the
+		// replay's never made one is nil.
+		if got := scratch.Frame(); fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Fatalf("%s step %d after %q: the scratch copy's frame differs from a replay's\ncopy:   %+v\nreplay: %+v",
+				testkit.Name(p.Sc, p.On), p.Step, next.Play, got, want)
 		}
 	}
 }
