@@ -14,115 +14,136 @@ import (
 // shared: the database replaces those maps, never changes one in place.
 func (d *database) Clone() demo.Store {
 	n := *d
-	rows := map[*row]*row{}
-	backends := make(map[*backend]*backend, len(d.sessions))
-	advisory := make(map[*advisoryLock]*advisoryLock, len(d.advisory))
+	c := &copier{
+		rows:     map[*row]*row{},
+		backends: make(map[*backend]*backend, len(d.sessions)),
+		advisory: make(map[*advisoryLock]*advisoryLock, len(d.advisory)),
+	}
 	n.tables = make([]*table, len(d.tables))
 	for i, t := range d.tables {
-		c := &table{name: t.name, cols: t.cols, rows: make([]*row, len(t.rows))}
-		for j, w := range t.rows {
-			cw := *w
-			cw.t, cw.given = c, maps.Clone(w.given)
-			c.rows[j] = &cw
-			rows[w] = &cw
-		}
-		n.tables[i] = c
+		n.tables[i] = c.table(t)
 	}
 	n.sessions = make([]*backend, len(d.sessions))
 	for i, s := range d.sessions {
-		c := *s
-		n.sessions[i] = &c
-		backends[s] = &c
+		n.sessions[i] = c.backend(s)
 	}
 	n.advisory = make([]*advisoryLock, len(d.advisory))
 	for i, a := range d.advisory {
-		c := *a
-		n.advisory[i] = &c
-		advisory[a] = &c
+		ca := *a
+		n.advisory[i], c.advisory[a] = &ca, &ca
 	}
-	be := func(s *backend) *backend {
-		if s == nil {
-			return nil
-		}
-		c, ok := backends[s]
-		if !ok {
-			// A connection already closed that something still names:
-			// copied all the same, so the copy shares nothing.
-			cs := *s
-			c, backends[s] = &cs, &cs
-		}
-		return c
-	}
-	rw := func(w *row) *row {
-		if w == nil {
-			return nil
-		}
-		return rows[w]
-	}
-	bes := func(ss []*backend) []*backend {
-		if ss == nil {
-			return nil
-		}
-		out := make([]*backend, len(ss))
-		for i, s := range ss {
-			out[i] = be(s)
-		}
-		return out
-	}
-	rws := func(ws []*row) []*row {
-		if ws == nil {
-			return nil
-		}
-		out := make([]*row, len(ws))
-		for i, w := range ws {
-			out[i] = rw(w)
-		}
-		return out
-	}
+	// Now that every row and lock has its copy, the pointers move.
 	for _, t := range n.tables {
 		for _, w := range t.rows {
-			w.locker, w.waiters = be(w.locker), bes(w.waiters)
+			w.locker, w.waiters = c.backend(w.locker), c.backendList(w.waiters)
 		}
 	}
 	for _, a := range n.advisory {
-		a.owner, a.waiters = be(a.owner), bes(a.waiters)
+		a.owner, a.waiters = c.backend(a.owner), c.backendList(a.waiters)
 	}
 	n.blocked = make(map[string]*backend, len(d.blocked))
-	for c, s := range d.blocked {
-		n.blocked[c] = be(s)
+	for name, s := range d.blocked {
+		n.blocked[name] = c.backend(s)
 	}
-	n.woken = bes(d.woken)
-	for _, s := range backends {
-		s.rows = rws(s.rows)
-		if s.wait != nil {
-			w := *s.wait
-			w.row, w.first, w.freed, w.got = rw(w.row), rw(w.first), rw(w.freed), rws(w.got)
-			if w.adv != nil {
-				w.adv = advisory[w.adv]
-			}
-			s.wait = &w
-		}
+	n.woken = c.backendList(d.woken)
+	for _, s := range c.backends { // every connection copied, closed ones too
+		c.movePointers(s)
 	}
-	n.vars = make(map[string]map[string]string, len(d.vars))
-	for c, vs := range d.vars {
-		n.vars[c] = maps.Clone(vs)
-	}
-	n.queued = make(map[string][]demo.Action, len(d.queued))
-	for c, as := range d.queued {
-		n.queued[c] = slices.Clone(as)
-	}
-	n.reads = make(map[string]map[*row]int, len(d.reads))
-	for c, rs := range d.reads {
-		m := make(map[*row]int, len(rs))
-		for w, v := range rs {
-			m[rw(w)] = v
-		}
-		n.reads[c] = m
-	}
-	n.beliefs = maps.Clone(d.beliefs)
-	n.holds, n.waits = slices.Clone(d.holds), slices.Clone(d.waits)
+	c.copyMaps(&n, d)
 	if d.lease != nil {
 		n.lease = d.lease.Clone().(*lockservice.Store)
 	}
 	return &n
+}
+
+// copier remembers the copy of each row, connection and advisory lock.
+type copier struct {
+	rows     map[*row]*row
+	backends map[*backend]*backend
+	advisory map[*advisoryLock]*advisoryLock
+}
+
+func (c *copier) table(t *table) *table {
+	ct := &table{name: t.name, cols: t.cols, rows: make([]*row, len(t.rows))}
+	for j, w := range t.rows {
+		cw := *w
+		cw.t, cw.given = ct, maps.Clone(w.given)
+		ct.rows[j], c.rows[w] = &cw, &cw
+	}
+	return ct
+}
+
+// backend is the copy of s, made at the first call: a connection already
+// closed that something still names is copied all the same, so the copy
+// shares nothing.
+func (c *copier) backend(s *backend) *backend {
+	if s == nil {
+		return nil
+	}
+	cs, ok := c.backends[s]
+	if !ok {
+		copied := *s
+		cs = &copied
+		c.backends[s] = cs
+	}
+	return cs
+}
+
+func (c *copier) backendList(ss []*backend) []*backend {
+	if ss == nil {
+		return nil
+	}
+	out := make([]*backend, len(ss))
+	for i, s := range ss {
+		out[i] = c.backend(s)
+	}
+	return out
+}
+
+func (c *copier) rowsOf(ws []*row) []*row {
+	if ws == nil {
+		return nil
+	}
+	out := make([]*row, len(ws))
+	for i, w := range ws {
+		out[i] = c.rows[w]
+	}
+	return out
+}
+
+// movePointers moves a copied connection's rows and wait to their copies.
+func (c *copier) movePointers(s *backend) {
+	s.rows = c.rowsOf(s.rows)
+	if s.wait == nil {
+		return
+	}
+	w := *s.wait
+	w.row, w.first, w.freed, w.got = c.rows[w.row], c.rows[w.first], c.rows[w.freed], c.rowsOf(w.got)
+	if w.adv != nil {
+		w.adv = c.advisory[w.adv]
+	}
+	s.wait = &w
+}
+
+// copyMaps copies the clients' variables, queues, reads and beliefs, and
+// the diagram's spans, which are changed in place.
+func (c *copier) copyMaps(n, d *database) {
+	n.vars = make(map[string]map[string]string, len(d.vars))
+	for name, vs := range d.vars {
+		n.vars[name] = maps.Clone(vs)
+	}
+	n.queued = make(map[string][]demo.Action, len(d.queued))
+	for name, as := range d.queued {
+		n.queued[name] = slices.Clone(as)
+	}
+	n.reads = make(map[string]map[*row]int, len(d.reads))
+	for name, rs := range d.reads {
+		m := make(map[*row]int, len(rs))
+		for w, v := range rs {
+			m[c.rows[w]] = v
+		}
+		n.reads[name] = m
+	}
+	n.beliefs = maps.Clone(d.beliefs)
+	n.holds, n.waits = slices.Clone(d.holds), slices.Clone(d.waits)
 }
