@@ -126,6 +126,20 @@ func TickOffer(sc *Scenario, d int) Offer {
 	}
 }
 
+// Refuses reports whether Cannot(a) would give a reason, without writing
+// it: the finder asks it of every step it tries, before it copies a run.
+func (r *Run) Refuses(a Action) bool {
+	if a.Verb == Tick {
+		return false
+	}
+	spec, _ := r.sc.Family.Verb(r.sc.Store, a.Verb)
+	if spec.Node {
+		return false
+	}
+	c := r.Client(a.Who)
+	return c == nil || clientRefusal(c, a, spec) != refusedNone
+}
+
 // Cannot says why a cannot be played now, as Apply would refuse it for its
 // client (crashed, paused, blocked), or returns the zero Text when the run
 // would try it (the store may still refuse). The finder asks before it

@@ -165,20 +165,46 @@ func (r *Run) Apply(a Action) error {
 // are worded, for Apply's errors and for the reasons free play shows beside
 // a disabled action.
 func clientCannot(c *Client, a Action, spec VerbSpec) Text {
-	switch {
-	case c.Crashed:
+	switch clientRefusal(c, a, spec) {
+	case refusedCrashed:
 		return Text{EN: fmt.Sprintf("%s has crashed and can do nothing", c.Name),
 			JA: fmt.Sprintf("%s はクラッシュしていて、何もできない", c.Name)}
-	case c.Paused && a.Verb != Resume && !spec.Paused:
+	case refusedPaused:
 		return Text{EN: fmt.Sprintf("%s is paused and can do nothing until it resumes", c.Name),
 			JA: fmt.Sprintf("%s は停止中で、再開するまで何もできない", c.Name)}
-	case c.Blocked && a.Verb != Crash:
+	case refusedBlocked:
 		return Text{EN: fmt.Sprintf("%s is blocked in WAIT until a replica acknowledges, and can do nothing else", c.Name),
 			JA: fmt.Sprintf("%s は WAIT でレプリカの確認を待ち続けていて、ほかに何もできない", c.Name)}
-	case a.Verb == Resume && !c.Paused:
+	case refusedNotPaused:
 		return Text{EN: fmt.Sprintf("%s is not paused", c.Name), JA: fmt.Sprintf("%s は停止していない", c.Name)}
 	}
 	return Text{}
+}
+
+// refusal is why a client cannot do an action, before it is put in words:
+// the finder asks for every step it tries, and needs no words.
+type refusal int
+
+const (
+	refusedNone refusal = iota
+	refusedCrashed
+	refusedPaused
+	refusedBlocked
+	refusedNotPaused
+)
+
+func clientRefusal(c *Client, a Action, spec VerbSpec) refusal {
+	switch {
+	case c.Crashed:
+		return refusedCrashed
+	case c.Paused && a.Verb != Resume && !spec.Paused:
+		return refusedPaused
+	case c.Blocked && a.Verb != Crash:
+		return refusedBlocked
+	case a.Verb == Resume && !c.Paused:
+		return refusedNotPaused
+	}
+	return refusedNone
 }
 
 // playEngine plays what any client does alike, whatever the store.

@@ -14,6 +14,15 @@ import (
 // copy or the original may change, so the finder can try an action on it.
 type Cloner interface{ Clone() Store }
 
+// CopierInto is a Cloner that can also copy itself into the memory of an
+// earlier copy of the same store, which nothing else uses: the finder
+// copies a run for every step it tries, and reusing the scratch run's
+// store saves allocating one each time. False when dst will not do (of
+// another type, say); then Clone is used.
+type CopierInto interface {
+	CopyInto(dst Store) bool
+}
+
 // Keyer is a store that appends its canonical state key to b: equal keys
 // for states whose futures are the same, whatever the history that led
 // there. It may leave out what no action can tell apart. Times are written
@@ -131,7 +140,7 @@ func (r *Run) CopyTo(dst *Run) bool {
 	if !ok {
 		return false
 	}
-	res := dst.res
+	res, old := dst.res, dst.store
 	clients, holdings, violations := dst.clients[:0], dst.holdings[:0], dst.violations[:0]
 	events, free := dst.events[:0], dst.free[:0]
 	*dst = *r
@@ -145,6 +154,12 @@ func (r *Run) CopyTo(dst *Run) bool {
 	dst.violations = append(violations, r.violations...)
 	dst.events = append(events, r.events...)
 	dst.free = append(free, r.free...)
+	// dst's own store was a copy of its own, unless dst was r's copy by
+	// assignment rather than by CopyTo.
+	if ci, ok := r.store.(CopierInto); ok && old != nil && old != r.store && ci.CopyInto(old) {
+		dst.store = old
+		return true
+	}
 	dst.store = c.Clone()
 	return true
 }

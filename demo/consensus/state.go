@@ -1,9 +1,9 @@
 package consensus
 
 import (
-	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -34,24 +34,58 @@ func (s *service) Clone() demo.Store {
 // Key is the service's whole state, the sessions in order and the znodes by
 // path, with each znode's owner by its session's place in the list. The
 // counts of notifications and reads change nothing that follows, and are
-// left out.
+// left out. It is written with appends alone: the finder writes a key for
+// every state it tries.
 func (s *service) Key(b []byte, now int) []byte {
-	b = fmt.Appendf(b, "%d", s.zxid)
+	b = strconv.AppendInt(b, s.zxid, 36)
 	for _, ss := range s.sessions {
-		b = fmt.Appendf(b, "|%s %s %d %d %d %d %s %s %s %v ", ss.client, ss.id, ss.ttl, ss.every, ss.per, ss.lockDelay,
-			ss.known, ss.mine, ss.waitOn, ss.herd)
+		b = append(append(b, '|'), ss.client...)
+		b = append(append(b, ' '), ss.id...)
+		for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
+			b = strconv.AppendInt(append(b, ' '), int64(v), 36)
+		}
+		for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
+			b = append(append(b, ' '), t...)
+		}
+		b = append(b, ' ', bit(ss.herd), ' ')
 		for _, t := range []int{ss.start, ss.beat, ss.deadline, ss.ended} {
 			b = demo.RelTime(append(b, ','), t, now)
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(s.entries)) {
+	var paths [16]string // sorted without an allocation, for a few znodes
+	for _, p := range sortedKeys(s.entries, paths[:0]) {
 		z := s.entries[p]
-		owner := slices.Index(s.sessions, z.owner)
-		b = fmt.Appendf(b, "|%s,%d,%d,%v,%d,", p, z.zxid, owner, z.ephemeral, z.lockIndex)
-		b = demo.RelTime(b, max(z.delayUntil-now, -1)+now, now) // a lock-delay past is no delay
+		b = append(append(b, '|'), p...)
+		b = strconv.AppendInt(append(b, ','), z.zxid, 36)
+		b = strconv.AppendInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)), 36)
+		b = append(b, ',', bit(z.ephemeral), ',')
+		b = strconv.AppendInt(b, z.lockIndex, 36)
+		b = demo.RelTime(append(b, ','), max(z.delayUntil-now, -1)+now, now) // a lock-delay past is no delay
 	}
-	for _, p := range slices.Sorted(maps.Keys(s.cversion)) {
-		b = fmt.Appendf(b, "|%s=%d", p, s.cversion[p])
+	for _, p := range sortedKeys(s.cversion, paths[:0]) {
+		b = strconv.AppendInt(append(append(append(b, '|'), p...), '='), int64(s.cversion[p]), 36)
 	}
-	return fmt.Appendf(b, "|%v", s.watches)
+	b = append(b, '|')
+	for _, w := range s.watches {
+		b = append(append(b, ' '), w.client...)
+		b = append(append(append(b, ','), w.path...), ',', bit(w.children))
+	}
+	return b
+}
+
+// sortedKeys appends m's keys to keys, sorted: a key must not depend on a
+// map's order.
+func sortedKeys[V any](m map[string]V, keys []string) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func bit(v bool) byte {
+	if v {
+		return '1'
+	}
+	return '0'
 }

@@ -62,7 +62,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		return false, err
 	}
 	for _, cand := range s.candidates(r, s.nodes[id]) {
-		if cand.a.Verb != demo.Tick && r.Cannot(cand.a) != (demo.Text{}) {
+		if r.Refuses(cand.a) {
 			continue // refused for its client: no need of a copy to know
 		}
 		c, err := s.copyOf(r, path)

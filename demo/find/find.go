@@ -10,8 +10,7 @@ package find
 
 import (
 	"encoding/binary"
-	"hash"
-	"hash/fnv"
+	"math/bits"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -91,7 +90,6 @@ type search struct {
 	seen    map[[2]uint64]struct{}
 	steps   [][]demo.Action // what each node's last step played: its action, after any duties
 	index   map[string]uint16
-	h       hash.Hash
 	buf     []byte
 	res     Result
 	kinds   map[demo.ViolationKind]bool
@@ -117,8 +115,8 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 	s := &search{
 		start: start, prop: prop, opt: opt, root: root, space: sp,
 		seen: map[[2]uint64]struct{}{}, index: map[string]uint16{},
-		h: fnv.New128a(), kinds: map[demo.ViolationKind]bool{},
-		res: Result{Start: start, Property: prop},
+		kinds: map[demo.ViolationKind]bool{},
+		res:   Result{Start: start, Property: prop},
 	}
 	for _, v := range root.Violations() {
 		if prop.Breaks(v, root.Holdings()) {
@@ -166,9 +164,41 @@ func (s *search) key(r *demo.Run, n node) [2]uint64 {
 	s.buf = r.Key(s.buf[:0])
 	s.buf = binary.LittleEndian.AppendUint16(s.buf, n.paused)
 	s.buf = binary.LittleEndian.AppendUint64(s.buf, n.pcs)
-	s.h.Reset()
-	s.h.Write(s.buf)
-	var sum [16]byte
-	s.h.Sum(sum[:0])
-	return [2]uint64{binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:])}
+	return hash128(s.buf)
+}
+
+// hash128 hashes a key eight bytes at a time in two lanes of 64 bits, each
+// a multiply and a rotation per word with its own odd constants, then mixes
+// each lane's bits through the other's: a key is hashed for every state
+// tried, and FNV-1a's byte at a time was a tenth of a search.
+func hash128(b []byte) [2]uint64 {
+	const (
+		k1 = 0x9e3779b97f4a7c15
+		k2 = 0xc2b2ae3d27d4eb4f
+		k3 = 0x165667b19e3779f9
+		k4 = 0xff51afd7ed558ccd
+	)
+	h1, h2 := uint64(len(b))*k3, ^uint64(len(b))*k4
+	for ; len(b) >= 8; b = b[8:] {
+		w := binary.LittleEndian.Uint64(b)
+		h1 = bits.RotateLeft64(h1^w*k1, 29) * k2
+		h2 = bits.RotateLeft64(h2+w*k3, 37) * k4
+	}
+	if len(b) > 0 {
+		var tail [8]byte
+		copy(tail[:], b)
+		w := binary.LittleEndian.Uint64(tail[:]) ^ uint64(len(b))<<59
+		h1 = bits.RotateLeft64(h1^w*k1, 29) * k2
+		h2 = bits.RotateLeft64(h2+w*k3, 37) * k4
+	}
+	return [2]uint64{fmix(h1 ^ h2>>31), fmix(h2 ^ h1>>29)}
+}
+
+// fmix spreads every bit of h over all of them (MurmurHash3's finalizer).
+func fmix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
 }

@@ -2,6 +2,8 @@ package find_test
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -109,5 +111,116 @@ func TestNoOffersNoSearch(t *testing.T) {
 	_, err := find.Find(demo.Place{Sc: &sc, Step: 1}, demo.Properties[0], find.Options{})
 	if _, ok := err.(*demo.NoFreePlayError); !ok {
 		t.Errorf("err=%v, want a *demo.NoFreePlayError", err)
+	}
+}
+
+// A copy plays as the run it was copied from: every offer, and every offer
+// after it, played on clones gives the frame a replay of the same history
+// gives, at every frame of every scenario whose store copies itself.
+func TestClonePlaysAsReplay(t *testing.T) {
+	var scratch demo.Run // one for every scenario, as the finder reuses one
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				p := demo.Place{Sc: sc, On: on, Step: step}
+				r, err := p.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := r.Clone(); !ok {
+					break
+				}
+				// Under -short: every third frame, two actions deep only
+				// from the first.
+				if testing.Short() && step%3 != 1 {
+					continue
+				}
+				depth := 2
+				if testing.Short() && step > 1 {
+					depth = 1
+				}
+				clonePlays(t, p, r, depth)
+				copyPlays(t, p, r, &scratch)
+			}
+		}
+	}
+}
+
+// copyPlays is clonePlays one action deep, each copied into the same
+// scratch run, whose store a store that can copies itself into.
+func copyPlays(t *testing.T, p demo.Place, r *demo.Run, scratch *demo.Run) {
+	offers, _ := r.Offers()
+	for _, o := range offers {
+		if !r.CopyTo(scratch) || scratch.Free(o.Action) != nil {
+			continue
+		}
+		next := p.Then(o.Action)
+		want, err := next.Frame()
+		if err != nil {
+			t.Fatalf("%s after %q: the copy played it, a replay says %v", testkit.Name(p.Sc, p.On), next.Play, err)
+		}
+		// As printed: a list the copy emptied is an empty list, the
+		// replay's never made one is nil.
+		if got := scratch.Frame(); fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Fatalf("%s step %d after %q: the scratch copy's frame differs from a replay's\ncopy:   %+v\nreplay: %+v",
+				testkit.Name(p.Sc, p.On), p.Step, next.Play, got, want)
+		}
+	}
+}
+
+func clonePlays(t *testing.T, p demo.Place, r *demo.Run, depth int) {
+	offers, err := r.Offers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range offers {
+		c, _ := r.Clone()
+		if err := c.Free(o.Action); err != nil {
+			continue // refused: a replay refuses it too (TestOffers)
+		}
+		next := p.Then(o.Action)
+		want, err := next.Frame()
+		if err != nil {
+			t.Fatalf("%s after %q: the clone played it, a replay says %v", testkit.Name(p.Sc, p.On), next.Play, err)
+		}
+		if got := c.Frame(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s step %d after %q: the clone's frame differs from a replay's\nclone:  %+v\nreplay: %+v",
+				testkit.Name(p.Sc, p.On), p.Step, next.Play, got.Store, want.Store)
+		}
+		if depth > 1 {
+			clonePlays(t, next, c, depth-1)
+		}
+	}
+}
+
+// The finder's quick question says no exactly where free play gives a
+// reason: every offer, and every client's pause, resume and crash, at every
+// frame of every scenario.
+func TestRefusesAsCannot(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				r, err := demo.Replay(sc, on, step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				offers, _ := r.Offers()
+				var as []demo.Action
+				for _, o := range offers {
+					as = append(as, o.Action)
+				}
+				for _, c := range r.Clients() {
+					for _, v := range []demo.Verb{demo.Pause, demo.Resume, demo.Crash} {
+						as = append(as, demo.Action{Who: c.Name, Verb: v})
+					}
+				}
+				as = append(as, demo.Action{Who: "nobody", Verb: demo.Pause})
+				for _, a := range as {
+					if got, want := r.Refuses(a), r.Cannot(a) != (demo.Text{}); got != want {
+						t.Fatalf("%s frame %d, %s %s: Refuses=%v, but Cannot says %q", testkit.Name(sc, on), step, a.Who, a.Verb, got, r.Cannot(a).EN)
+					}
+				}
+			}
+		}
 	}
 }

@@ -198,6 +198,17 @@ func (s *Store) Clone() demo.Store {
 	return &Store{Svc: &svc}
 }
 
+// CopyInto copies the lock service into dst, an earlier copy, for the
+// finder's scratch run.
+func (s *Store) CopyInto(dst demo.Store) bool {
+	d, ok := dst.(*Store)
+	if !ok || d.Svc == nil || d.Svc == s.Svc {
+		return false
+	}
+	*d.Svc = *s.Svc
+	return true
+}
+
 // Key is the lock service's whole state: holder, lease, tokens.
 func (s *Store) Key(b []byte, _ int) []byte { return s.Svc.AppendKey(b) }
 

@@ -26,6 +26,43 @@ func (s *redisNodes) Clone() demo.Store {
 	return &n
 }
 
+// CopyInto is Clone into dst, an earlier copy, reusing its nodes, their
+// lists of keys and its clients, for the finder's scratch run.
+func (s *redisNodes) CopyInto(dst demo.Store) bool {
+	d, ok := dst.(*redisNodes)
+	if !ok || d == s || len(d.nodes) != len(s.nodes) || d.clients == nil {
+		return false
+	}
+	nodes, clients := d.nodes, d.clients
+	for i, node := range s.nodes {
+		c := nodes[i]
+		if c == node {
+			return false // shares a node with s: not a copy
+		}
+		keys, backlog := c.keys[:0], c.backlog[:0]
+		*c = *node
+		c.keys, c.backlog = append(keys, node.keys...), append(backlog, node.backlog...)
+	}
+	for name := range clients {
+		if _, ok := s.clients[name]; !ok {
+			delete(clients, name)
+		}
+	}
+	for name, k := range s.clients {
+		c, ok := clients[name]
+		if !ok || c == k {
+			c = &client{}
+			clients[name] = c
+		}
+		cut := c.cut[:0]
+		*c = *k
+		c.cut = append(cut, k.cut...)
+	}
+	*d = *s
+	d.nodes, d.clients = nodes, clients
+	return true
+}
+
 // Key is every node's role, liveness, clock and keys (with their TTLs as
 // set: expiry is judged from them and the run's time), its backlog, and
 // what each client keeps.

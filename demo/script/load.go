@@ -74,12 +74,12 @@ func catalog(file string, scenarios []*demo.Scenario) (*demo.Catalog, error) {
 
 // readPieces reads each piece on a goroutine of its own and puts their
 // scenarios back in the file's order.
-func readPieces(reg *demo.Registry, file string, pieces [][]byte) ([]*demo.Scenario, error) {
+func readPieces(reg *demo.Registry, file string, pieces []piece) ([]*demo.Scenario, error) {
 	read1 := make([][]*demo.Scenario, len(pieces))
 	errs := make([]error, len(pieces))
 	var wg sync.WaitGroup
 	for i, p := range pieces {
-		wg.Go(func() { read1[i], errs[i] = read(reg, file, p) })
+		wg.Go(func() { read1[i], errs[i] = readPiece(reg, file, p) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -88,24 +88,47 @@ func readPieces(reg *demo.Registry, file string, pieces [][]byte) ([]*demo.Scena
 	return slices.Concat(read1...), nil
 }
 
+// errNotPlain is a piece the plain reader does not read: the whole file is
+// then read again, by the library if need be.
+var errNotPlain = errors.New("not in the plain shape")
+
+// readPiece decodes and checks a piece of the file by the plain reader
+// alone: a piece is not the file, so the library's lines would be wrong.
+func readPiece(reg *demo.Registry, file string, p piece) (scenarios []*demo.Scenario, err error) {
+	defer recovered(file, &scenarios, &err)
+	var doc document
+	if !plainyaml.DecodePiece(p.data, p.first, &doc) {
+		return nil, errNotPlain
+	}
+	return build(reg, file, &doc)
+}
+
 // read decodes and checks the scenarios of data, without the catalog's
 // check across scenarios (that no two share an id).
 func read(reg *demo.Registry, file string, data []byte) (scenarios []*demo.Scenario, err error) {
-	// A YAML library can panic on some malformed input: a bad file must
-	// still be an error that names the file, never a crash.
-	defer func() {
-		if p := recover(); p != nil {
-			scenarios, err = nil, &LoadError{File: file, Msg: fmt.Sprintf("the YAML could not be read (%v)", p)}
-		}
-	}()
+	defer recovered(file, &scenarios, &err)
 	doc, err := decode(file, data)
 	if err != nil {
 		return nil, err
 	}
+	return build(reg, file, doc)
+}
+
+// recovered turns a panic into an error: a YAML library can panic on some
+// malformed input, and a bad file must still be an error that names the
+// file, never a crash.
+func recovered(file string, scenarios *[]*demo.Scenario, err *error) {
+	if p := recover(); p != nil {
+		*scenarios, *err = nil, &LoadError{File: file, Msg: fmt.Sprintf("the YAML could not be read (%v)", p)}
+	}
+}
+
+// build converts and checks the scenarios of a decoded file.
+func build(reg *demo.Registry, file string, doc *document) ([]*demo.Scenario, error) {
 	if len(doc.Scenarios) == 0 {
 		return nil, &LoadError{File: file, Msg: "no scenarios: the file needs a list under \"scenarios:\""}
 	}
-	scenarios = make([]*demo.Scenario, len(doc.Scenarios))
+	scenarios := make([]*demo.Scenario, len(doc.Scenarios))
 	for i, s := range doc.Scenarios {
 		if s == nil {
 			return nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %d is empty", i+1)}

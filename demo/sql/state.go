@@ -1,86 +1,91 @@
 package sql
 
 import (
-	"fmt"
-	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/distlock/fencing-demo/demo"
 )
 
 // Key is the database's whole state for the finder: every row with its
-// values, version, writer, locker and waiters; every connection with its
-// transaction, locks and the statement it waits in; the advisory locks; the
-// pooler; each client's variables, reads, beliefs and queued statements;
-// and the lock service beside it. Connections are named by their place in
-// the list and rows by table and place, so two runs that did the same in a
-// different order share a key. The diagram's spans are history, not
-// state, and are left out. The database does not copy itself (its rows and
-// connections point at one another): the finder replays it instead.
+// values, version, writer, locker, waiters and the columns its client's
+// program gave; every connection with its transaction, timeouts, locks and
+// the statement it waits in; the advisory locks; the pooler; each client's
+// variables, reads, beliefs and queued statements; and the lock service
+// beside it. Connections are named by their place in the list and rows by
+// table and place, so two runs that did the same in a different order
+// share a key. The diagram's spans are history, not state, and are left
+// out. It is written with appends alone, maps in the order of their keys:
+// the finder writes a key for every state it tries.
 func (d *database) Key(b []byte, now int) []byte {
-	be := func(s *backend) int { return slices.Index(d.sessions, s) }
-	rw := func(w *row) string {
-		if w == nil {
-			return "-"
-		}
-		return w.t.name + "/" + strconv.Itoa(slices.Index(w.t.rows, w))
-	}
+	var keys [16]string // a map's keys, sorted, without an allocation
 	for _, t := range d.tables {
 		for _, w := range t.rows {
-			b = fmt.Appendf(b, "|%s %v %d %s %d %v", rw(w), sortedPairs(w.values), w.rev, w.writer, be(w.locker), sortedPairs(w.pending))
+			b = d.appendRow(append(b, '|'), w)
+			b = appendStrings(append(b, ' '), w.values, keys[:0])
+			b = strconv.AppendInt(append(b, ' '), int64(w.rev), 36)
+			b = append(append(b, ' '), w.writer...)
+			b = d.appendBackend(append(b, ' '), w.locker)
+			b = appendStrings(append(b, ' '), w.pending, keys[:0])
+			for _, c := range sortedKeys(w.given, keys[:0]) {
+				b = append(append(b, ' ', 'g'), c...)
+			}
 			for _, x := range w.waiters {
-				b = fmt.Appendf(b, ",%d", be(x))
+				b = d.appendBackend(append(b, ','), x)
 			}
 		}
 	}
 	for _, s := range d.sessions {
-		b = fmt.Appendf(b, "|%s %d %s %v %v %d %d", s.name, s.pid, s.client, s.inTx, s.aborted, s.timeout, s.back-now)
+		b = append(append(b, '|'), s.name...)
+		b = strconv.AppendInt(append(b, ' '), int64(s.pid), 36)
+		b = append(append(b, ' '), s.client...)
+		b = append(b, ' ', bit(s.inTx), bit(s.aborted))
+		for _, v := range []int{s.timeout, s.stmt, s.back - now} {
+			b = strconv.AppendInt(append(b, ' '), int64(v), 36)
+		}
 		for _, w := range s.rows {
-			b = append(b, ' ')
-			b = append(b, rw(w)...)
+			b = d.appendRow(append(b, ' '), w)
 		}
 		if w := s.wait; w != nil {
-			b = fmt.Appendf(b, " wait %q %s %d %d %v %s %s %v %v %v %s", w.sql, w.client, w.sent-now, w.from-now, w.checked,
-				rw(w.row), rw(w.first), w.firstBy, w.started, w.implicit, rw(w.freed))
-			if w.adv != nil {
-				b = fmt.Appendf(b, " adv %d", w.adv.key)
-			}
-			for _, g := range w.got {
-				b = append(b, ' ')
-				b = append(b, rw(g)...)
-			}
+			b = d.appendWait(append(b, " wait "...), w, now)
 		}
 	}
 	for _, a := range d.advisory {
-		b = fmt.Appendf(b, "|adv %d %d %d %d", a.key, be(a.owner), a.session, a.xact)
+		b = strconv.AppendInt(append(b, "|adv "...), a.key, 36)
+		b = d.appendBackend(append(b, ' '), a.owner)
+		b = strconv.AppendInt(append(b, ' '), int64(a.session), 36)
+		b = strconv.AppendInt(append(b, ' '), int64(a.xact), 36)
 		for _, x := range a.waiters {
-			b = fmt.Appendf(b, ",%d", be(x))
+			b = d.appendBackend(append(b, ','), x)
 		}
 	}
-	b = fmt.Appendf(b, "|%d %v %d", d.pool, d.pooled, d.released)
-	for _, c := range slices.Sorted(maps.Keys(d.vars)) {
-		b = fmt.Appendf(b, "|v %s %v", c, sortedPairs(d.vars[c]))
+	b = strconv.AppendInt(append(b, '|'), int64(d.pool), 36)
+	b = append(b, ' ', bit(d.pooled))
+	b = strconv.AppendInt(append(b, ' '), int64(d.released), 36)
+	for _, c := range sortedKeys(d.vars, keys[:0]) {
+		var inner [16]string
+		b = appendStrings(append(append(b, "|v "...), c...), d.vars[c], inner[:0])
 	}
-	for _, c := range slices.Sorted(maps.Keys(d.blocked)) {
-		b = fmt.Appendf(b, "|b %s %d", c, be(d.blocked[c]))
+	for _, c := range sortedKeys(d.blocked, keys[:0]) {
+		b = d.appendBackend(append(append(b, "|b "...), c...), d.blocked[c])
 	}
-	for _, c := range slices.Sorted(maps.Keys(d.queued)) {
-		b = fmt.Appendf(b, "|q %s", c)
+	for _, c := range sortedKeys(d.queued, keys[:0]) {
+		b = append(append(b, "|q "...), c...)
 		for _, a := range d.queued[c] {
-			b = append(b, ',')
-			b = append(b, a.Source...)
+			b = append(append(b, ','), a.Source...)
 		}
 	}
-	for _, c := range slices.Sorted(maps.Keys(d.reads)) {
-		var rs []string
-		for w, n := range d.reads[c] {
-			rs = append(rs, rw(w)+"="+strconv.Itoa(n))
-		}
-		slices.Sort(rs)
-		b = fmt.Appendf(b, "|r %s %v", c, rs)
+	for _, c := range sortedKeys(d.reads, keys[:0]) {
+		b = append(append(b, "|r "...), c...)
+		b = d.appendReads(b, d.reads[c])
 	}
-	b = fmt.Appendf(b, "|%v", sortedPairs(d.beliefs))
+	b = append(b, '|')
+	for _, c := range sortedKeys(d.beliefs, keys[:0]) {
+		b = strconv.AppendInt(append(append(b, c...), '='), int64(d.beliefs[c]), 36)
+		b = append(b, ' ')
+	}
 	for _, s := range d.woken {
-		b = fmt.Appendf(b, ",w%d", be(s))
+		b = d.appendBackend(append(b, ",w"...), s)
 	}
 	if d.lease != nil {
 		b = d.lease.Key(append(b, '|'), now)
@@ -88,12 +93,81 @@ func (d *database) Key(b []byte, now int) []byte {
 	return b
 }
 
-// sortedPairs is a map's entries in the order of their keys, for a key
-// that does not depend on the map's order.
-func sortedPairs[V any](m map[string]V) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, fmt.Sprintf("%s=%v", k, m[k]))
+// appendWait writes a statement that waits for a lock.
+func (d *database) appendWait(b []byte, w *wait, now int) []byte {
+	b = strconv.AppendQuote(b, w.sql)
+	b = append(append(b, ' '), w.client...)
+	b = strconv.AppendInt(append(b, ' '), int64(w.sent-now), 36)
+	b = strconv.AppendInt(append(b, ' '), int64(w.from-now), 36)
+	b = append(b, ' ', bit(w.checked), bit(w.started), bit(w.implicit), ' ')
+	for _, r := range []*row{w.row, w.first, w.freed} {
+		b = d.appendRow(append(b, ' '), r)
 	}
-	return out
+	b = append(append(b, ' '), w.firstBy...)
+	if w.adv != nil {
+		b = strconv.AppendInt(append(b, " adv "...), w.adv.key, 36)
+	}
+	for _, g := range w.got {
+		b = d.appendRow(append(b, ' '), g)
+	}
+	return b
 }
+
+// appendReads writes the version of each row a client read, in the rows'
+// order.
+func (d *database) appendReads(b []byte, reads map[*row]int) []byte {
+	for _, t := range d.tables {
+		for _, w := range t.rows {
+			if v, ok := reads[w]; ok {
+				b = d.appendRow(append(b, ' '), w)
+				b = strconv.AppendInt(append(b, '='), int64(v), 36)
+			}
+		}
+	}
+	return b
+}
+
+// appendRow names a row by its table and its place there; "-" for none.
+func (d *database) appendRow(b []byte, w *row) []byte {
+	if w == nil {
+		return append(b, '-')
+	}
+	b = append(append(b, w.t.name...), '/')
+	return strconv.AppendInt(b, int64(slices.Index(w.t.rows, w)), 36)
+}
+
+// appendBackend names a connection by its place in the list; -1 for none
+// or one already closed.
+func (d *database) appendBackend(b []byte, s *backend) []byte {
+	if s == nil {
+		return append(b, '-')
+	}
+	return strconv.AppendInt(b, int64(slices.Index(d.sessions, s)), 36)
+}
+
+// appendStrings writes a map's entries in the order of their keys.
+func appendStrings(b []byte, m map[string]string, keys []string) []byte {
+	for _, k := range sortedKeys(m, keys) {
+		b = append(append(append(append(b, k...), '='), m[k]...), ';')
+	}
+	return b
+}
+
+// sortedKeys appends m's keys to keys, sorted: a key must not depend on a
+// map's order.
+func sortedKeys[V any](m map[string]V, keys []string) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func bit(v bool) byte {
+	if v {
+		return '1'
+	}
+	return '0'
+}
+
+var _ demo.Keyer = (*database)(nil)

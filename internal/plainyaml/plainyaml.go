@@ -1,8 +1,9 @@
 // Package plainyaml reads the plain shape of YAML that scenarios.yaml and
 // guide.yaml are written in (block mappings and sequences, one-line
 // scalars, plain or quoted, and one-line lists and mappings of plain words)
-// into the YAML library's own yaml.Node, several times faster than the
-// library's parser. Reading them is most of a server's start.
+// straight into the file's Go types (Decode), or into the YAML library's own
+// yaml.Node (Parse), several times faster than the library. Reading them is
+// most of a server's start.
 //
 // It never guesses: anything outside that shape (a block scalar, an anchor,
 // a tag, a nested flow collection, a scalar that runs on to the next line,
@@ -13,6 +14,7 @@
 package plainyaml
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -23,19 +25,68 @@ import (
 // would (without comments), or reports false when data is not in the plain
 // shape.
 func Parse(data []byte) (*yaml.Node, bool) {
-	p, ok := newParser(data)
+	root, ok := parse(data, 1)
+	if !ok {
+		return nil, false
+	}
+	return &yaml.Node{Kind: yaml.DocumentNode, Line: int(root.line), Column: 1, Content: []*yaml.Node{root.yaml()}}, true
+}
+
+// parse reads data, whose first line is line first of its file, into the
+// plain reader's own tree, or reports false.
+func parse(data []byte, first int) (*node, bool) {
+	p, ok := newParser(data, first)
 	if !ok || len(p.lines) == 0 {
 		return nil, false
 	}
-	first := p.lines[0]
-	if first.indent != 0 {
+	if p.lines[0].indent != 0 {
 		return nil, false
 	}
-	root := p.block(0)
+	var root node
+	p.block(0, &root)
 	if p.bad || p.i != len(p.lines) {
 		return nil, false
 	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Line: first.n, Column: 1, Content: []*yaml.Node{root}}, true
+	return &root, true
+}
+
+// node is what the plain reader reads: a yaml.Node's few fields the plain
+// shape has, its children held by value, so that a file is a few large
+// allocations rather than one per node.
+type node struct {
+	kind         yaml.Kind
+	style        yaml.Style
+	empty        bool // an empty value, which the library reads as null
+	line, column int32
+	value        string
+	content      []node // a mapping's keys and values in turn
+}
+
+// tag is the tag the library gives n before it resolves a plain scalar's.
+func (n *node) tag() string {
+	switch {
+	case n.kind == yaml.MappingNode:
+		return "!!map"
+	case n.kind == yaml.SequenceNode:
+		return "!!seq"
+	case n.empty:
+		return "!!null"
+	case n.style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+		return "!!str"
+	}
+	return ""
+}
+
+// yaml converts n to the library's node, as the library would have read it.
+func (n *node) yaml() *yaml.Node {
+	y := &yaml.Node{Kind: n.kind, Style: n.style, Tag: n.tag(), Value: n.value, Line: int(n.line), Column: int(n.column)}
+	if len(n.content) > 0 {
+		y.Content = make([]*yaml.Node, len(n.content))
+		for i := range n.content {
+			y.Content[i] = n.content[i].yaml()
+		}
+	}
+	return y
 }
 
 // line is one line that holds something: its number, its indentation, and
@@ -50,22 +101,40 @@ type parser struct {
 	lines []line
 	i     int  // the next line to read
 	bad   bool // the text left the plain shape
+	// stack holds the children of the blocks being read, each block's
+	// above its parent's, so that a block's list is allocated once, at
+	// its length, when the block ends.
+	stack []node
+}
+
+// push starts a block's children on the stack.
+func (p *parser) push() int { return len(p.stack) }
+
+// pop ends the block whose children start at base, and gives them.
+func (p *parser) pop(base int) []node {
+	if len(p.stack) == base {
+		return nil
+	}
+	kids := slices.Clone(p.stack[base:])
+	clear(p.stack[base:]) // the stack keeps no strings alive
+	p.stack = p.stack[:base]
+	return kids
 }
 
 // newParser cuts data into lines, refusing what the plain shape never has:
 // a carriage return, a tab, a control character, text that is not UTF-8, a
 // byte order mark, a document marker or a directive.
-func newParser(data []byte) (*parser, bool) {
+func newParser(data []byte, first int) (*parser, bool) {
 	if !utf8.Valid(data) {
 		return nil, false
 	}
 	text := string(data)
 	p := &parser{lines: make([]line, 0, strings.Count(text, "\n")+1)}
-	for n, s := range strings.Split(text, "\n") {
-		for _, r := range s {
-			if r < ' ' || r == 0x7f || r == 0xfeff || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 {
-				return nil, false
-			}
+	for n, more := first, true; more; n++ {
+		var s string
+		s, text, more = strings.Cut(text, "\n")
+		if !plainChars(s) {
+			return nil, false
 		}
 		text := strings.TrimLeft(s, " ")
 		if text == "" || text[0] == '#' {
@@ -74,63 +143,92 @@ func newParser(data []byte) (*parser, bool) {
 		if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") || s[0] == '%' {
 			return nil, false
 		}
-		p.lines = append(p.lines, line{n: n + 1, indent: len(s) - len(text), text: strings.TrimRight(text, " ")})
+		p.lines = append(p.lines, line{n: n, indent: len(s) - len(text), text: strings.TrimRight(text, " ")})
 	}
 	return p, true
 }
 
+// plainChars reports whether a line has none of the characters the plain
+// shape never has: a control character (a tab, a carriage return), a byte
+// order mark, a line or paragraph separator.
+func plainChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < ' ' || c == 0x7f {
+				return false
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r < 0xa0 || r == 0xfeff || r == 0x2028 || r == 0x2029 {
+			return false
+		}
+		i += size - 1
+	}
+	return true
+}
+
 // block reads the mapping or the sequence that starts at the next line, at
 // its indentation.
-func (p *parser) block(indent int) *yaml.Node {
+func (p *parser) block(indent int, out *node) {
 	l := p.lines[p.i]
 	if l.text == "-" || strings.HasPrefix(l.text, "- ") {
-		return p.sequence(indent)
+		p.sequence(indent, out)
+		return
 	}
-	return p.mapping(indent)
+	p.mapping(indent, out)
 }
 
 // sequence reads the items "- ..." at indent.
-func (p *parser) sequence(indent int) *yaml.Node {
+func (p *parser) sequence(indent int, seq *node) {
 	first := p.lines[p.i]
-	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: first.n, Column: indent + 1}
+	*seq = node{kind: yaml.SequenceNode, line: int32(first.n), column: int32(indent + 1)}
+	base := p.push()
+	defer func() { seq.content = p.pop(base) }()
 	for !p.bad && p.i < len(p.lines) {
 		l := p.lines[p.i]
 		if l.indent != indent || !(l.text == "-" || strings.HasPrefix(l.text, "- ")) {
 			break
 		}
-		seq.Content = append(seq.Content, p.item(l))
+		var item node
+		p.item(l, &item)
+		p.stack = append(p.stack, item)
 	}
 	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
 		p.bad = true // an item's text runs on, or an indentation YAML would refuse
 	}
-	return seq
 }
 
 // item reads one item of a sequence: a nested block, a mapping that starts
 // on the dash's line, or a scalar.
-func (p *parser) item(l line) *yaml.Node {
+func (p *parser) item(l line, out *node) {
 	if l.text == "-" {
 		p.i++
-		return p.value(l.indent, l.n, len(l.text)+l.indent+1, true)
+		p.value(l.indent, l.n, len(l.text)+l.indent+1, true, out)
+		return
 	}
 	rest := strings.TrimLeft(l.text[1:], " ")
 	indent := l.indent + len(l.text) - len(rest)
 	if rest == "-" || strings.HasPrefix(rest, "- ") || rest[0] == '?' {
 		p.bad = true // a list in a list on one line, a complex key
-		return nil
+		return
 	}
 	if isEntry(rest) {
 		p.lines[p.i] = line{n: l.n, indent: indent, text: rest}
-		return p.mapping(indent)
+		p.mapping(indent, out)
+		return
 	}
 	p.i++
-	return p.scalar(rest, l.n, indent+1)
+	p.scalar(rest, l.n, indent+1, out)
 }
 
 // mapping reads the entries "key: value" at indent.
-func (p *parser) mapping(indent int) *yaml.Node {
+func (p *parser) mapping(indent int, m *node) {
 	first := p.lines[p.i]
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: first.n, Column: indent + 1}
+	*m = node{kind: yaml.MappingNode, line: int32(first.n), column: int32(indent + 1)}
+	base := p.push()
+	defer func() { m.content = p.pop(base) }()
 	for !p.bad && p.i < len(p.lines) {
 		l := p.lines[p.i]
 		if l.indent != indent || l.text == "-" || strings.HasPrefix(l.text, "- ") {
@@ -139,36 +237,35 @@ func (p *parser) mapping(indent int) *yaml.Node {
 		key, rest, ok := entry(l.text)
 		if !ok {
 			p.bad = true
-			return m
+			return
 		}
-		k := &yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: l.n, Column: indent + 1}
 		p.i++
-		var v *yaml.Node
+		var v node
 		if rest == "" {
-			v = p.value(indent, l.n, indent+utf8.RuneCountInString(l.text)+1, false)
+			p.value(indent, l.n, indent+utf8.RuneCountInString(l.text)+1, false, &v)
 		} else {
-			v = p.scalar(rest, l.n, indent+utf8.RuneCountInString(l.text[:len(l.text)-len(rest)])+1)
+			p.scalar(rest, l.n, indent+utf8.RuneCountInString(l.text[:len(l.text)-len(rest)])+1, &v)
 		}
-		m.Content = append(m.Content, k, v)
+		p.stack = append(p.stack, node{kind: yaml.ScalarNode, value: key, line: int32(l.n), column: int32(indent + 1)}, v)
 	}
 	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
 		p.bad = true
 	}
-	return m
 }
 
 // value reads what follows a key or a dash that ends its line: a block
 // indented further (or, under a key, a sequence at the key's own
 // indentation), or else an empty value, a null.
-func (p *parser) value(indent, n, col int, inItem bool) *yaml.Node {
+func (p *parser) value(indent, n, col int, inItem bool, out *node) {
 	if p.i < len(p.lines) {
 		next := p.lines[p.i]
 		seqHere := !inItem && next.indent == indent && (next.text == "-" || strings.HasPrefix(next.text, "- "))
 		if next.indent > indent || seqHere {
-			return p.block(next.indent)
+			p.block(next.indent, out)
+			return
 		}
 	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n, Column: col}
+	*out = node{kind: yaml.ScalarNode, empty: true, line: int32(n), column: int32(col)}
 }
 
 // isEntry reports whether text starts a mapping entry: a plain key, then a

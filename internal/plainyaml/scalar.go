@@ -10,31 +10,32 @@ import (
 
 // scalar reads the value that ends a line: quoted, a one-line list, or
 // plain; a comment may follow it. col is where it starts, from 1.
-func (p *parser) scalar(text string, n, col int) *yaml.Node {
-	node := &yaml.Node{Kind: yaml.ScalarNode, Line: n, Column: col}
+func (p *parser) scalar(text string, n, col int, out *node) {
+	*out = node{kind: yaml.ScalarNode, line: int32(n), column: int32(col)}
 	var rest string
 	var ok bool
 	switch text[0] {
 	case '"':
-		node.Tag, node.Style = "!!str", yaml.DoubleQuotedStyle
-		node.Value, rest, ok = doubleQuoted(text)
+		out.style = yaml.DoubleQuotedStyle
+		out.value, rest, ok = doubleQuoted(text)
 	case '\'':
-		node.Tag, node.Style = "!!str", yaml.SingleQuotedStyle
-		node.Value, rest, ok = singleQuoted(text)
+		out.style = yaml.SingleQuotedStyle
+		out.value, rest, ok = singleQuoted(text)
 	case '[':
-		return p.list(text, n, col)
+		p.list(text, n, col, out)
+		return
 	case '{':
-		return p.flowMap(text, n, col)
+		p.flowMap(text, n, col, out)
+		return
 	default:
 		if i := strings.Index(text, " #"); i >= 0 {
 			text = strings.TrimRight(text[:i], " ")
 		}
-		node.Value, ok = text, plainOK(text)
+		out.value, ok = text, plainOK(text)
 	}
 	if !ok || !onlyComment(rest) {
 		p.bad = true
 	}
-	return node
 }
 
 // onlyComment reports whether what follows a value is nothing, or spaces
@@ -47,6 +48,10 @@ func onlyComment(rest string) bool {
 // doubleQuoted reads "...", with the escapes the files use; any other
 // escape is left to the library.
 func doubleQuoted(text string) (value, rest string, ok bool) {
+	end := strings.IndexAny(text[1:], "\"\\") + 1
+	if end > 0 && text[end] == '"' {
+		return text[1:end], text[end+1:], true // no escape: the text as it is
+	}
 	var b strings.Builder
 	for i := 1; i < len(text); i++ {
 		switch c := text[i]; c {
@@ -100,16 +105,16 @@ func singleQuoted(text string) (value, rest string, ok bool) {
 }
 
 // list reads a one-line list of plain words, such as [A, B].
-func (p *parser) list(text string, n, col int) *yaml.Node {
-	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: n, Column: col}
+func (p *parser) list(text string, n, col int, seq *node) {
+	*seq = node{kind: yaml.SequenceNode, style: yaml.FlowStyle, line: int32(n), column: int32(col)}
 	end := strings.IndexByte(text, ']')
 	if end < 0 || !onlyComment(text[end+1:]) {
 		p.bad = true
-		return seq
+		return
 	}
 	inside := text[1:end]
 	if strings.TrimSpace(inside) == "" {
-		return seq
+		return
 	}
 	at := col + 1
 	for _, word := range strings.Split(inside, ",") {
@@ -118,26 +123,25 @@ func (p *parser) list(text string, n, col int) *yaml.Node {
 		w = strings.TrimRight(w, " ")
 		if !plainOK(w) || strings.ContainsAny(w, "[]{}:#,") {
 			p.bad = true
-			return seq
+			return
 		}
-		seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: w, Line: n, Column: at + lead})
+		seq.content = append(seq.content, node{kind: yaml.ScalarNode, value: w, line: int32(n), column: int32(at + lead)})
 		at += utf8.RuneCountInString(word) + 1
 	}
-	return seq
 }
 
 // flowMap reads a one-line mapping of plain words, such as
 // {off: violation in 5, on: none within 8}.
-func (p *parser) flowMap(text string, n, col int) *yaml.Node {
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: n, Column: col}
+func (p *parser) flowMap(text string, n, col int, m *node) {
+	*m = node{kind: yaml.MappingNode, style: yaml.FlowStyle, line: int32(n), column: int32(col)}
 	end := strings.IndexByte(text, '}')
 	if end < 0 || !onlyComment(text[end+1:]) {
 		p.bad = true
-		return m
+		return
 	}
 	inside := text[1:end]
 	if strings.TrimSpace(inside) == "" {
-		return m
+		return
 	}
 	at := col + 1
 	for _, pair := range strings.Split(inside, ",") {
@@ -149,12 +153,11 @@ func (p *parser) flowMap(text string, n, col int) *yaml.Node {
 		key, val = strings.TrimRight(key, " "), strings.TrimRight(val, " ")
 		if !ok || !plainOK(key) || !plainOK(val) || strings.ContainsAny(key+val, "[]{}:#,") {
 			p.bad = true
-			return m
+			return
 		}
-		m.Content = append(m.Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Value: key, Line: n, Column: kcol},
-			&yaml.Node{Kind: yaml.ScalarNode, Value: val, Line: n, Column: vcol})
+		m.content = append(m.content,
+			node{kind: yaml.ScalarNode, value: key, line: int32(n), column: int32(kcol)},
+			node{kind: yaml.ScalarNode, value: val, line: int32(n), column: int32(vcol)})
 		at += utf8.RuneCountInString(pair) + 1
 	}
-	return m
 }
