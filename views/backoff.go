@@ -19,6 +19,13 @@ func describeBackoff(lang string, _ demo.Frame, e demo.Event) (string, bool) {
 	if len(b.Won) > 0 {
 		won = fmt.Sprintf(T(lang, "bo.won"), strings.Join(b.Won, ", "))
 	}
+	if b.Calls == 1 {
+		key := "ev.backoff-calls.first"
+		if b.Retries == 1 {
+			key = "ev.backoff-calls.retry"
+		}
+		return fmt.Sprintf(T(lang, key), b.Slot, won, b.Waiting), true
+	}
 	return fmt.Sprintf(T(lang, "ev.backoff-calls"), b.Slot, b.Calls, b.Retries, won, b.Waiting), true
 }
 
@@ -37,7 +44,7 @@ func verdictBackoff(lang string, sc *demo.Scenario, v demo.Violation) string {
 // count labels and above the time labels.
 const (
 	chartWidth  = 640
-	chartHeight = 250
+	chartHeight = 220
 	chartLeft   = 44
 	chartRight  = 12
 	chartTop    = 26
@@ -86,7 +93,7 @@ func NewChart(f demo.Frame) Chart {
 	yMax = max(yMax, 5)
 	x := func(t int) float64 { return float64(c.Left) + float64(t)/horizon*plotW }
 	y := func(n int) float64 { return float64(c.Bottom) - float64(min(n, yMax))/float64(yMax)*plotH }
-	w := max(float64(s.Hold)/horizon*plotW, 1.5)
+	w := max(float64(s.Hold)/horizon*plotW, 2.5)
 	for _, sl := range s.Slots {
 		if sl.Calls == 0 {
 			continue
@@ -157,6 +164,8 @@ func init() {
 		"bo.won":                        {"%s が取る", "%s gets the lock"},
 		"bo.finished":                   {"最後の 1 人が取れたのは %s。", " The last got it at %s."},
 		"ev.backoff-calls":              {"%[1]d ms の枠: 呼び出し %[2]d 回 (うち取り直し %[3]d)。%[4]s。待っているのは %[5]d", "slot at %[1]d ms: %[2]d calls (%[3]d retries); %[4]s; %[5]d waiting"},
+		"ev.backoff-calls.retry":        {"%[1]d ms の枠: 取り直しの呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]d ms: 1 call, a retry; %[2]s; %[3]d waiting"},
+		"ev.backoff-calls.first":        {"%[1]d ms の枠: 最初の呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]d ms: 1 call, a first; %[2]s; %[3]d waiting"},
 		"verdict.thundering-herd":       {"thundering herd: %[1]s の時間枠に %[2]d のクライアントがそろって取り直した (%[3]d の半数以上)。ここまでの呼び出しは %[4]d 回、ロックを取れたのは %[3]d のうち %[5]s。", "Thundering herd: %[2]d clients retried in the same slot, at %[1]s (half of the %[3]d or more). %[4]d calls so far; %[5]s of %[3]d have had the lock."},
 		"verdict.spread":                {"取り直しが散らばる: 1 つの時間枠で取り直したのは最多で %[2]d (%[1]s)、%[3]d の半数未満。ここまでの呼び出しは %[4]d 回、ロックを取れたのは %[3]d のうち %[5]s。", "Retries spread: at most %[2]d clients retried in one slot (at %[1]s), under half of the %[3]d. %[4]d calls so far; %[5]s of %[3]d have had the lock."},
 		"verdict.thundering-herd.short": {"thundering herd", "thundering herd"},

@@ -35,7 +35,7 @@ func backoffPanels(d Demo) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		s, _ := backoff.Of(d.Frame)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel db\" aria-labelledby=\"h-backoff\"><h2 id=\"h-backoff\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel db bo\" aria-labelledby=\"h-backoff\"><h2 id=\"h-backoff\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
