@@ -156,7 +156,7 @@ func init() {
 		"bo.last":                       {"最後の 1 人が取れた時刻", "The last got it at"},
 		"bo.still":                      {"まだ (%d が待っている)", "not yet (%d still waiting)"},
 		"bo.seed":                       {"乱数のシード", "Seed of the jitter"},
-		"bo.modelled":                   {"このロックとクライアントはモデルで、実物の Redis では確かめていない。モデルにしたのは、SET NX が保持中のロックを断ること、断られたクライアントがそれぞれのタイマーで取り直すこと、ジッターがシナリオのシードから作る PCG 乱数であること。", "This lock and its clients are modelled, not checked against a real Redis. They model SET NX refusing a lock that is held, each refused client retrying on its own timer, and the jitter drawn from a PCG seeded by the scenario."},
+		"bo.modelled":                   {"モデルで、実物の Redis では確かめていない: SET NX が保持中のロックを断ること、各クライアントのタイマー、シナリオのシードで始まる PCG 乱数のジッター。", "Modelled, not checked against a real Redis: SET NX refusing a held lock, each client's own retry timer, and jitter from a PCG seeded by the scenario."},
 		"bo.chart":                      {"時間枠ごとの呼び出し回数", "Calls per time slot"},
 		"bo.chart.desc":                 {"%[1]d ms の時間枠ごとの呼び出し回数の棒グラフ。ここまでの呼び出しは %[2]d 回。取り直しが最も多かった枠は %[3]s で、%[4]d 回。", "A bar chart of the calls in each %[1]d ms slot. %[2]d calls so far; the slot with the most retries is at %[3]s, with %[4]d calls."},
 		"bo.chart.herd":                 {"半数以上が同じ枠で取り直した", "half of the clients or more retried in the slot"},
