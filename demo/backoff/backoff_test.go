@@ -14,7 +14,7 @@ import (
 // twenty are done in a tenth of the time with under a third of the calls.
 func TestHerdCost(t *testing.T) {
 	for _, c := range []struct {
-		on                    bool
+		on                     bool
 		calls, finish, busiest int
 	}{
 		{false, 210, 3700, 19},
