@@ -111,8 +111,6 @@ func TestA11y(t *testing.T) {
 			)
 		}
 		visits = append(visits, visit{name: "present/en", path: "/scenarios/gc-pause?fencing=off&step=7&lang=en&present=1"})
-		// A chart in the diagram's place, with bars, a herd's among them.
-		visits = append(visits, visit{name: "chart/ja", path: "/scenarios/backoff-jitter?jitter=off&step=4&lang=ja"})
 		// A prediction: the question before the move, and the answer
 		// marked after it, right and wrong, in both languages and on the
 		// projector (predict.templ).
