@@ -61,6 +61,7 @@ var Family = &demo.Family{
 	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Lock, Label: Lock}} },
 	Transcript: transcript,
 	Offers:     offers,
+	Narrate:    narrate,
 }
 
 func parsePolicy(w []string) (any, error) {

@@ -83,3 +83,35 @@ func TestPausedClientHoldsItsCall(t *testing.T) {
 		t.Errorf("the slot at 100 ms: %+v, want 18 retries (C2 paused)", got)
 	}
 }
+
+// By hand: two clients call at once, one gets the lock, and the other
+// retries on its own timer as the clock moves; calling again is offered
+// disabled, with the reason.
+func TestFreePlayCalls(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("backoff-jitter")
+	p := demo.Place{Sc: sc, On: false, Step: 1}
+	for _, src := range []string{"C1 call", "C2 call", "tick 100"} {
+		a, err := demo.ParseFree(sc, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = p.Then(a)
+	}
+	f, err := p.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := backoff.Of(f)
+	if s.Calls != 3 || s.Done != 2 || s.Finish != -1 {
+		t.Errorf("calls=%d done=%d finish=%d, want 3 calls (C2's retry at 100 ms), 2 done, and 18 clients not calling yet", s.Calls, s.Done, s.Finish)
+	}
+	offers, err := p.Offers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range offers {
+		if o.Action.Source == "C2 call" && (o.Enabled() || o.Why.JA == "") {
+			t.Errorf("C2 call after C2 had the lock: %+v, want it disabled with the reason", o)
+		}
+	}
+}

@@ -34,3 +34,19 @@ func (c *crowd) caller(i int) caller {
 	}
 	return caller{got: -1}
 }
+
+// narrate words a client's first call by hand: what it does from now on,
+// not what comes of it.
+func narrate(_ *demo.Scenario, a demo.Action) (demo.Narration, bool) {
+	if a.Verb != Call {
+		return demo.Narration{}, false
+	}
+	c := a.Who
+	return demo.Narration{
+		Title: demo.Text{EN: c + " calls for the lock", JA: c + " がロックを取りに行く"},
+		Text: demo.Text{
+			EN: c + " sends SET NX now. If it is refused, it waits by the retry policy and tries again, on its own timer, until it gets the lock.",
+			JA: c + " がいま SET NX を送る。断られたら、リトライの規則どおりに待ってから、自分のタイマーで取れるまで取り直す。",
+		},
+	}, true
+}
