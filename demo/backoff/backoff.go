@@ -25,11 +25,15 @@ const Store demo.StoreKind = "backoff"
 const (
 	Policy demo.Verb = "policy" // the lock's node sets the retry policy (setup)
 	Call   demo.Verb = "call"   // a client starts its acquire-with-retry loop now
+	Wake   demo.Verb = "wake"   // the cron wakes every client at once: each calls now
 )
 
 // Lock is the lock's node: one key, SET NX with a short PX, as the seed's
-// acquire_lock is.
-const Lock = "lock"
+// acquire_lock is. Cron is what wakes the clients together.
+const (
+	Lock = "lock"
+	Cron = "cron"
+)
 
 // policyArgs are the retry policy: base and cap of the wait, how long a
 // winner holds the lock, and the seed of the jitter.
@@ -40,6 +44,8 @@ type policyArgs struct {
 
 type callArgs struct{}
 
+type wakeArgs struct{}
+
 // Family is the crowd's entry in the registry. In free play a student
 // starts a client's loop by hand and moves the clock; the retries are the
 // clients' own timers, which are the lesson.
@@ -49,6 +55,12 @@ var Family = &demo.Family{
 	Unit:  "ms",
 	Verbs: []demo.VerbSpec{
 		{Verb: Policy, Form: "BASE CAP HOLD SEED", Node: true, Help: "retries wait min(CAP, BASE*2^attempt) ms (jitter: a random time below it); a winner holds the lock HOLD ms; SEED seeds the jitter", Parse: parsePolicy},
+		{Verb: Wake, Node: true, Help: "every client not calling yet calls SET NX now, in the scenario's order, and retries with backoff", Parse: func(w []string) (any, error) {
+			if len(w) != 0 {
+				return nil, errors.New("takes no words")
+			}
+			return wakeArgs{}, nil
+		}},
 		{Verb: Call, Help: "the client calls SET NX now, and retries with backoff until it gets the lock", Parse: func(w []string) (any, error) {
 			if len(w) != 0 {
 				return nil, errors.New("takes no words")
@@ -57,7 +69,7 @@ var Family = &demo.Family{
 		}},
 	},
 	New:        func(*demo.Scenario) demo.Store { return &crowd{finish: -1} },
-	Nodes:      func(*demo.Scenario) []string { return []string{Lock} },
+	Nodes:      func(*demo.Scenario) []string { return []string{Lock, Cron} },
 	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Lock, Label: Lock}} },
 	Transcript: transcript,
 	Offers:     offers,
@@ -123,6 +135,22 @@ func (c *crowd) Do(r *demo.Run, a demo.Action) error {
 			return &demo.ActionError{Action: a, Msg: a.Who + " is already calling or has had the lock"}
 		}
 		c.callers[i] = caller{calling: true, next: r.Now(), got: -1}
+		c.play(r, r.Now())
+	case wakeArgs:
+		if c.idle(len(r.Scenario().Clients)) == 0 {
+			return &demo.ActionError{Action: a, Msg: "every client is retrying or has had the lock already"}
+		}
+		if c.policy.Hold == 0 {
+			return &demo.ActionError{Action: a, Msg: "the scenario's setup sets no policy (lock policy BASE CAP HOLD SEED)"}
+		}
+		// One action, so that the calls of the same moment are one slot's
+		// event, as they are one slot's bar.
+		c.ensure(r)
+		for i, k := range c.callers {
+			if !k.calling && k.got < 0 {
+				c.callers[i] = caller{calling: true, next: r.Now(), got: -1}
+			}
+		}
 		c.play(r, r.Now())
 	}
 	return nil

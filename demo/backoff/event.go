@@ -48,5 +48,9 @@ func (e Burst) Note(*demo.Scenario) string {
 	if len(e.Won) > 0 {
 		won = strings.Join(e.Won, ", ") + " got it"
 	}
-	return fmt.Sprintf(" (%d retries; %s; %d waiting)", e.Retries, won, e.Waiting)
+	retries := "retries"
+	if e.Retries == 1 {
+		retries = "retry"
+	}
+	return fmt.Sprintf(" (%d %s; %s; %d waiting)", e.Retries, retries, won, e.Waiting)
 }

@@ -21,10 +21,29 @@ func offers(r *demo.Run) []demo.Offer {
 		}
 		out = append(out, o)
 	}
+	wake := demo.Offer{
+		Action: demo.Action{Who: Cron, Verb: Wake, Args: wakeArgs{}, Source: Cron + " " + string(Wake)},
+		Who:    Cron, Label: demo.Text{EN: "wake every client", JA: "全クライアントを起こす"},
+	}
+	if c.idle(len(r.Scenario().Clients)) == 0 {
+		wake.Why = demo.Text{EN: "every client is retrying or has had the lock already", JA: "どのクライアントも、もう取り直し中か、ロックを取った"}
+	}
+	out = append(out, wake)
 	if c.policy.Hold > 0 {
 		out = append(out, demo.TickOffer(r.Scenario(), c.policy.Hold))
 	}
 	return out
+}
+
+// idle is how many of n clients have not called yet.
+func (c *crowd) idle(n int) int {
+	idle := 0
+	for i := range n {
+		if k := c.caller(i); !k.calling && k.got < 0 {
+			idle++
+		}
+	}
+	return idle
 }
 
 // caller is client i's loop, not calling yet before anyone has called.
@@ -35,9 +54,18 @@ func (c *crowd) caller(i int) caller {
 	return caller{got: -1}
 }
 
-// narrate words a client's first call by hand: what it does from now on,
+// narrate words a client's first call by hand, or everyone's: what it does from now on,
 // not what comes of it.
 func narrate(_ *demo.Scenario, a demo.Action) (demo.Narration, bool) {
+	if a.Verb == Wake {
+		return demo.Narration{
+			Title: demo.Text{EN: "Every client is woken", JA: "全クライアントが起こされる"},
+			Text: demo.Text{
+				EN: "Every client that has not called yet sends SET NX now, all at the same moment, and then retries on its own timer until it gets the lock.",
+				JA: "まだ呼んでいないクライアントが全員、同じ瞬間にいま SET NX を送り、そのあとは自分のタイマーで取れるまで取り直す。",
+			},
+		}, true
+	}
 	if a.Verb != Call {
 		return demo.Narration{}, false
 	}
