@@ -40,6 +40,7 @@ func TestPredictionAnswers(t *testing.T) {
 		"idempotency-key":          {"charged-twice", "mutual-exclusion-held"},
 		"pool-exhaustion":          {"sql-refused", "sql"},
 		"event-log":                {"lost-update", "mutual-exclusion-held"},
+		"backoff-jitter":           {"thundering-herd", "spread"},
 	}
 	c := testkit.Catalog(t)
 	for id, answers := range want {

@@ -304,3 +304,7 @@ func (r *Run) AsOf(at int, f func()) {
 	defer func() { r.now = now }()
 	f()
 }
+
+// Store returns the run's store, for its family's own offers, which may
+// need more of it than a frame shows.
+func (r *Run) Store() Store { return r.store }

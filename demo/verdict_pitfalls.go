@@ -17,13 +17,26 @@ const (
 	// Other is the dead holder, Token (as a time) when its lease runs out,
 	// Max when it crashed.
 	DeadHolder
+	// ThunderingHerd: half of the clients or more retried in the same
+	// slot, in which one or two at most get the lock: retries in lockstep.
+	// At is the slot, Token its retries, Max every call so far, Value how
+	// many clients have had the lock, Before when the last got it ("" until
+	// all have).
+	ThunderingHerd
+	// Spread: the clients retried, and no slot took half of them; the
+	// same figures as ThunderingHerd.
+	Spread
 )
 
 // A reused token is broken: nothing the resource checks can contain it. A
 // lock kept by a dead holder costs its waiters time, not data.
-var pitfallClasses = map[ViolationKind]Class{TokenReused: Broken, DeadHolder: Warning}
+// A herd costs the lock calls and the clients time, not data; retries that
+// spread cost neither more than they must.
+var pitfallClasses = map[ViolationKind]Class{TokenReused: Broken, DeadHolder: Warning, ThunderingHerd: Warning, Spread: Held}
 
-var pitfallNames = map[ViolationKind]string{TokenReused: "token-reused", DeadHolder: "dead-holder"}
+var pitfallNames = map[ViolationKind]string{
+	TokenReused: "token-reused", DeadHolder: "dead-holder", ThunderingHerd: "thundering-herd", Spread: "spread",
+}
 
 // checkToken finds, when c takes the lock with a token, an earlier holding
 // of another client with the same token: the token was handed out twice.

@@ -129,6 +129,10 @@ var verdicts = []struct {
 	// W1's late write, with epoch 1, after the rebalance gave W2 epoch 2.
 	{"single-owner", false, StaleOwner, []violationSeen{{StaleOwner, 12100, "W1", "W2"}}},
 	{"single-owner", true, EpochFenced, []violationSeen{{EpochFenced, 12100, "W1", "W2"}}},
+	// Nineteen retries in the slot at 100 ms, in lockstep; with jitter the
+	// busiest slot, at 60 ms, takes seven.
+	{"backoff-jitter", false, ThunderingHerd, []violationSeen{{ThunderingHerd, 100, "", ""}}},
+	{"backoff-jitter", true, Spread, []violationSeen{{Spread, 60, "", ""}}},
 }
 
 // Every scenario in the catalog must have its verdicts in the table above: a

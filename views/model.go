@@ -210,7 +210,7 @@ func VerdictMark(c demo.Class) string {
 var VerdictKinds = []demo.ViolationKind{
 	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
 	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate, demo.Oversold, demo.ChargedTwice, demo.TooManyClients, demo.EpochFenced, demo.StaleOwner,
-	demo.DeadHolder, demo.TokenReused,
+	demo.DeadHolder, demo.TokenReused, demo.Spread, demo.ThunderingHerd,
 }
 
 // OutcomeShort is the name of frame f's verdict on the index: the kind's,

@@ -32,6 +32,9 @@ type Panel struct {
 	// Cost says what the lock cost the store in a frame where it held (a
 	// herd's watch notifications); "" or nil for nothing to say.
 	Cost func(lang string, f demo.Frame) string
+	// Stage draws in the diagram's place beside the narration (a chart of
+	// calls per slot); nil: the space-time diagram.
+	Stage func(d Demo) templ.Component
 	// NoAnomaly: the family's scenarios may hold no lock at all (a
 	// database's), so a frame that found nothing says "no anomaly" rather
 	// than that mutual exclusion held.
@@ -46,6 +49,7 @@ var familyPanels = map[string]Panel{
 	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked, NoAnomaly: true},
 	"eventlog":    {Store: eventLogPanels, Whole: true, Describe: describeLog, NoAnomaly: true},
 	"partition":   {Store: partitionPanels, Whole: true, Describe: describePartition, NoAnomaly: true},
+	"backoff":     {Store: backoffPanels, Whole: true, Stage: backoffChart, Describe: describeBackoff},
 }
 
 // RegisterPanel adds the panel of a family of one's own, for a program that

@@ -15,6 +15,8 @@ func verdictPitfall(lang string, sc *demo.Scenario, v demo.Violation) (string, b
 		return fmt.Sprintf(T(lang, key), v.Client, at, v.Token, v.Other), true
 	case demo.DeadHolder:
 		return fmt.Sprintf(T(lang, key), v.Client, at, v.Other, Clock(sc, int(v.Max)), Clock(sc, int(v.Token))), true
+	case demo.ThunderingHerd, demo.Spread:
+		return verdictBackoff(lang, sc, v), true
 	}
 	return "", false
 }

@@ -213,7 +213,7 @@ func TestGuideLinks(t *testing.T) {
 	}
 	// What each leaf and answer must link to at least, from the chapter.
 	wantLeaf := map[string][]string{
-		"tree-single-redis":          {"no-lease", "setnx-expire", "release-other"},
+		"tree-single-redis":          {"no-lease", "setnx-expire", "release-other", "backoff-jitter"},
 		"tree-long-work":             {"watchdog"},
 		"tree-consensus":             {"zookeeper-session-expiry", "etcd-lease", "lock-delay", "gc-pause"},
 		"tree-redis-for-correctness": {"redlock-quorum", "redlock-clock-jump"},

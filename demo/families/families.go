@@ -5,6 +5,7 @@ package families
 
 import (
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/backoff"
 	"github.com/distlock/fencing-demo/demo/consensus"
 	"github.com/distlock/fencing-demo/demo/eventlog"
 	"github.com/distlock/fencing-demo/demo/lockservice"
@@ -21,4 +22,5 @@ var All = demo.NewRegistry(
 	sql.Family,
 	eventlog.Family,
 	partition.Family,
+	backoff.Family,
 )
