@@ -21,7 +21,7 @@
   var frames = new Map(); // prefetch address -> {html, links}: the frames on the page
   var pending = new Map(); // prefetch address -> AbortController
   var spent = { requests: 0, bytes: 0 }, guess = 5000; // a frame's bytes, until one is measured
-  var moves = [], sending = false, offline = false, retry = 0, waiting = null, htmxBusy = 0;
+  var moves = [], sending = false, offline = false, retry = 0, waiting = null, htmxBusy = 0, unpainted = false;
 
   function demo() { return doc.getElementById("demo"); }
 
@@ -157,7 +157,7 @@
   // answer swaps out of band (the sentence for the screen reader, the
   // language link, the canonical link), then the address. It does what
   // htmx's swap would, less its settle delay and its copy of the old page.
-  function paint(html, url) {
+  function paint(html, url, isError) {
     var mark = window.performance && performance.mark ? function (n) { performance.mark(n); } : function () {};
     mark("swap:start");
     var t = doc.createElement("template");
@@ -179,6 +179,8 @@
     if (window.htmx) htmx.process(next);
     if (focused && doc.getElementById(focused)) doc.getElementById(focused).focus({ preventScroll: true });
     mark("swap:swapped");
+    unpainted = true;
+    requestAnimationFrame(function () { setTimeout(function () { unpainted = false; }, 0); });
     if (url && url !== location.pathname + location.search) {
       requestAnimationFrame(function () {
         setTimeout(function () {
@@ -189,7 +191,7 @@
     }
     // app.js and the tests hear the frame settle as after htmx's own swap.
     next.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true, detail: { elt: next } }));
-    refill();
+    if (!isError) refill();
     return true;
   }
 
@@ -199,6 +201,9 @@
     var form = e.detail.elt, ev = e.detail.triggeringEvent;
     if (htmxBusy || !form || form.tagName !== "FORM" || e.detail.verb !== "post" || !demo() || !demo().contains(form) ||
         e.detail.path !== form.getAttribute("hx-post")) return;
+    // A click on a frame not painted yet (two clicks in one task, as a
+    // quick double click makes before any answer) is the first one's echo.
+    if (unpainted) { e.preventDefault(); return; }
     var by = ev && ev.submitter;
     var to = (by && by.dataset.to) || form.dataset.to;
     var v = ids(), f = to && frames.get(address(to, !!v));
@@ -220,39 +225,48 @@
 
   // send posts the waiting moves one at a time, in order. An answer that
   // differs from what was painted replaces it, unless a later move has been
-  // painted since. A network failure keeps the move and tries again.
+  // painted since. A network failure keeps the move and tries again. It
+  // posts with XMLHttpRequest, as htmx does, so whatever counts htmx's
+  // requests in flight counts these too.
   function send() {
     if (sending || !moves.length) return;
-    var m = moves[0];
+    var m = moves[0], xhr = new XMLHttpRequest();
     sending = true;
-    fetch(m.action, {
-      method: "POST", body: m.body, credentials: "same-origin",
-      headers: { "HX-Request": "true", "Content-Type": "application/x-www-form-urlencoded" },
-    }).then(function (r) {
-      return r.text().then(function (text) { return { r: r, text: text }; });
-    }).then(function (got) {
+    xhr.open("POST", m.action);
+    xhr.setRequestHeader("HX-Request", "true");
+    xhr.setRequestHeader("Content-Type", "application/x-www-form-urlencoded");
+    xhr.onload = function () {
       sending = false;
       moves.shift();
       back();
       if (!moves.length && caughtUp) { caughtUp = false; say("back"); }
-      if (!got.r.ok) {
-        // The server refused (a class starting at once gets a 429): htmx
-        // shows it and app.js tries again, as for any click; the moves
-        // after it would be made on a frame the server did not take.
+      var url = xhr.getResponseHeader("HX-Push-Url");
+      if (xhr.status < 200 || xhr.status > 299) {
+        // The server refused (a class starting at once gets a 429): its
+        // answer says why, as htmx would show it, and app.js hears of it as
+        // of htmx's own (it tries a 429 again). The moves after it were made
+        // on a frame the server did not take.
         moves = [];
-        if (window.htmx) htmx.ajax("POST", m.action, { target: "#demo", swap: "outerHTML", values: Object.fromEntries(new URLSearchParams(m.body)) });
+        if (paint(xhr.responseText, null, true)) {
+          var form = new FormData();
+          new URLSearchParams(m.body).forEach(function (v, k) { form.append(k, v); });
+          demo().dispatchEvent(new CustomEvent("htmx:afterSwap", { bubbles: true, detail: {
+            target: demo(), elt: demo(), xhr: xhr, requestConfig: { verb: "post", path: m.action, formData: form } } }));
+        }
         return;
       }
-      keep(got.text, got.r.headers.get("HX-Push-Url"));
-      if (!moves.length && got.text !== m.painted) paint(got.text, got.r.headers.get("HX-Push-Url"));
+      keep(xhr.responseText, url);
+      if (!moves.length && xhr.responseText !== m.painted) paint(xhr.responseText, url);
       // Moves that waited for the network go a little apart, so that
       // followers watch the lecture catch up rather than skip to its end.
       if (moves.length) { if (caughtUp) setTimeout(send, 100); else send(); }
       else if (waiting) { var go = waiting; waiting = null; go(true); }
-    }, function () {
+    };
+    xhr.onerror = function () {
       sending = false;
       lost();
-    });
+    };
+    xhr.send(m.body);
   }
 
   // The note that says the page is offline: outside #demo, so frames
