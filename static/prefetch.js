@@ -1,32 +1,26 @@
-// Instant steps (docs/prefetch.md). Each control names the frame its click
-// leads to (data-to); while the page is idle this fetches those frames, a
-// few at a time, as public GETs (.../frame) from the server's answer cache.
-// A click then paints its frame at once and posts the move beside it: the
-// post moves the run, tells the followers and keeps the run key, and its
-// answer replaces the painted frame if it differs. Moves that cannot be sent
-// (the network dropped) wait in order and go when it is back, each naming
-// the frame it was made on, as every click does. Without this script, or
-// for a frame not fetched yet, htmx posts the click as it always did.
+// Instant steps (docs/prefetch.md): the frames a click leads to (data-to)
+// are fetched while the page is idle; a click paints its frame at once and
+// posts beside it, and the post's answer wins if it differs. Moves the
+// network did not take wait, in order. Anything else goes through htmx.
 (function () {
   "use strict";
   if (!window.fetch || !window.AbortController || !window.URLSearchParams) return;
 
   var doc = document;
-  // The marks the server's answer carries where a visitor's ids go
-  // (web/internal/respond): this page writes its own ids in their place.
+  // Where a visitor's ids go in a prefetched answer (web/internal/respond).
   var RUN_MARK = "RUNXRUNXRUNXRUNXRUNXRUNXRUNXRUNX", FOLLOW_MARK = "FIDXFIDXFIDXFIDXFIDXFIDXFIDXFIDX";
-  // The budget per painted frame: requests, and bytes over the wire.
+  // Per painted frame: requests, bytes over the wire.
   var MAX_REQUESTS = 3, MAX_BYTES = 15000, KEEP = 96, AHEAD = 4;
 
-  var frames = new Map(); // prefetch address -> {html, links}: the frames on the page
-  var pending = new Map(); // prefetch address -> AbortController
-  var spent = { requests: 0, bytes: 0 }, guess = 5000; // a frame's bytes, until one is measured
+  var frames = new Map(); // address -> {html, links}
+  var pending = new Map(); // address -> AbortController
+  var refused = new Set(); // addresses answered with an error
+  var spent = { requests: 0, bytes: 0 }, guess = 5000; // a frame's bytes, till measured
   var moves = [], sending = false, offline = false, retry = 0, waiting = null, htmxBusy = 0, unpainted = false;
 
   function demo() { return doc.getElementById("demo"); }
 
-  // ids are the visitor's run key and follow id as the shown frame carries
-  // them; none before the first click, whose answer makes them.
+  // The visitor's run key and follow id; none before the first click.
   function ids() {
     var d = demo(), run = d && d.querySelector('input[name="run"]');
     var link = d && d.querySelector('[data-testid="follow-link"]');
@@ -34,8 +28,7 @@
     return run && run.value && m ? { run: run.value, follow: m[1] } : null;
   }
 
-  // address is where the frame at a data-to is prefetched from: the answer
-  // with marks for a visitor with ids, else the one of a visitor without.
+  // The prefetch address of a data-to: with marks for a visitor with ids.
   function address(to, withIDs) {
     var u = new URL(to, location.href);
     u.pathname += "/frame";
@@ -47,8 +40,7 @@
     return v ? html.split(RUN_MARK).join(v.run).split(FOLLOW_MARK).join(v.follow) : html;
   }
 
-  // links are the data-to of root's controls that can be pressed, the
-  // script's step, back and switch first, then free play's, then the rest.
+  // The data-to of root's enabled controls: step, back, switch first.
   function links(root) {
     var first = [], rest = [];
     Array.prototype.forEach.call(root.querySelectorAll("[data-to]"), function (el) {
@@ -60,10 +52,8 @@
     return first.concat(rest);
   }
 
-  // wanted are the frames to have on the page, nearest first: one click from
-  // the shown frame, then one click from each of those already here, and so
-  // on, a few clicks ahead; the frames further on are what an offline
-  // lecture keeps stepping through.
+  // The frames to have, nearest first: one click away, then one click from
+  // those here, up to AHEAD clicks (what an offline lecture steps through).
   function wanted(withIDs) {
     var out = [], seen = new Set(), level = links(demo());
     for (var depth = 0; depth < AHEAD && level.length; depth++) {
@@ -93,16 +83,15 @@
     else setTimeout(fn, 30);
   }
 
-  // refill is called after each painted frame: it drops the fetches the
-  // visitor moved past and starts the budget anew.
+  // After each painted frame: a new budget.
   function refill() {
     spent = { requests: 0, bytes: 0 };
     doc.documentElement.dataset.prefetch = "busy"; // until prefetch has looked
     idle(prefetch);
   }
 
-  // prefetch starts what the budget allows of the frames wanted, and says on
-  // <html data-prefetch> whether it is done ("idle") for now.
+  // Start what the budget allows, cancel what the visitor moved past, and
+  // say on <html data-prefetch> whether it is done for now.
   function prefetch() {
     if (doc.hidden || !demo()) return; // visibilitychange starts it again
     var want = wanted(!!ids());
@@ -110,7 +99,7 @@
     pending.forEach(function (ctl, a) { if (!keep.has(a)) { ctl.abort(); pending.delete(a); } });
     if (!offline) {
       want.forEach(function (a) {
-        if (frames.has(a) || pending.has(a)) return;
+        if (frames.has(a) || pending.has(a) || refused.has(a)) return;
         if (spent.requests >= MAX_REQUESTS || spent.bytes + (pending.size + 1) * guess > MAX_BYTES) return;
         spent.requests++;
         fetchFrame(a);
@@ -126,14 +115,12 @@
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) {
         pending.delete(a);
-        if (html === null) return;
+        if (html === null) { refused.add(a); idle(prefetch); return; } // the server said no: not again
         var e = performance.getEntriesByName(new URL(a, location.href).href).pop();
         var size = e && e.transferSize ? e.transferSize : 0;
         spent.bytes += size;
         if (size > guess) guess = size;
-        frames.delete(a);
-        frames.set(a, { html: html });
-        if (frames.size > KEEP) frames.delete(frames.keys().next().value);
+        store(a, html);
         idle(prefetch); // the next level may be known now
       }, function (err) {
         if (err && err.name === "AbortError") return; // prefetch dropped it
@@ -142,21 +129,21 @@
       });
   }
 
-  // keep keeps a click's answer as the frame at its address, with the marks
-  // back where the visitor's ids are: Back, and an offline lecture, need it.
+  // A click's answer is kept too, marks back in place of the ids, for Back.
   function keep(html, url) {
     var v = ids();
     if (!url || !v || html.indexOf(v.run) < 0) return;
-    var a = address(url, true);
+    store(address(url, true), html.split(v.run).join(RUN_MARK).split(v.follow).join(FOLLOW_MARK));
+  }
+
+  function store(a, html) {
     frames.delete(a);
-    frames.set(a, { html: html.split(v.run).join(RUN_MARK).split(v.follow).join(FOLLOW_MARK) });
+    frames.set(a, { html: html });
     if (frames.size > KEEP) frames.delete(frames.keys().next().value);
   }
 
-  // paint puts an answer's frame on the page: #demo, its title and what the
-  // answer swaps out of band (the sentence for the screen reader, the
-  // language link, the canonical link), then the address. It does what
-  // htmx's swap would, less its settle delay and its copy of the old page.
+  // Paint an answer as htmx's swap would (#demo, the title, the parts out of
+  // band, the address after the paint), less its settle delay.
   function paint(html, url, isError) {
     var mark = window.performance && performance.mark ? function (n) { performance.mark(n); } : function () {};
     mark("swap:start");
@@ -176,7 +163,10 @@
     var focused = doc.activeElement && shown.contains(doc.activeElement) ? doc.activeElement.id : "";
     doc.documentElement.classList.add("moving");
     shown.replaceWith(next);
-    if (window.htmx) htmx.process(next);
+    mark("swap:replaced");
+    // htmx needs to know only the elements that post or fetch (the controls,
+    // a question's room); walking all of #demo cost more than the swap.
+    if (window.htmx) Array.prototype.forEach.call(next.querySelectorAll("[hx-post],[hx-get]"), function (el) { htmx.process(el); });
     if (focused && doc.getElementById(focused)) doc.getElementById(focused).focus({ preventScroll: true });
     mark("swap:swapped");
     unpainted = true;
@@ -223,11 +213,9 @@
     send();
   });
 
-  // send posts the waiting moves one at a time, in order. An answer that
-  // differs from what was painted replaces it, unless a later move has been
-  // painted since. A network failure keeps the move and tries again. It
-  // posts with XMLHttpRequest, as htmx does, so whatever counts htmx's
-  // requests in flight counts these too.
+  // Post the waiting moves one at a time, in order; an answer unlike what
+  // was painted replaces it unless a later move was painted since. With
+  // XMLHttpRequest, as htmx, so what counts htmx's requests counts these.
   function send() {
     if (sending || !moves.length) return;
     var m = moves[0], xhr = new XMLHttpRequest();
@@ -242,10 +230,8 @@
       if (!moves.length && caughtUp) { caughtUp = false; say("back"); }
       var url = xhr.getResponseHeader("HX-Push-Url");
       if (xhr.status < 200 || xhr.status > 299) {
-        // The server refused (a class starting at once gets a 429): its
-        // answer says why, as htmx would show it, and app.js hears of it as
-        // of htmx's own (it tries a 429 again). The moves after it were made
-        // on a frame the server did not take.
+        // Refused (a 429 to a class starting at once): shown as htmx would,
+        // and app.js hears of it as of htmx's (it tries a 429 again).
         moves = [];
         if (paint(xhr.responseText, null, true)) {
           var form = new FormData();
@@ -269,12 +255,12 @@
     xhr.send(m.body);
   }
 
-  // The note that says the page is offline: outside #demo, so frames
-  // painted meanwhile keep it, and a status, so a screen reader hears it.
+  // The note: outside #demo, so painted frames keep it; a live region there
+  // from the start (empty), so a screen reader hears what it says.
   var words = {
     en: {
       lost: "Offline: the frames already on this page keep playing. Your moves are sent when the network is back, and anyone following catches up then.",
-      missing: "Offline: this frame was not on the page yet. It can be shown once the network is back.",
+      missing: "Offline: this frame is not on the page yet; it can be shown once the network is back.",
       back: "Back online: your moves are sent, and anyone following has caught up.",
     },
     ja: {
@@ -284,20 +270,21 @@
     },
   };
   var note = null, hideNote = 0;
+  function noteReady() {
+    if (note || !doc.body) return;
+    note = doc.createElement("p");
+    note.id = "offline-note";
+    note.className = "offline-note";
+    note.setAttribute("role", "status");
+    note.dataset.testid = "offline-note";
+    doc.body.appendChild(note);
+  }
   function say(what) {
-    if (!note) {
-      note = doc.createElement("p");
-      note.id = "offline-note";
-      note.className = "offline-note";
-      note.setAttribute("role", "status");
-      note.dataset.testid = "offline-note";
-      doc.body.appendChild(note);
-    }
+    noteReady();
     clearTimeout(hideNote);
-    note.hidden = false;
     note.dataset.state = what;
     note.textContent = (words[doc.documentElement.lang] || words.en)[what];
-    if (what === "back") hideNote = setTimeout(function () { note.hidden = true; }, 5000);
+    if (what === "back") hideNote = setTimeout(function () { note.textContent = ""; note.dataset.state = ""; }, 5000);
   }
 
   var caughtUp = false; // the note said offline: it says so when all is sent
@@ -324,6 +311,7 @@
   doc.addEventListener("htmx:beforeRequest", function (e) { if (ofDemo(e)) htmxBusy++; });
   doc.addEventListener("htmx:afterRequest", function (e) { if (ofDemo(e) && htmxBusy > 0) htmxBusy--; });
   doc.addEventListener("DOMContentLoaded", function () {
+    noteReady();
     requestAnimationFrame(function () { setTimeout(refill, 0); }); // after the first paint
   });
 })();

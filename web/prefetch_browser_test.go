@@ -187,7 +187,7 @@ func TestBrowserOfflineLecture(t *testing.T) {
 type offlineNote struct{ State, Role, Text string }
 
 const offlineNoteJS = `(() => { const n = document.getElementById('offline-note');
-  return n ? {State: n.hidden ? '' : n.dataset.state, Role: n.getAttribute('role'), Text: n.textContent} : {State: '', Role: '', Text: ''}; })()`
+  return n ? {State: n.textContent ? n.dataset.state : '', Role: n.getAttribute('role'), Text: n.textContent} : {State: '', Role: '', Text: ''}; })()`
 
 // waitPrefetched waits until the page has fetched what it wants for now.
 func waitPrefetched(t *testing.T, b *tab) {
