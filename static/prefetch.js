@@ -210,7 +210,9 @@
     var html = fill(f.html, v);
     paint(html, to);
     moves.push({ action: form.getAttribute("hx-post"), body: body.toString(), painted: html });
-    send();
+    // Posted after the paint, which sending would delay.
+    if (doc.hidden) send();
+    else requestAnimationFrame(function () { setTimeout(send, 0); });
   });
 
   // Post the waiting moves one at a time, in order; an answer unlike what
@@ -287,7 +289,7 @@
     if (what === "back") hideNote = setTimeout(function () { note.textContent = ""; note.dataset.state = ""; }, 5000);
   }
 
-  var caughtUp = false; // the note said offline: it says so when all is sent
+  var caughtUp = false; // said offline: say so when all is sent
   function lost() {
     if (!offline) { offline = true; caughtUp = true; say("lost"); }
     clearTimeout(retry);
