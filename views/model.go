@@ -9,6 +9,7 @@ import (
 // Assets are the fingerprinted addresses of the files under static/.
 type Assets struct {
 	CSS, HTMX, JS, Icon string
+	Prefetch            string // prefetch.js, on a frame's page: its next frames before the click
 	Follow              string // follow.js, on a follower's page only
 }
 

@@ -69,8 +69,11 @@ func LoadAssets(fsys fs.FS) (*Assets, error) {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(body)
 		ext := path.Ext(p)
+		if ext == ".css" {
+			body = stripCSSComments(body)
+		}
+		sum := sha256.Sum256(body)
 		hashed := strings.TrimSuffix(p, ext) + "." + hex.EncodeToString(sum[:4]) + ext
 		a.byName[p] = "/static/" + hashed
 		ctype := assetType(ext)
@@ -125,4 +128,36 @@ func gzipOnce(body []byte) []byte {
 		return nil
 	}
 	return buf.Bytes()
+}
+
+// stripCSSComments drops the stylesheet's comments, which say why a rule is
+// there for the reader of static/ and are a quarter of the first load's
+// stylesheet once gzipped. A comment's opener inside a quoted string is text
+// and stays.
+func stripCSSComments(css []byte) []byte {
+	out := make([]byte, 0, len(css))
+	for i := 0; i < len(css); i++ {
+		switch c := css[i]; {
+		case c == '"' || c == '\'':
+			end := i + 1
+			for end < len(css) && css[end] != c && css[end] != '\n' {
+				if css[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			end = min(end+1, len(css))
+			out = append(out, css[i:end]...)
+			i = end - 1
+		case c == '/' && i+1 < len(css) && css[i+1] == '*':
+			end := bytes.Index(css[i+2:], []byte("*/"))
+			if end < 0 {
+				return append(out, css[i:]...) // unclosed: leave it to the browser
+			}
+			i += 2 + end + 1
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }

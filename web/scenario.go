@@ -133,9 +133,10 @@ func (s *Server) demoView(f demo.Frame, here views.Place, run, followLink string
 
 func (s *Server) assetURLs() views.Assets {
 	return views.Assets{
-		CSS:  s.assets.URL("app.css"),
-		HTMX: s.assets.URL("htmx.min.js"),
-		JS:   s.assets.URL("app.js"),
-		Icon: s.assets.URL("icon.svg"),
+		CSS:      s.assets.URL("app.css"),
+		HTMX:     s.assets.URL("htmx.min.js"),
+		JS:       s.assets.URL("app.js"),
+		Prefetch: s.assets.URL("prefetch.js"),
+		Icon:     s.assets.URL("icon.svg"),
 	}
 }

@@ -170,6 +170,8 @@ func (s *Server) routes() error {
 	e.GET("/scenarios/:id/poll", s.pollView)    // predict.go
 	e.Match(get, "/scenarios/:id/find", s.find) // find.go: the counterexample finder
 	e.Match(get, "/embed/:id/find", s.find)
+	e.Match(get, "/scenarios/:id/frame", s.frame) // frame.go: a frame one click away, prefetched
+	e.Match(get, "/embed/:id/frame", s.frame)
 	e.POST("/scenarios/:id/:action", s.act) // act.go
 	e.Match(get, "/embed/:id", s.page)      // embed.go: the same, without the site's header
 	e.POST("/embed/:id/:action", s.act)

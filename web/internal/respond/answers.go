@@ -70,6 +70,11 @@ var (
 	followMark = strings.Repeat("FIDX", IDLen/4)
 )
 
+// Marks are the marks as ids: an answer written with them is the answer as
+// kept, which a page's script fills with its own ids (a prefetched frame,
+// web/frame.go), so one public copy serves every visitor.
+var Marks = IDs{Run: runMark, Follow: followMark}
+
 // answer is one cached answer.
 type answer struct {
 	plain []byte   // the HTML with marks

@@ -1,0 +1,319 @@
+// Instant steps (docs/prefetch.md): the frames a click leads to (data-to)
+// are fetched while the page is idle; a click paints its frame at once and
+// posts beside it, and the post's answer wins if it differs. Moves the
+// network did not take wait, in order. Anything else goes through htmx.
+(function () {
+  "use strict";
+  if (!window.fetch || !window.AbortController || !window.URLSearchParams) return;
+
+  var doc = document;
+  // Where a visitor's ids go in a prefetched answer (web/internal/respond).
+  var RUN_MARK = "RUNXRUNXRUNXRUNXRUNXRUNXRUNXRUNX", FOLLOW_MARK = "FIDXFIDXFIDXFIDXFIDXFIDXFIDXFIDX";
+  // Per painted frame: requests, bytes over the wire.
+  var MAX_REQUESTS = 3, MAX_BYTES = 15000, KEEP = 96, AHEAD = 4;
+
+  var frames = new Map(); // address -> {html, links}
+  var pending = new Map(); // address -> AbortController
+  var refused = new Set(); // addresses answered with an error
+  var spent = { requests: 0, bytes: 0 }, guess = 5000; // a frame's bytes, till measured
+  var moves = [], sending = false, offline = false, retry = 0, waiting = null, htmxBusy = 0, unpainted = false;
+
+  function demo() { return doc.getElementById("demo"); }
+
+  // The visitor's run key and follow id; none before the first click.
+  function ids() {
+    var d = demo(), run = d && d.querySelector('input[name="run"]');
+    var link = d && d.querySelector('[data-testid="follow-link"]');
+    var m = link && /\/follow\/([0-9a-f]{32})/.exec(link.getAttribute("href"));
+    return run && run.value && m ? { run: run.value, follow: m[1] } : null;
+  }
+
+  // The prefetch address of a data-to: with marks for a visitor with ids.
+  function address(to, withIDs) {
+    var u = new URL(to, location.href);
+    u.pathname += "/frame";
+    if (withIDs) u.searchParams.set("ids", "1");
+    return u.pathname + u.search;
+  }
+
+  function fill(html, v) {
+    return v ? html.split(RUN_MARK).join(v.run).split(FOLLOW_MARK).join(v.follow) : html;
+  }
+
+  // The data-to of root's enabled controls: step, back, switch first.
+  function links(root) {
+    var first = [], rest = [];
+    Array.prototype.forEach.call(root.querySelectorAll("[data-to]"), function (el) {
+      var button = el.tagName === "FORM" ? el.querySelector("button") : el;
+      if (!button || button.disabled) return;
+      var act = (el.closest("form").getAttribute("action") || "").split("/").pop();
+      (/^(step|back|switch)$/.test(act) ? first : rest).push(el.dataset.to);
+    });
+    return first.concat(rest);
+  }
+
+  // The frames to have, nearest first: one click away, then one click from
+  // those here, up to AHEAD clicks (what an offline lecture steps through).
+  function wanted(withIDs) {
+    var out = [], seen = new Set(), level = links(demo());
+    for (var depth = 0; depth < AHEAD && level.length; depth++) {
+      var next = [];
+      level.forEach(function (to) {
+        var a = address(to, withIDs);
+        if (seen.has(a)) return;
+        seen.add(a);
+        out.push(a);
+        var f = frames.get(a);
+        if (f) next = next.concat(f.links || (f.links = linksOf(f.html)));
+      });
+      level = next;
+    }
+    return out;
+  }
+
+  function linksOf(html) {
+    var t = doc.createElement("template");
+    t.innerHTML = html;
+    var d = t.content.getElementById("demo");
+    return d ? links(d) : [];
+  }
+
+  function idle(fn) {
+    if (window.requestIdleCallback) requestIdleCallback(fn, { timeout: 300 });
+    else setTimeout(fn, 30);
+  }
+
+  // After each painted frame: a new budget.
+  function refill() {
+    spent = { requests: 0, bytes: 0 };
+    doc.documentElement.dataset.prefetch = "busy"; // until prefetch has looked
+    idle(prefetch);
+  }
+
+  // Start what the budget allows, cancel what the visitor moved past, and
+  // say on <html data-prefetch> whether it is done for now.
+  function prefetch() {
+    if (doc.hidden || !demo()) return; // visibilitychange starts it again
+    var want = wanted(!!ids());
+    var keep = new Set(want);
+    pending.forEach(function (ctl, a) { if (!keep.has(a)) { ctl.abort(); pending.delete(a); } });
+    if (!offline) {
+      want.forEach(function (a) {
+        if (frames.has(a) || pending.has(a) || refused.has(a)) return;
+        if (spent.requests >= MAX_REQUESTS || spent.bytes + (pending.size + 1) * guess > MAX_BYTES) return;
+        spent.requests++;
+        fetchFrame(a);
+      });
+    }
+    doc.documentElement.dataset.prefetch = pending.size ? "busy" : "idle";
+  }
+
+  function fetchFrame(a) {
+    var ctl = new AbortController();
+    pending.set(a, ctl);
+    fetch(a, { signal: ctl.signal, credentials: "omit", headers: { "HX-Request": "true" } })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        pending.delete(a);
+        if (html === null) { refused.add(a); idle(prefetch); return; } // the server said no: not again
+        var e = performance.getEntriesByName(new URL(a, location.href).href).pop();
+        var size = e && e.transferSize ? e.transferSize : 0;
+        spent.bytes += size;
+        if (size > guess) guess = size;
+        store(a, html);
+        idle(prefetch); // the next level may be known now
+      }, function (err) {
+        if (err && err.name === "AbortError") return; // prefetch dropped it
+        pending.delete(a);
+        idle(prefetch);
+      });
+  }
+
+  // A click's answer is kept too, marks back in place of the ids, for Back.
+  function keep(html, url) {
+    var v = ids();
+    if (!url || !v || html.indexOf(v.run) < 0) return;
+    store(address(url, true), html.split(v.run).join(RUN_MARK).split(v.follow).join(FOLLOW_MARK));
+  }
+
+  function store(a, html) {
+    frames.delete(a);
+    frames.set(a, { html: html });
+    if (frames.size > KEEP) frames.delete(frames.keys().next().value);
+  }
+
+  // Paint an answer as htmx's swap would (#demo, the title, the parts out of
+  // band, the address after the paint), less its settle delay.
+  function paint(html, url, isError) {
+    var mark = window.performance && performance.mark ? function (n) { performance.mark(n); } : function () {};
+    mark("swap:start");
+    var t = doc.createElement("template");
+    t.innerHTML = html;
+    var frag = t.content, next = frag.getElementById("demo"), shown = demo();
+    if (!next || !shown) return false;
+    mark("swap:parsed");
+    var title = frag.querySelector("title");
+    if (title) doc.title = title.textContent;
+    Array.prototype.forEach.call(frag.querySelectorAll("[hx-swap-oob]"), function (el) {
+      var there = doc.getElementById(el.id);
+      if (!there) return;
+      if (el.getAttribute("hx-swap-oob") === "innerHTML") there.innerHTML = el.innerHTML;
+      else { el.removeAttribute("hx-swap-oob"); there.replaceWith(el); }
+    });
+    var focused = doc.activeElement && shown.contains(doc.activeElement) ? doc.activeElement.id : "";
+    doc.documentElement.classList.add("moving");
+    shown.replaceWith(next);
+    mark("swap:replaced");
+    // htmx needs only what posts or fetches: a walk of all #demo cost more.
+    if (window.htmx) Array.prototype.forEach.call(next.querySelectorAll("[hx-post],[hx-get]"), function (el) { htmx.process(el); });
+    if (focused && doc.getElementById(focused)) doc.getElementById(focused).focus({ preventScroll: true });
+    mark("swap:swapped");
+    unpainted = true;
+    // The rest waits for the paint, as htmx's settle: app.js's afterSettle
+    // work reads the layout, and the address bar is slow to set.
+    var after = function () {
+      unpainted = false;
+      if (url && url !== location.pathname + location.search) {
+        if (!(history.state && history.state.htmx)) history.replaceState({ htmx: true }, "", location.href);
+        history.pushState({ htmx: true }, "", url);
+      }
+      next.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true, detail: { elt: next } }));
+      if (!isError) refill();
+    };
+    if (doc.hidden) after(); // a hidden page paints no frames
+    else requestAnimationFrame(function () { setTimeout(after, 0); });
+    return true;
+  }
+
+  // A click on a control whose frame is here is painted now and posted
+  // beside it. htmx asks first (htmx:confirm); anything else goes its way.
+  doc.addEventListener("htmx:confirm", function (e) {
+    var form = e.detail.elt, ev = e.detail.triggeringEvent;
+    if (htmxBusy || !form || form.tagName !== "FORM" || e.detail.verb !== "post" || !demo() || !demo().contains(form) ||
+        e.detail.path !== form.getAttribute("hx-post")) return;
+    // A click on a frame not painted yet (two clicks in one task, as a
+    // quick double click makes before any answer) is the first one's echo.
+    if (unpainted) { e.preventDefault(); return; }
+    var by = ev && ev.submitter;
+    var to = (by && by.dataset.to) || form.dataset.to;
+    var v = ids(), f = to && frames.get(address(to, !!v));
+    if (!f) {
+      // Nothing to paint: htmx posts it, after any moves still waiting, so
+      // the server gets them in order.
+      if (moves.length) { e.preventDefault(); waiting = e.detail.issueRequest; }
+      if (offline) say("missing");
+      return;
+    }
+    e.preventDefault();
+    var body = new URLSearchParams(new FormData(form));
+    if (by && by.name) body.set(by.name, by.value);
+    var html = fill(f.html, v);
+    paint(html, to);
+    moves.push({ action: form.getAttribute("hx-post"), body: body.toString(), painted: html });
+    // Posted after the paint, which sending would delay.
+    if (doc.hidden) send();
+    else requestAnimationFrame(function () { setTimeout(send, 0); });
+  });
+
+  // Post the waiting moves one at a time, in order; an answer unlike what
+  // was painted replaces it unless a later move was painted since. With
+  // XMLHttpRequest, as htmx, so what counts htmx's requests counts these.
+  function send() {
+    if (sending || !moves.length) return;
+    var m = moves[0], xhr = new XMLHttpRequest();
+    sending = true;
+    xhr.open("POST", m.action);
+    xhr.setRequestHeader("HX-Request", "true");
+    xhr.setRequestHeader("Content-Type", "application/x-www-form-urlencoded");
+    xhr.onload = function () {
+      sending = false;
+      moves.shift();
+      back();
+      if (!moves.length && caughtUp) { caughtUp = false; say("back"); }
+      var url = xhr.getResponseHeader("HX-Push-Url");
+      if (xhr.status < 200 || xhr.status > 299) {
+        // Refused (a 429 to a class starting at once): shown as htmx would,
+        // and app.js hears of it as of htmx's (it tries a 429 again).
+        moves = [];
+        if (paint(xhr.responseText, null, true)) {
+          var form = new FormData();
+          new URLSearchParams(m.body).forEach(function (v, k) { form.append(k, v); });
+          demo().dispatchEvent(new CustomEvent("htmx:afterSwap", { bubbles: true, detail: {
+            target: demo(), elt: demo(), xhr: xhr, requestConfig: { verb: "post", path: m.action, formData: form } } }));
+        }
+        return;
+      }
+      keep(xhr.responseText, url);
+      if (!moves.length && xhr.responseText !== m.painted) paint(xhr.responseText, url);
+      // Moves that waited for the network go a little apart, so that
+      // followers watch the lecture catch up rather than skip to its end.
+      if (moves.length) { if (caughtUp) setTimeout(send, 100); else send(); }
+      else if (waiting) { var go = waiting; waiting = null; go(true); }
+    };
+    xhr.onerror = function () {
+      sending = false;
+      lost();
+    };
+    xhr.send(m.body);
+  }
+
+  // The note: outside #demo, so painted frames keep it; a live region there
+  // from the start (empty), so a screen reader hears what it says.
+  var words = {
+    en: {
+      lost: "Offline: the frames already on this page keep playing. Your moves are sent when the network is back, and anyone following catches up then.",
+      missing: "Offline: this frame is not on the page yet; it can be shown once the network is back.",
+      back: "Back online: your moves are sent, and anyone following has caught up.",
+    },
+    ja: {
+      lost: "オフライン：このページにあるフレームはそのまま進められます。操作はネットワークが戻ったときに送られ、フォローしている人もそのとき追いつきます。",
+      missing: "オフライン：このフレームはまだページにありません。ネットワークが戻ると表示できます。",
+      back: "オンラインに戻りました：操作は送られ、フォローしている人も追いつきました。",
+    },
+  };
+  var note = null, hideNote = 0;
+  function noteReady() {
+    if (note || !doc.body) return;
+    note = doc.createElement("p");
+    note.id = "offline-note";
+    note.className = "offline-note";
+    note.setAttribute("role", "status");
+    note.dataset.testid = "offline-note";
+    doc.body.appendChild(note);
+  }
+  function say(what) {
+    noteReady();
+    clearTimeout(hideNote);
+    note.dataset.state = what;
+    note.textContent = (words[doc.documentElement.lang] || words.en)[what];
+    if (what === "back") hideNote = setTimeout(function () { note.textContent = ""; note.dataset.state = ""; }, 5000);
+  }
+
+  var caughtUp = false; // said offline: say so when all is sent
+  function lost() {
+    if (!offline) { offline = true; caughtUp = true; say("lost"); }
+    clearTimeout(retry);
+    retry = setTimeout(send, 2000); // also at once on the browser's "online"
+  }
+
+  function back() {
+    if (!offline) return;
+    offline = false;
+    clearTimeout(retry);
+    refill();
+  }
+
+  window.addEventListener("online", function () { clearTimeout(retry); send(); });
+  window.addEventListener("offline", function () { if (moves.length || sending) lost(); });
+  doc.addEventListener("visibilitychange", function () { if (!doc.hidden) refill(); });
+  // A frame htmx swapped in (a click with nothing prefetched, Back and
+  // Forward) is a painted frame too.
+  function ofDemo(e) { return e.detail && e.detail.target && e.detail.target.id === "demo"; }
+  doc.addEventListener("htmx:afterSwap", function (e) { if (ofDemo(e)) refill(); });
+  doc.addEventListener("htmx:beforeRequest", function (e) { if (ofDemo(e)) htmxBusy++; });
+  doc.addEventListener("htmx:afterRequest", function (e) { if (ofDemo(e) && htmxBusy > 0) htmxBusy--; });
+  doc.addEventListener("DOMContentLoaded", function () {
+    noteReady();
+    requestAnimationFrame(function () { setTimeout(refill, 0); }); // after the first paint
+  });
+})();
