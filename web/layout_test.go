@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,18 +66,24 @@ func TestLayout(t *testing.T) {
 	t.Cleanup(s.follow.Close)
 	browser := testkit.Chromium(t, layoutBudget)
 
-	// The languages and the positions in four tabs at once; a scenario at
-	// a time in each.
+	// The languages, the positions and the normal and presenter views in
+	// eight tabs at once; a scenario at a time in each.
 	t.Run("every-frame", func(t *testing.T) {
 		for _, lang := range []string{"en", "ja"} {
 			for _, on := range []bool{false, true} {
-				t.Run(lang+"/"+demo.OnOff(on), func(t *testing.T) {
-					t.Parallel()
-					tab := testkit.NewTab(t, browser, layoutBudget)
-					for _, sc := range catalog.Scenarios {
-						t.Run(sc.ID, func(t *testing.T) { layoutOfEveryFrame(t, tab, srv.URL, sc, on, lang) })
+				for _, group := range [][]layoutSize{normalSizes, presentSizes} {
+					view := "normal"
+					if group[0].present {
+						view = "present"
 					}
-				})
+					t.Run(lang+"/"+demo.OnOff(on)+"/"+view, func(t *testing.T) {
+						t.Parallel()
+						tab := testkit.NewTab(t, browser, layoutBudget)
+						for _, sc := range catalog.Scenarios {
+							t.Run(sc.ID, func(t *testing.T) { layoutOfEveryFrame(t, tab, srv.URL, sc, on, lang, group) })
+						}
+					})
+				}
 			}
 		}
 	})
@@ -173,7 +180,11 @@ func TestLayout(t *testing.T) {
 		}
 		viewport(t, tab, normalSizes[0])
 		for _, sc := range catalog.Scenarios {
-			for _, path := range []string{views.FrameURL(sc, false, 2, "en"), views.FrameURL(sc, true, sc.Frames(), "ja") + "&present=1", "/embed/" + sc.ID + "?" + sc.Switch + "=on&step=1&lang=en"} {
+			paths := []string{views.FrameURL(sc, false, 2, "en"), views.FrameURL(sc, true, sc.Frames(), "ja") + "&present=1", "/embed/" + sc.ID + "?" + sc.Switch + "=on&step=1&lang=en"}
+			if sc.Family.Offers != nil {
+				paths = append(paths, views.FrameURL(sc, false, 2, "ja")+"&play=")
+			}
+			for _, path := range paths {
 				if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+path)); err != nil {
 					t.Fatal(err)
 				}
@@ -185,14 +196,12 @@ func TestLayout(t *testing.T) {
 	})
 }
 
-// viewport sizes the tab's screen.
+// viewport sizes the tab's screen, a phone's as a mobile one (its meta
+// viewport honoured), in one call: no style of the page asks for touch
+// (no pointer or hover media query), so touch is not emulated.
 func viewport(t *testing.T, ctx context.Context, size layoutSize) {
 	t.Helper()
-	opts := []chromedp.EmulateViewportOption{}
-	if size.mobile {
-		opts = append(opts, chromedp.EmulateMobile)
-	}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h, opts...)); err != nil {
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: size.w, Height: size.h, DeviceScaleFactor: 1, Mobile: size.mobile}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -206,38 +215,53 @@ func clickTestID(t *testing.T, ctx context.Context, testid string) {
 }
 
 // layoutOfEveryFrame reads every frame of sc in one position, in lang, at
-// every size, and checks what must hold there: frame 1 is loaded, and each
-// next one is reached by Step, as a lecturer reaches it.
-func layoutOfEveryFrame(t *testing.T, tab context.Context, base string, sc *demo.Scenario, on bool, lang string) {
+// every size of group (the normal view's or the presenter's), and checks
+// what must hold there: frame 1 is loaded, and each next one is reached by
+// Step, as a lecturer reaches it.
+func layoutOfEveryFrame(t *testing.T, tab context.Context, base string, sc *demo.Scenario, on bool, lang string, group []layoutSize) {
 	n := sc.Frames()
-	for _, group := range [][]layoutSize{normalSizes, presentSizes} {
-		url := base + views.FrameURL(sc, on, 1, lang)
-		if group[0].present {
-			url += "&present=1"
+	url := base + views.FrameURL(sc, on, 1, lang)
+	if group[0].present {
+		url += "&present=1"
+	}
+	cur := group[0]
+	viewport(t, tab, cur)
+	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("%s: %v", url, err)
+	}
+	top := math.NaN()
+	for k := 1; k <= n; k++ {
+		if k > 1 {
+			stepByScript(t, tab, k, n)
 		}
-		viewport(t, tab, group[0])
-		if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
-			t.Fatalf("%s: %v", url, err)
-		}
-		top := math.NaN()
-		for k := 1; k <= n; k++ {
-			if k > 1 {
-				stepByScript(t, tab, k, n)
-			}
-			where := views.FrameURL(sc, on, k, lang)
-			for _, size := range group {
-				top = checkLayout(t, tab, size, where, testkit.FrameShownJS(k, n), top)
-			}
+		where := views.FrameURL(sc, on, k, lang)
+		for _, size := range serpentine(group, k) {
+			top = checkLayout(t, tab, &cur, size, where, testkit.FrameShownJS(k, n), top)
 		}
 	}
+}
+
+// serpentine orders the sizes forth on odd frames and back on even ones,
+// so a frame is first read at the size the frame before was read at last,
+// a resize fewer per frame.
+func serpentine(sizes []layoutSize, k int) []layoutSize {
+	if k%2 == 1 {
+		return sizes
+	}
+	back := slices.Clone(sizes)
+	slices.Reverse(back)
+	return back
 }
 
 // checkLayout reads the layout at size once ready (see testkit.SettledJS)
 // and reports what fails there; top is the verdict's place on the frame
 // before, which it returns for the next.
-func checkLayout(t *testing.T, tab context.Context, size layoutSize, path, ready string, top float64) float64 {
+func checkLayout(t *testing.T, tab context.Context, cur *layoutSize, size layoutSize, path, ready string, top float64) float64 {
 	t.Helper()
-	viewport(t, tab, size)
+	if *cur != size {
+		viewport(t, tab, size)
+		*cur = size
+	}
 	where := fmt.Sprintf("%s %s", size.name, path)
 	l := testkit.WaitFor(t, tab, waitBudget, "the layout of "+where, testkit.SettledJS(ready, testkit.LayoutJS(size.checks)), func(l *testkit.Layout) bool { return l != nil })
 	for _, f := range l.Faults {
@@ -259,7 +283,15 @@ func checkLayout(t *testing.T, tab context.Context, size layoutSize, path, ready
 // of n and waits for frame k.
 func stepByScript(t *testing.T, tab context.Context, k, n int) {
 	t.Helper()
-	clickJS(t, tab, "#demo [data-testid=step]")
+	ctx, cancel := context.WithTimeout(tab, waitBudget)
+	defer cancel()
+	// One round trip: the click, and the promise htmx's settling keeps.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`new Promise(done => {
+  document.body.addEventListener('htmx:afterSettle', () => done(true), {once: true});
+  document.querySelector('#demo [data-testid=step]').click();
+})`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("stepping to frame %d: %v", k, err)
+	}
 	testkit.WaitFor(t, tab, waitBudget, fmt.Sprintf("frame %d of %d", k, n), testkit.SettledJS(testkit.FrameShownJS(k, n), "true"), func(ok bool) bool { return ok })
 }
 
@@ -275,17 +307,18 @@ func layoutOfFreePlay(t *testing.T, tab context.Context, base string, sc *demo.S
 	for _, on := range []bool{false, true} {
 		for _, group := range [][]layoutSize{normalSizes, presentSizes} {
 			p := views.Place{Place: demo.Place{Sc: sc, On: on, Step: (sc.Frames() + 1) / 2}, Lang: lang, View: views.PageView, Present: group[0].present}.TakeOver()
-			viewport(t, tab, group[0])
+			cur := group[0]
+			viewport(t, tab, cur)
 			if err := chromedp.Do(tab, chromedp.Navigate(base+p.URL())); err != nil {
 				t.Fatalf("%s: %v", p.URL(), err)
 			}
 			top := math.NaN()
 			for i := 0; ; i++ {
 				where := fmt.Sprintf("%s, %d of my actions", p.URL(), i)
-				for _, size := range group {
-					top = checkLayout(t, tab, size, where, testkit.FreeFrameShownJS(i), top)
+				for _, size := range serpentine(group, i+1) {
+					top = checkLayout(t, tab, &cur, size, where, testkit.FreeFrameShownJS(i), top)
 				}
-				if i == freePlayActions || !playAnOffer(t, tab, group[0], where, i) {
+				if i == freePlayActions || !playAnOffer(t, tab, &cur, group[0], where, i) {
 					break
 				}
 			}
@@ -296,7 +329,7 @@ func layoutOfFreePlay(t *testing.T, tab context.Context, base string, sc *demo.S
 // playAnOffer opens the next group of offers with one it can take, checks
 // the open group at size, and clicks the action; false when no group has
 // one.
-func playAnOffer(t *testing.T, tab context.Context, size layoutSize, where string, i int) bool {
+func playAnOffer(t *testing.T, tab context.Context, cur *layoutSize, size layoutSize, where string, i int) bool {
 	t.Helper()
 	pick, err := chromedp.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(`(() => {
   const gs = [...document.querySelectorAll('#demo .offers details.offer-fold:not(.free-history)')];
@@ -313,7 +346,10 @@ func playAnOffer(t *testing.T, tab context.Context, size layoutSize, where strin
 		return false
 	}
 	fold := `[data-testid="` + pick[0] + `"]`
-	viewport(t, tab, size)
+	if *cur != size {
+		viewport(t, tab, size)
+		*cur = size
+	}
 	clickJS(t, tab, fold+" > summary")
 	for _, f := range testkit.WaitFor(t, tab, waitBudget, "the open group "+fold, testkit.OpenFoldJS(fold), func(f []string) bool { return f != nil }) {
 		t.Errorf("%s %s, %s open: %s", size.name, where, pick[0], f)
