@@ -44,13 +44,17 @@ func (g OfferGroup) Legend(lang string) string {
 	return fmt.Sprintf(T(lang, "free.client"), g.Who)
 }
 
-// Short is the group's name in its folded row, where the world's full
-// legend would take the room of two groups.
+// Short is the group's name in its folded row, which must stay one line
+// for five clients: a client by its name alone (the open group's legend
+// says "Client A"), the world without its parenthesis.
 func (g OfferGroup) Short(lang string) string {
-	if g.Who == "" {
+	switch g.Who {
+	case "":
 		return T(lang, "free.world.short")
+	case nodesGroup:
+		return g.Legend(lang)
 	}
-	return g.Legend(lang)
+	return g.Who
 }
 
 // Enabled counts the group's actions that can happen now.
