@@ -229,6 +229,7 @@ func (l *drawing) lanes(names []laneName) int {
 		l.p.lanes = append(l.p.lanes, float64(ln.Y))
 	}
 	l.p.gap = float64(gap)
+	l.p.left = float64(l.d.Left) - 8
 	return last
 }
 
@@ -405,6 +406,7 @@ type placer struct {
 	boxes []box
 	lanes []float64 // each lane's y: a label must read as its own lane's
 	gap   float64   // between two lanes
+	left  float64   // where the lane names end
 }
 
 // owns says whether a label in b reads as belonging to what spans top to
@@ -572,7 +574,7 @@ func (p *placer) markReach() float64 {
 }
 
 // beside places a label right under or over the circle, starting or
-// ending there, at the first free spot, or nowhere.
+// ending there, at the first free spot clear of the lane names, or nowhere.
 func (p *placer) beside(x, y, r float64, label string) Text {
 	xi, yi, ri := int(x), int(y), int(r)
 	for _, s := range []Text{
@@ -581,7 +583,7 @@ func (p *placer) beside(x, y, r float64, label string) Text {
 		{X: xi - 2, Y: yi - ri - 6, Anchor: "start"},
 		{X: xi + 2, Y: yi - ri - 6, Anchor: "end"},
 	} {
-		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) && p.owns(b, y, y, p.markReach()) && b.x0 >= 2 && b.x1 <= p.width-2 {
+		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) && b.x0 >= max(2, p.left) && b.x1 <= p.width-2 {
 			p.add(b)
 			s.Label = label
 			return s
