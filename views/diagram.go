@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -225,7 +226,10 @@ func (l *drawing) lanes(names []laneName) int {
 	}
 	for _, ln := range l.d.Lanes {
 		l.p.add(box{0, float64(ln.Y) - 14, float64(l.d.Left) - 8, float64(ln.Y) + 6})
+		l.p.lanes = append(l.p.lanes, float64(ln.Y))
 	}
+	l.p.gap = float64(gap)
+	l.p.left = float64(l.d.Left) - 8
 	return last
 }
 
@@ -339,10 +343,11 @@ func (l *drawing) placeLabels() {
 		}
 	}
 	// A mark's label does not cross another holder's bar ("expired t=10"
-	// under B's new lease): the solid bars are in its way from here on.
+	// under B's new lease): the solid bars are in its way from here on. A
+	// label's box runs a pixel past its ink, so one may touch a bar's edge.
 	for _, b := range d.Bars {
 		if strings.HasPrefix(b.Class, "lease") || strings.HasPrefix(b.Class, "held") {
-			p.add(box{float64(b.X), float64(b.Y), float64(b.X + b.W), float64(b.Y + b.H)})
+			p.add(box{float64(b.X), float64(b.Y) + 1, float64(b.X + b.W), float64(b.Y+b.H) - 1})
 		}
 	}
 	// The same happening at one moment on several lanes (a key expiring on
@@ -399,6 +404,26 @@ func (a box) overlaps(b box) bool {
 type placer struct {
 	width float64
 	boxes []box
+	lanes []float64 // each lane's y: a label must read as its own lane's
+	gap   float64   // between two lanes
+	left  float64   // where the lane names end
+}
+
+// owns says whether a label in b reads as belonging to what spans top to
+// bottom (a bar; a mark's lane line, top = bottom): its middle is at most
+// reach from that, and no nearer another lane.
+func (p *placer) owns(b box, top, bottom, reach float64) bool {
+	mid := (b.y0 + b.y1) / 2
+	d := max(top-mid, mid-bottom, 0)
+	if d > reach {
+		return false
+	}
+	for _, y := range p.lanes {
+		if (y < top || y > bottom) && math.Abs(y-mid) < d {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *placer) add(b box) { p.boxes = append(p.boxes, b) }
@@ -427,16 +452,35 @@ func textBox(x, y float64, anchor, label string) box {
 	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4}
 }
 
-// try places label at the first free spot among spots. When none is free,
-// the first spot is held inside the drawing's edges and moved down a row at a
-// time until it is clear: the drawing grows under it (the axis goes under
-// the lowest label), so no label is ever cut or covered.
-func (p *placer) try(label string, spots []Text) Text {
+// try places label at the first free spot among spots that reads as the
+// label of what spans top to bottom (see owns), else at the nearest of the
+// spots slid along their lines, away from what they name. When none is free,
+// the first spot is held inside the drawing's edges and moved down a row at
+// a time until it is clear: the drawing grows under it (the axis goes under
+// the lowest label), so no label is ever cut or covered. A label that would
+// have to leave its own lane for that is left out: on another lane it would
+// tell a falsehood (redis3's "down" read as redis4's).
+func (p *placer) try(label string, spots []Text, top, bottom, reach float64) Text {
+	ok := func(s Text) (box, bool) {
+		b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+		return b, p.free(b) && p.owns(b, top, bottom, reach)
+	}
+	take := func(s Text, b box) Text { p.add(b); s.Label = label; return s }
 	for _, s := range spots {
-		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) {
-			p.add(b)
-			s.Label = label
-			return s
+		if b, fits := ok(s); fits {
+			return take(s, b)
+		}
+	}
+	for dx := 10; dx <= 160; dx += 10 {
+		for _, s := range spots {
+			if s.Anchor == "end" {
+				s.X -= dx
+			} else {
+				s.X += dx
+			}
+			if b, fits := ok(s); fits {
+				return take(s, b)
+			}
 		}
 	}
 	s := spots[0]
@@ -451,14 +495,16 @@ func (p *placer) try(label string, spots []Text) Text {
 		s.Y += int(-b.y0 + 1)
 	}
 	for range 40 {
-		if b = textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) {
-			break
+		b = textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+		if !p.owns(b, top, bottom, reach) {
+			return Text{}
+		}
+		if p.free(b) {
+			return take(s, b)
 		}
 		s.Y += rowHeight
 	}
-	p.add(b)
-	s.Label = label
-	return s
+	return take(s, b)
 }
 
 // flag places a label on a moment's vertical line in the top band, on the
@@ -479,7 +525,7 @@ func (p *placer) flag(x, y0 float64, label string, _ bool, rows int) Text {
 	if x-w/2 < 4 {
 		spots[0] = Text{X: 4, Y: int(y0), Anchor: "start"}
 	}
-	return p.try(label, spots)
+	return p.try(label, spots, math.Inf(-1), math.Inf(1), math.Inf(1))
 }
 
 // barLabel places a bar's label above its start, or further right along
@@ -490,7 +536,7 @@ func (p *placer) barLabel(x, top, bottom float64, label string) Text {
 		spots = append(spots, Text{X: int(x) + 4 + dx, Y: int(top) - 3, Anchor: "start"})
 	}
 	spots = append(spots, Text{X: int(x) + 4, Y: int(bottom) + labelSize, Anchor: "start"})
-	return p.try(label, spots)
+	return p.try(label, spots, top, bottom, math.Inf(1))
 }
 
 // markLabel places a mark's label beside its circle: below right, above
@@ -498,9 +544,9 @@ func (p *placer) barLabel(x, top, bottom float64, label string) Text {
 func (p *placer) markLabel(x, y, r float64, label string) Text {
 	xi, yi, ri := int(x), int(y), int(r)
 	return p.try(label, []Text{
-		{X: xi + ri + 3, Y: yi + ri + 9, Anchor: "start"},
+		{X: xi + ri + 3, Y: yi + ri + 11, Anchor: "start"},
 		{X: xi + ri + 3, Y: yi - ri - 1, Anchor: "start"},
-		{X: xi - ri - 3, Y: yi + ri + 9, Anchor: "end"},
+		{X: xi - ri - 3, Y: yi + ri + 11, Anchor: "end"},
 		{X: xi - ri - 3, Y: yi - ri - 1, Anchor: "end"},
 		{X: xi + ri + 3, Y: yi + 5, Anchor: "start"},
 		{X: xi - ri - 3, Y: yi + 5, Anchor: "end"},
@@ -510,15 +556,25 @@ func (p *placer) markLabel(x, y, r float64, label string) Text {
 		{X: xi + ri + 23, Y: yi + 5, Anchor: "start"},
 		{X: xi + ri + 43, Y: yi + 5, Anchor: "start"},
 		{X: xi + ri + 63, Y: yi + 5, Anchor: "start"},
-		{X: xi, Y: yi + ri + 9 + rowHeight, Anchor: "middle"},
-		{X: xi + ri + 3, Y: yi + ri + 9 + rowHeight, Anchor: "start"},
-		{X: xi - ri - 3, Y: yi + ri + 9 + rowHeight, Anchor: "end"},
-		{X: xi, Y: yi + ri + 9 + 2*rowHeight, Anchor: "middle"},
-	})
+		{X: xi, Y: yi + ri + 11 + rowHeight, Anchor: "middle"},
+		{X: xi + ri + 3, Y: yi + ri + 11 + rowHeight, Anchor: "start"},
+		{X: xi - ri - 3, Y: yi + ri + 11 + rowHeight, Anchor: "end"},
+		{X: xi, Y: yi + ri + 11 + 2*rowHeight, Anchor: "middle"},
+	}, y, y, p.markReach())
+}
+
+// markReach is how far from its lane's line a mark's label may stand: on a
+// tight stack of nodes a label between two lines reads as the lower one's,
+// as a bar's label above its bar does.
+func (p *placer) markReach() float64 {
+	if p.gap == 0 {
+		return math.Inf(1)
+	}
+	return 0.4 * p.gap
 }
 
 // beside places a label right under or over the circle, starting or
-// ending there, at the first free spot, or nowhere.
+// ending there, at the first free spot clear of the lane names, or nowhere.
 func (p *placer) beside(x, y, r float64, label string) Text {
 	xi, yi, ri := int(x), int(y), int(r)
 	for _, s := range []Text{
@@ -527,7 +583,7 @@ func (p *placer) beside(x, y, r float64, label string) Text {
 		{X: xi - 2, Y: yi - ri - 6, Anchor: "start"},
 		{X: xi + 2, Y: yi - ri - 6, Anchor: "end"},
 	} {
-		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) && b.x0 >= 2 && b.x1 <= p.width-2 {
+		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) && b.x0 >= max(2, p.left) && b.x1 <= p.width-2 {
 			p.add(b)
 			s.Label = label
 			return s

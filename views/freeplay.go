@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"net/url"
+	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -11,53 +12,98 @@ import (
 // ("A acquire 10", "tick 3"): the value of the offer's button.
 const ActParam = "act"
 
-// OfferGroup is the offers of one client, or of the world ("" for Who).
+// OfferGroup is the offers of one client, of the nodes (Redis nodes, a
+// database: whatever acts and is not in the cast), or of the world.
 type OfferGroup struct {
-	Who    string
+	Who    string // the client; "" for the world, nodesGroup for the nodes
 	Offers []demo.Offer
 }
 
-// Key names the group for a test: the client, or "world".
+// nodesGroup is the Who of the nodes' group: not a name a client can have.
+const nodesGroup = "#nodes"
+
+// Key names the group for a test: the client, "nodes" or "world".
 func (g OfferGroup) Key() string {
-	if g.Who == "" {
+	switch g.Who {
+	case "":
 		return "world"
+	case nodesGroup:
+		return "nodes"
 	}
 	return g.Who
 }
 
 // Legend is the group's heading in lang.
 func (g OfferGroup) Legend(lang string) string {
-	if g.Who == "" {
+	switch g.Who {
+	case "":
 		return T(lang, "free.world")
+	case nodesGroup:
+		return T(lang, "free.nodes")
 	}
 	return fmt.Sprintf(T(lang, "free.client"), g.Who)
 }
 
-// OfferGroups groups offers by who acts, in the order the model lists them,
-// the world's last: the clients are the story, the world is what happens
-// to them.
-func OfferGroups(offers []demo.Offer) []OfferGroup {
+// Short is the group's name in its folded row, which must stay one line
+// for five clients: a client by its name alone (the open group's legend
+// says "Client A"), the world without its parenthesis.
+func (g OfferGroup) Short(lang string) string {
+	switch g.Who {
+	case "":
+		return T(lang, "free.world.short")
+	case nodesGroup:
+		return g.Legend(lang)
+	}
+	return g.Who
+}
+
+// Enabled counts the group's actions that can happen now.
+func (g OfferGroup) Enabled() int {
+	n := 0
+	for _, o := range g.Offers {
+		if o.Why == (demo.Text{}) {
+			n++
+		}
+	}
+	return n
+}
+
+// Label is an offer's face in its group: a node's action names the node,
+// as the nodes share one group.
+func (g OfferGroup) Label(o demo.Offer, lang string) string {
+	if g.Who == nodesGroup {
+		return o.Who + " " + o.Label.In(lang)
+	}
+	return o.Label.In(lang)
+}
+
+// OfferGroups groups offers by who acts, in the order the model lists them:
+// each client of the cast, then the nodes, then the world. The clients are
+// the story, the nodes and the world are what happens to them.
+func OfferGroups(sc *demo.Scenario, offers []demo.Offer) []OfferGroup {
 	var gs []OfferGroup
-	var world *OfferGroup
+	nodes, world := OfferGroup{Who: nodesGroup}, OfferGroup{}
 	at := map[string]int{}
 	for _, o := range offers {
-		if o.Who == "" {
-			if world == nil {
-				world = &OfferGroup{}
-			}
+		switch {
+		case o.Who == "":
 			world.Offers = append(world.Offers, o)
-			continue
+		case !slices.Contains(sc.Clients, o.Who):
+			nodes.Offers = append(nodes.Offers, o)
+		default:
+			i, ok := at[o.Who]
+			if !ok {
+				i = len(gs)
+				at[o.Who] = i
+				gs = append(gs, OfferGroup{Who: o.Who})
+			}
+			gs[i].Offers = append(gs[i].Offers, o)
 		}
-		i, ok := at[o.Who]
-		if !ok {
-			i = len(gs)
-			at[o.Who] = i
-			gs = append(gs, OfferGroup{Who: o.Who})
-		}
-		gs[i].Offers = append(gs[i].Offers, o)
 	}
-	if world != nil {
-		gs = append(gs, *world)
+	for _, g := range []OfferGroup{nodes, world} {
+		if len(g.Offers) > 0 {
+			gs = append(gs, g)
+		}
 	}
 	return gs
 }

@@ -43,6 +43,8 @@ func TestBrowserFreePlay(t *testing.T) {
 	p := demo.Place{Sc: sc, On: false, Step: 1}
 	var addrs []string
 	for i, line := range breakByHand {
+		// The offers are folded by group: open the action's group, then click it.
+		b.do(chromedp.Click(chromedp.CSS(`#demo details.offer-fold:has([data-action=` + strconv.Quote(line) + `]) > summary`)))
 		b.do(chromedp.Click(chromedp.CSS(`#demo [data-testid="offer"][data-action=` + strconv.Quote(line) + `]`)))
 		p = p.Then(mustParse(t, sc, line))
 		b.waitFreeFrame(i+1, freeFrame(t, p))

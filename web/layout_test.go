@@ -2,10 +2,11 @@ package web
 
 // The layout test: every scenario, both switch positions, every frame, in
 // English and Japanese, measured in a real Chromium as a lecturer and a
-// student see it. Each frame is loaded twice (the normal page, then
-// presenter mode) and read at each size after a resize, every check of a
-// size in one evaluation (testkit.LayoutJS), so the whole catalogue takes
-// a few minutes, not an hour.
+// student see it, and a free-play history of every scenario. A scenario's
+// frames are reached as a lecturer reaches them, by Step through htmx in
+// one page load (the normal page, then presenter mode), and each is read at
+// every size after a resize, every check of a size in one evaluation
+// (testkit.LayoutJS). The languages and positions run in four tabs at once.
 //
 //	go test -run Layout -v .     # needs Chromium
 
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,14 +66,39 @@ func TestLayout(t *testing.T) {
 	t.Cleanup(s.follow.Close)
 	browser := testkit.Chromium(t, layoutBudget)
 
-	// The two languages in two tabs at once; a scenario at a time in each.
+	// The languages, the positions and the normal and presenter views in
+	// eight tabs at once; a scenario at a time in each.
 	t.Run("every-frame", func(t *testing.T) {
+		for _, lang := range []string{"en", "ja"} {
+			for _, on := range []bool{false, true} {
+				for _, group := range [][]layoutSize{normalSizes, presentSizes} {
+					view := "normal"
+					if group[0].present {
+						view = "present"
+					}
+					t.Run(lang+"/"+demo.OnOff(on)+"/"+view, func(t *testing.T) {
+						t.Parallel()
+						tab := testkit.NewTab(t, browser, layoutBudget)
+						for _, sc := range catalog.Scenarios {
+							t.Run(sc.ID, func(t *testing.T) { layoutOfEveryFrame(t, tab, srv.URL, sc, on, lang, group) })
+						}
+					})
+				}
+			}
+		}
+	})
+
+	// Free play holds to the same standard: a history in each store
+	// family's scenario of the most clients (its panels and offers are the
+	// family's, and the most groups of offers), played by its offers, each
+	// frame read at every size, and each group of offers read open.
+	t.Run("free-play", func(t *testing.T) {
 		for _, lang := range []string{"en", "ja"} {
 			t.Run(lang, func(t *testing.T) {
 				t.Parallel()
 				tab := testkit.NewTab(t, browser, layoutBudget)
-				for _, sc := range catalog.Scenarios {
-					t.Run(sc.ID, func(t *testing.T) { layoutOfEveryFrame(t, tab, srv.URL, sc, lang) })
+				for _, sc := range widestOfEachFamily(catalog.Scenarios) {
+					t.Run(sc.ID, func(t *testing.T) { layoutOfFreePlay(t, tab, srv.URL, sc, lang) })
 				}
 			})
 		}
@@ -80,6 +107,7 @@ func TestLayout(t *testing.T) {
 	// After a step, a switch and a key, all through htmx, the title and
 	// every link to the scenario name the frame on screen.
 	t.Run("links-follow-the-frame", func(t *testing.T) {
+		t.Parallel()
 		tab := testkit.NewTab(t, browser, layoutBudget)
 		viewport(t, tab, normalSizes[0])
 		for _, sc := range catalog.Scenarios {
@@ -111,6 +139,7 @@ func TestLayout(t *testing.T) {
 	// width, so the embed is read at that size) the stage keeps its two
 	// columns, and the frame's point fits the snippet's 760 px.
 	t.Run("iframe-1000", func(t *testing.T) {
+		t.Parallel()
 		tab := testkit.NewTab(t, browser, layoutBudget)
 		viewport(t, tab, layoutSize{w: 1000, h: 760})
 		for _, sc := range catalog.Scenarios {
@@ -139,13 +168,18 @@ func TestLayout(t *testing.T) {
 
 	// Without JavaScript, no control is shown that does nothing.
 	t.Run("no-javascript-no-dead-controls", func(t *testing.T) {
+		t.Parallel()
 		tab := testkit.NewTab(t, browser, layoutBudget)
 		if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 			t.Fatal(err)
 		}
 		viewport(t, tab, normalSizes[0])
 		for _, sc := range catalog.Scenarios {
-			for _, path := range []string{views.FrameURL(sc, false, 2, "en"), views.FrameURL(sc, true, sc.Frames(), "ja") + "&present=1", "/embed/" + sc.ID + "?" + sc.Switch + "=on&step=1&lang=en"} {
+			paths := []string{views.FrameURL(sc, false, 2, "en"), views.FrameURL(sc, true, sc.Frames(), "ja") + "&present=1", "/embed/" + sc.ID + "?" + sc.Switch + "=on&step=1&lang=en"}
+			if sc.Family.Offers != nil {
+				paths = append(paths, views.FrameURL(sc, false, 2, "ja")+"&play=")
+			}
+			for _, path := range paths {
 				if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+path)); err != nil {
 					t.Fatal(err)
 				}
@@ -157,14 +191,12 @@ func TestLayout(t *testing.T) {
 	})
 }
 
-// viewport sizes the tab's screen.
+// viewport sizes the tab's screen, a phone's as a mobile one (its meta
+// viewport honoured), in one call: no style of the page asks for touch
+// (no pointer or hover media query), so touch is not emulated.
 func viewport(t *testing.T, ctx context.Context, size layoutSize) {
 	t.Helper()
-	opts := []chromedp.EmulateViewportOption{}
-	if size.mobile {
-		opts = append(opts, chromedp.EmulateMobile)
-	}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h, opts...)); err != nil {
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: size.w, Height: size.h, DeviceScaleFactor: 1, Mobile: size.mobile}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -177,41 +209,177 @@ func clickTestID(t *testing.T, ctx context.Context, testid string) {
 	}
 }
 
-// layoutOfEveryFrame reads every frame of sc, both positions, in lang, at
-// every size, and checks what must hold there.
-func layoutOfEveryFrame(t *testing.T, tab context.Context, base string, sc *demo.Scenario, lang string) {
+// layoutOfEveryFrame reads every frame of sc in one position, in lang, at
+// every size of group (the normal view's or the presenter's), and checks
+// what must hold there: frame 1 is loaded, and each next one is reached by
+// Step, as a lecturer reaches it.
+func layoutOfEveryFrame(t *testing.T, tab context.Context, base string, sc *demo.Scenario, on bool, lang string, group []layoutSize) {
+	n := sc.Frames()
+	url := base + views.FrameURL(sc, on, 1, lang)
+	if group[0].present {
+		url += "&present=1"
+	}
+	cur := group[0]
+	viewport(t, tab, cur)
+	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("%s: %v", url, err)
+	}
+	top := math.NaN()
+	for k := 1; k <= n; k++ {
+		if k > 1 {
+			stepByScript(t, tab, k, n)
+		}
+		where := views.FrameURL(sc, on, k, lang)
+		for _, size := range serpentine(group, k) {
+			top = checkLayout(t, tab, &cur, size, where, testkit.FrameShownJS(k, n), top)
+		}
+	}
+}
+
+// serpentine orders the sizes forth on odd frames and back on even ones,
+// so a frame is first read at the size the frame before was read at last,
+// a resize fewer per frame.
+func serpentine(sizes []layoutSize, k int) []layoutSize {
+	if k%2 == 1 {
+		return sizes
+	}
+	back := slices.Clone(sizes)
+	slices.Reverse(back)
+	return back
+}
+
+// checkLayout reads the layout at size once ready (see testkit.SettledJS)
+// and reports what fails there; top is the verdict's place on the frame
+// before, which it returns for the next.
+func checkLayout(t *testing.T, tab context.Context, cur *layoutSize, size layoutSize, path, ready string, top float64) float64 {
+	t.Helper()
+	if *cur != size {
+		viewport(t, tab, size)
+		*cur = size
+	}
+	where := fmt.Sprintf("%s %s", size.name, path)
+	l := testkit.WaitFor(t, tab, waitBudget, "the layout of "+where, testkit.SettledJS(ready, testkit.LayoutJS(size.checks)), func(l *testkit.Layout) bool { return l != nil })
+	for _, f := range l.Faults {
+		t.Errorf("%s: %s", where, f)
+	}
+	if size.minText > 0 && l.MinText < size.minText {
+		t.Errorf("%s: the diagram's smallest text is drawn at %.1f px, under %.0f", where, l.MinText, size.minText)
+	}
+	if !size.jump {
+		return top
+	}
+	if d := math.Abs(l.VerdictTop - top); d > verdictJump {
+		t.Errorf("%s: the verdict moved %.0f px from the frame before", where, d)
+	}
+	return l.VerdictTop
+}
+
+// stepByScript presses Step (through htmx, as a click does) on frame k-1
+// of n and waits for frame k.
+func stepByScript(t *testing.T, tab context.Context, k, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, waitBudget)
+	defer cancel()
+	// One round trip: the click, and the promise htmx's settling keeps.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`new Promise(done => {
+  document.body.addEventListener('htmx:afterSettle', () => done(true), {once: true});
+  document.querySelector('#demo [data-testid=step]').click();
+})`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("stepping to frame %d: %v", k, err)
+	}
+	testkit.WaitFor(t, tab, waitBudget, fmt.Sprintf("frame %d of %d", k, n), testkit.SettledJS(testkit.FrameShownJS(k, n), "true"), func(ok bool) bool { return ok })
+}
+
+// widestOfEachFamily is, for each store family that offers free play, its
+// first scenario of the most clients, in the catalogue's order.
+func widestOfEachFamily(scs []*demo.Scenario) []*demo.Scenario {
+	var out []*demo.Scenario
+	at := map[string]int{}
+	for _, sc := range scs {
+		if sc.Family.Offers == nil {
+			continue
+		}
+		i, ok := at[sc.Family.Name]
+		switch {
+		case !ok:
+			at[sc.Family.Name] = len(out)
+			out = append(out, sc)
+		case len(sc.Clients) > len(out[i].Clients):
+			out[i] = sc
+		}
+	}
+	return out
+}
+
+// freePlayActions is how long a free-play history the layout test plays.
+const freePlayActions = 4
+
+// layoutOfFreePlay takes over sc in the middle of its script, off and on
+// in turn (on by the switch, as a student compares), and plays freePlayActions actions by their buttons, each from
+// the next group that has one it can take (a client, the nodes, the
+// world, in turn), reading every free-play frame at every size and each
+// group it opens.
+func layoutOfFreePlay(t *testing.T, tab context.Context, base string, sc *demo.Scenario, lang string) {
 	for _, on := range []bool{false, true} {
-		top := math.NaN()
-		for k := 1; k <= sc.Frames(); k++ {
-			path := views.FrameURL(sc, on, k, lang)
-			for _, group := range [][]layoutSize{normalSizes, presentSizes} {
-				url := base + path
-				if group[0].present {
-					url += "&present=1"
+		for _, group := range [][]layoutSize{normalSizes, presentSizes} {
+			p := views.Place{Place: demo.Place{Sc: sc, On: on, Step: (sc.Frames() + 1) / 2}, Lang: lang, View: views.PageView, Present: group[0].present}.TakeOver()
+			cur := group[0]
+			viewport(t, tab, cur)
+			if err := chromedp.Do(tab, chromedp.Navigate(base+p.URL())); err != nil {
+				t.Fatalf("%s: %v", p.URL(), err)
+			}
+			top := math.NaN()
+			for i := 0; ; i++ {
+				where := fmt.Sprintf("%s, %d of my actions", p.URL(), i)
+				for _, size := range serpentine(group, i+1) {
+					top = checkLayout(t, tab, &cur, size, where, testkit.FreeFrameShownJS(i), top)
 				}
-				for i, size := range group {
-					viewport(t, tab, size)
-					if i == 0 {
-						if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
-							t.Fatalf("%s: %v", url, err)
-						}
-					}
-					where := fmt.Sprintf("%s %s", size.name, path)
-					l := testkit.WaitFor(t, tab, waitBudget, "the layout of "+where, testkit.LayoutJS(size.checks), func(l *testkit.Layout) bool { return l != nil })
-					for _, f := range l.Faults {
-						t.Errorf("%s: %s", where, f)
-					}
-					if size.minText > 0 && l.MinText < size.minText {
-						t.Errorf("%s: the diagram's smallest text is drawn at %.1f px, under %.0f", where, l.MinText, size.minText)
-					}
-					if size.jump {
-						if d := math.Abs(l.VerdictTop - top); d > verdictJump {
-							t.Errorf("%s: the verdict moved %.0f px from frame %d", where, d, k-1)
-						}
-						top = l.VerdictTop
-					}
+				if i == freePlayActions || !playAnOffer(t, tab, &cur, group[0], where, i) {
+					break
 				}
 			}
 		}
+	}
+}
+
+// playAnOffer opens the next group of offers with one it can take, checks
+// the open group at size, and clicks the action; false when no group has
+// one.
+func playAnOffer(t *testing.T, tab context.Context, cur *layoutSize, size layoutSize, where string, i int) bool {
+	t.Helper()
+	pick, err := chromedp.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(`(() => {
+  const gs = [...document.querySelectorAll('#demo .offers details.offer-fold:not(.free-history)')];
+  for (let j = 0; j < gs.length; j++) {
+    const g = gs[(%d + j) %% gs.length], b = g.querySelector('button[data-testid=offer]:not([disabled])');
+    if (b) return [g.dataset.testid, b.dataset.action];
+  }
+  return [];
+})()`, i)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pick) == 0 {
+		return false
+	}
+	fold := `[data-testid="` + pick[0] + `"]`
+	if *cur != size {
+		viewport(t, tab, size)
+		*cur = size
+	}
+	clickJS(t, tab, fold+" > summary")
+	for _, f := range testkit.WaitFor(t, tab, waitBudget, "the open group "+fold, testkit.OpenFoldJS(fold), func(f []string) bool { return f != nil }) {
+		t.Errorf("%s %s, %s open: %s", size.name, where, pick[0], f)
+	}
+	clickJS(t, tab, fold+` [data-action=`+strconv.Quote(pick[1])+`]`)
+	return true
+}
+
+// clickJS clicks the element sel finds through the page's own click(), one
+// round trip where a mouse click takes several (TestBrowserFreePlay clicks
+// the offers with the mouse).
+func clickJS(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector(`+strconv.Quote(sel)+`).click()`)); err != nil {
+		t.Fatalf("clicking %s: %v", sel, err)
 	}
 }

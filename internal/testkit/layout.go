@@ -170,3 +170,38 @@ const DeadControlsJS = `(() => {
   }
   return out;
 })()`
+
+// SettledJS is js once ready (a JavaScript condition) holds and htmx has
+// finished swapping and settling; null before.
+func SettledJS(ready, js string) string {
+	return `((` + ready + `) && !document.querySelector('.htmx-request, .htmx-added, .htmx-settling, .htmx-swapping') ? (` + js + `) : null)`
+}
+
+// FrameShownJS holds when the page shows frame k of n.
+func FrameShownJS(k, n int) string {
+	return `(document.querySelector('#demo [data-testid=step-index]')?.innerText.replace(/\s+/g, ' ').trim() === '` + strconv.Itoa(k) + ` / ` + strconv.Itoa(n) + `')`
+}
+
+// FreeFrameShownJS holds when the page shows a free-play frame n actions in.
+func FreeFrameShownJS(n int) string {
+	return `(!!document.querySelector('#demo [data-testid=offers]') && document.querySelectorAll('#demo .free-history li').length === ` + strconv.Itoa(n) + `)`
+}
+
+// OpenFoldJS lists what is wrong with the open group of offers sel finds
+// (a details element): its actions must stand on the first screen, inside
+// the page's width, and the row that holds it must not grow; null until it
+// is open.
+func OpenFoldJS(sel string) string {
+	return `(() => {
+  const d = document.querySelector('` + sel + `');
+  if (!d || !d.open) return null;
+  const out = [], H = innerHeight, W = document.documentElement.clientWidth, px = Math.round;
+  for (const b of d.querySelectorAll('button')) {
+    const r = b.getBoundingClientRect();
+    if (!b.checkVisibility()) out.push(JSON.stringify(b.innerText.trim()) + ' is not shown');
+    else if (r.bottom > H + 0.5 || r.right > W + 0.5 || r.left < -0.5) out.push(JSON.stringify(b.innerText.trim()) + ' stands at ' + px(r.left) + '-' + px(r.right) + ' x ' + px(r.top) + '-' + px(r.bottom) + ', outside the first screen of ' + W + 'x' + H);
+  }
+  if (document.documentElement.scrollWidth > innerWidth + 1) out.push('the page is ' + document.documentElement.scrollWidth + ' px wide on a screen of ' + innerWidth);
+  return out;
+})()`
+}
