@@ -13,11 +13,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -53,29 +55,52 @@ func Missing(tb testing.TB, reason string) {
 }
 
 // FreePort returns a loopback TCP port that was free a moment ago and that
-// this test binary has not handed out before. The kernel hands out ports from
-// its ephemeral range, so never a server's well-known port such as Redis's
-// 6379. Never twice matters because a node that goes down frees its port
-// until it comes back: had a parallel test been given that port meanwhile,
-// the restarted node would answer on another test's server.
+// this test binary has not handed out before. It is drawn at random below
+// the kernel's ephemeral range (ip_local_port_range), and above the servers'
+// well-known ports (Redis's 6379, PostgreSQL's 5432, etcd's 2379): a server
+// started a moment later on an ephemeral port can find it taken by some
+// other test's outgoing connection, which the load tests open by thousands.
+// Never twice matters because a node that goes down frees its port until it
+// comes back: had a parallel test been given that port meanwhile, the
+// restarted node would answer on another test's server.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
 	handedMu.Lock()
 	defer handedMu.Unlock()
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	lo, hi := 10000, ephemeralFloor()
+	for range 200 {
+		port := lo + rand.IntN(hi-lo)
+		if handed[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", Addr(port))
 		if err != nil {
-			tb.Fatalf("no free loopback port: %v", err)
+			continue // someone holds it
 		}
-		port := l.Addr().(*net.TCPAddr).Port
 		_ = l.Close()
-		if !handed[port] {
-			handed[port] = true
-			return port
-		}
+		handed[port] = true
+		return port
 	}
-	tb.Fatalf("no loopback port this test binary has not used already, in 100 tries")
+	tb.Fatalf("no free loopback port in %d-%d in 200 tries", lo, hi-1)
 	return 0
+}
+
+// ephemeralFloor is the lowest port the kernel hands out to a connection
+// that binds none, 32768 where /proc does not say.
+func ephemeralFloor() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n <= 11000 {
+		return 32768
+	}
+	return n
 }
 
 var (
