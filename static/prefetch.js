@@ -196,7 +196,10 @@
     if (unpainted) { e.preventDefault(); return; }
     var by = ev && ev.submitter;
     var to = (by && by.dataset.to) || form.dataset.to;
-    var v = ids(), f = to && frames.get(address(to, !!v));
+    // A first click (its answer brings the run key the next forms need)
+    // and a lecture's question (the room's answers decide the reveal) go
+    // the server's way.
+    var v = ids(), f = to && v && !doc.querySelector('[data-testid="room"]') && frames.get(address(to, true));
     if (!f) {
       // Nothing to paint: htmx posts it, after any moves still waiting, so
       // the server gets them in order.

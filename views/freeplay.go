@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -19,8 +20,18 @@ type OfferGroup struct {
 	Offers []demo.Offer
 }
 
-// nodesGroup is the Who of the nodes' group: not a name a client can have.
-const nodesGroup = "#nodes"
+// nodesGroup is the Who of the nodes' group, and verbGroup starts the Who
+// of an action's group: not names a client can have.
+const (
+	nodesGroup = "#nodes"
+	verbGroup  = "#verb:"
+)
+
+// castInRow is the largest cast whose clients each get a group of their
+// own. A larger one (backoff-jitter's twenty) is grouped by action, each
+// group a button per client, so that the row keeps to one line and the
+// stage to the first screen.
+const castInRow = 6
 
 // Key names the group for a test: the client, "nodes" or "world".
 func (g OfferGroup) Key() string {
@@ -29,6 +40,9 @@ func (g OfferGroup) Key() string {
 		return "world"
 	case nodesGroup:
 		return "nodes"
+	}
+	if v, ok := strings.CutPrefix(g.Who, verbGroup); ok {
+		return "verb-" + v
 	}
 	return g.Who
 }
@@ -41,6 +55,12 @@ func (g OfferGroup) Legend(lang string) string {
 	case nodesGroup:
 		return T(lang, "free.nodes")
 	}
+	if v, ok := strings.CutPrefix(g.Who, verbGroup); ok {
+		if key := "free.verb." + v; T(lang, key) != key {
+			return T(lang, key)
+		}
+		return g.Offers[0].Label.In(lang)
+	}
 	return fmt.Sprintf(T(lang, "free.client"), g.Who)
 }
 
@@ -52,6 +72,9 @@ func (g OfferGroup) Short(lang string) string {
 	case "":
 		return T(lang, "free.world.short")
 	case nodesGroup:
+		return g.Legend(lang)
+	}
+	if strings.HasPrefix(g.Who, verbGroup) {
 		return g.Legend(lang)
 	}
 	return g.Who
@@ -74,6 +97,9 @@ func (g OfferGroup) Label(o demo.Offer, lang string) string {
 	if g.Who == nodesGroup {
 		return o.Who + " " + o.Label.In(lang)
 	}
+	if strings.HasPrefix(g.Who, verbGroup) {
+		return o.Who // the group's legend says what it does
+	}
 	return o.Label.In(lang)
 }
 
@@ -91,11 +117,15 @@ func OfferGroups(sc *demo.Scenario, offers []demo.Offer) []OfferGroup {
 		case !slices.Contains(sc.Clients, o.Who):
 			nodes.Offers = append(nodes.Offers, o)
 		default:
-			i, ok := at[o.Who]
+			who := o.Who
+			if len(sc.Clients) > castInRow {
+				who = verbGroup + string(o.Action.Verb)
+			}
+			i, ok := at[who]
 			if !ok {
 				i = len(gs)
-				at[o.Who] = i
-				gs = append(gs, OfferGroup{Who: o.Who})
+				at[who] = i
+				gs = append(gs, OfferGroup{Who: who})
 			}
 			gs[i].Offers = append(gs[i].Offers, o)
 		}

@@ -14,6 +14,12 @@ func init() {
 		"free.world":         {"世界 (時間・ノード・ネットワーク)", "The world (time, nodes, network)"},
 		"free.world.short":   {"世界", "The world"},
 		"free.nodes":         {"ノード", "Nodes"},
+		// An action's group, for a cast too large for a group per client.
+		"free.verb.call":     {"SET NX で取りに行く", "Call SET NX"},
+		"free.verb.write":    {"書く", "Write"},
+		"free.verb.pause":    {"停止", "Pause"},
+		"free.verb.resume":   {"再開", "Resume"},
+		"free.verb.crash":    {"クラッシュ", "Crash"},
 		"free.client":        {"クライアント %s", "Client %s"},
 		"free.count":         {"%[2]d 件中 %[1]d 件が今できる", "%[1]d of %[2]d possible now"},
 		"free.none":          {"今できる操作はない。", "Nothing can happen now."},

@@ -37,6 +37,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/backoff"
 	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/internal/testkit/screen"
@@ -250,8 +251,11 @@ func TestBrowser(t *testing.T) {
 		// double-click/pointer: one step too.
 		b.do(chromedp.Evaluate[chromedp.Void](
 			`document.querySelector('[data-testid=step]').click(); document.querySelector('[data-testid=step]').click()`))
+		// Settled: the frame and the address bar (set after the paint) have
+		// both left frame k, and nothing is in flight.
+		before := env.base + frameURL(on, k, lang)
 		s := b.waitFor("the double click to settle", func(s screen.Screen) bool {
-			return s.Index != fmt.Sprintf("%d / %d", k, sc.Frames()) && s.Busy == 0
+			return s.Index != fmt.Sprintf("%d / %d", k, sc.Frames()) && s.Href != before && s.Busy == 0
 		})
 		b.checkFrame(s, on, k+1, lang)
 		var froms []string
@@ -604,6 +608,9 @@ func (b *tab) waitScenarioFrame(sc *demo.Scenario, on bool, k int, lang string) 
 	}
 	if _, ok := sql.Of(f); ok {
 		want.Value = "" // a database shows its rows, not the chapter's resource
+	}
+	if _, ok := backoff.Of(f); ok {
+		want.Value = "" // the retries' chart and figures, no resource
 	}
 	got := testkit.WaitFor(b.t, b.ctx, waitBudget, fmt.Sprintf("%s %s frame %d", sc.ID, demo.OnOff(on), k), scenarioJS, func(got scenarioScreen) bool {
 		return got.Error != "" || got.Busy == 0 && got.Index == want.Index && got.Href == want.Href
