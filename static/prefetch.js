@@ -168,7 +168,11 @@
     if (window.htmx) Array.prototype.forEach.call(next.querySelectorAll("[hx-post],[hx-get]"), function (el) { htmx.process(el); });
     if (focused && doc.getElementById(focused)) doc.getElementById(focused).focus({ preventScroll: true });
     mark("swap:swapped");
+    // A second click in this same task is the first's echo; one in the
+    // next task is a click of its own on the new frame, even before the
+    // paint (a key pressed the moment the frame is there).
     unpainted = true;
+    setTimeout(function () { unpainted = false; }, 0);
     // The rest waits for the paint, as htmx's settle: app.js's afterSettle
     // work reads the layout, and the address bar is slow to set.
     var after = function () {
