@@ -163,3 +163,21 @@ func (r *Run) CopyTo(dst *Run) bool {
 	dst.store = c.Clone()
 	return true
 }
+
+// SortedKeys appends m's keys to keys, sorted, for a family's Key: a key
+// must not depend on a map's order.
+func SortedKeys[V any](m map[string]V, keys []string) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// KeyBit is a flag in a family's Key.
+func KeyBit(v bool) byte {
+	if v {
+		return '1'
+	}
+	return '0'
+}

@@ -47,45 +47,28 @@ func (s *service) Key(b []byte, now int) []byte {
 		for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
 			b = append(append(b, ' '), t...)
 		}
-		b = append(b, ' ', bit(ss.herd), ' ')
+		b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
 		for _, t := range []int{ss.start, ss.beat, ss.deadline, ss.ended} {
 			b = demo.RelTime(append(b, ','), t, now)
 		}
 	}
 	var paths [16]string // sorted without an allocation, for a few znodes
-	for _, p := range sortedKeys(s.entries, paths[:0]) {
+	for _, p := range demo.SortedKeys(s.entries, paths[:0]) {
 		z := s.entries[p]
 		b = append(append(b, '|'), p...)
 		b = strconv.AppendInt(append(b, ','), z.zxid, 36)
 		b = strconv.AppendInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)), 36)
-		b = append(b, ',', bit(z.ephemeral), ',')
+		b = append(b, ',', demo.KeyBit(z.ephemeral), ',')
 		b = strconv.AppendInt(b, z.lockIndex, 36)
 		b = demo.RelTime(append(b, ','), max(z.delayUntil-now, -1)+now, now) // a lock-delay past is no delay
 	}
-	for _, p := range sortedKeys(s.cversion, paths[:0]) {
+	for _, p := range demo.SortedKeys(s.cversion, paths[:0]) {
 		b = strconv.AppendInt(append(append(append(b, '|'), p...), '='), int64(s.cversion[p]), 36)
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {
 		b = append(append(b, ' '), w.client...)
-		b = append(append(append(b, ','), w.path...), ',', bit(w.children))
+		b = append(append(append(b, ','), w.path...), ',', demo.KeyBit(w.children))
 	}
 	return b
-}
-
-// sortedKeys appends m's keys to keys, sorted: a key must not depend on a
-// map's order.
-func sortedKeys[V any](m map[string]V, keys []string) []string {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func bit(v bool) byte {
-	if v {
-		return '1'
-	}
-	return '0'
 }

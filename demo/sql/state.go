@@ -27,7 +27,7 @@ func (d *database) Key(b []byte, now int) []byte {
 			b = append(append(b, ' '), w.writer...)
 			b = d.appendBackend(append(b, ' '), w.locker)
 			b = appendStrings(append(b, ' '), w.pending, keys[:0])
-			for _, c := range sortedKeys(w.given, keys[:0]) {
+			for _, c := range demo.SortedKeys(w.given, keys[:0]) {
 				b = append(append(b, ' ', 'g'), c...)
 			}
 			for _, x := range w.waiters {
@@ -39,7 +39,7 @@ func (d *database) Key(b []byte, now int) []byte {
 		b = append(append(b, '|'), s.name...)
 		b = strconv.AppendInt(append(b, ' '), int64(s.pid), 36)
 		b = append(append(b, ' '), s.client...)
-		b = append(b, ' ', bit(s.inTx), bit(s.aborted))
+		b = append(b, ' ', demo.KeyBit(s.inTx), demo.KeyBit(s.aborted))
 		for _, v := range []int{s.timeout, s.stmt, s.back - now} {
 			b = strconv.AppendInt(append(b, ' '), int64(v), 36)
 		}
@@ -60,27 +60,27 @@ func (d *database) Key(b []byte, now int) []byte {
 		}
 	}
 	b = strconv.AppendInt(append(b, '|'), int64(d.pool), 36)
-	b = append(b, ' ', bit(d.pooled))
+	b = append(b, ' ', demo.KeyBit(d.pooled))
 	b = strconv.AppendInt(append(b, ' '), int64(d.released), 36)
-	for _, c := range sortedKeys(d.vars, keys[:0]) {
+	for _, c := range demo.SortedKeys(d.vars, keys[:0]) {
 		var inner [16]string
 		b = appendStrings(append(append(b, "|v "...), c...), d.vars[c], inner[:0])
 	}
-	for _, c := range sortedKeys(d.blocked, keys[:0]) {
+	for _, c := range demo.SortedKeys(d.blocked, keys[:0]) {
 		b = d.appendBackend(append(append(b, "|b "...), c...), d.blocked[c])
 	}
-	for _, c := range sortedKeys(d.queued, keys[:0]) {
+	for _, c := range demo.SortedKeys(d.queued, keys[:0]) {
 		b = append(append(b, "|q "...), c...)
 		for _, a := range d.queued[c] {
 			b = append(append(b, ','), a.Source...)
 		}
 	}
-	for _, c := range sortedKeys(d.reads, keys[:0]) {
+	for _, c := range demo.SortedKeys(d.reads, keys[:0]) {
 		b = append(append(b, "|r "...), c...)
 		b = d.appendReads(b, d.reads[c])
 	}
 	b = append(b, '|')
-	for _, c := range sortedKeys(d.beliefs, keys[:0]) {
+	for _, c := range demo.SortedKeys(d.beliefs, keys[:0]) {
 		b = strconv.AppendInt(append(append(b, c...), '='), int64(d.beliefs[c]), 36)
 		b = append(b, ' ')
 	}
@@ -99,7 +99,7 @@ func (d *database) appendWait(b []byte, w *wait, now int) []byte {
 	b = append(append(b, ' '), w.client...)
 	b = strconv.AppendInt(append(b, ' '), int64(w.sent-now), 36)
 	b = strconv.AppendInt(append(b, ' '), int64(w.from-now), 36)
-	b = append(b, ' ', bit(w.checked), bit(w.started), bit(w.implicit), ' ')
+	b = append(b, ' ', demo.KeyBit(w.checked), demo.KeyBit(w.started), demo.KeyBit(w.implicit), ' ')
 	for _, r := range []*row{w.row, w.first, w.freed} {
 		b = d.appendRow(append(b, ' '), r)
 	}
@@ -147,27 +147,10 @@ func (d *database) appendBackend(b []byte, s *backend) []byte {
 
 // appendStrings writes a map's entries in the order of their keys.
 func appendStrings(b []byte, m map[string]string, keys []string) []byte {
-	for _, k := range sortedKeys(m, keys) {
+	for _, k := range demo.SortedKeys(m, keys) {
 		b = append(append(append(append(b, k...), '='), m[k]...), ';')
 	}
 	return b
-}
-
-// sortedKeys appends m's keys to keys, sorted: a key must not depend on a
-// map's order.
-func sortedKeys[V any](m map[string]V, keys []string) []string {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func bit(v bool) byte {
-	if v {
-		return '1'
-	}
-	return '0'
 }
 
 var _ demo.Keyer = (*database)(nil)
