@@ -491,6 +491,14 @@ const lookupWait = 2 * time.Second
 // one round trip per replica, not one per student.
 func (b *Broker) lookup(ctx context.Context, fid string) (At, uint64, bool) {
 	b.mu.Lock()
+	if s := b.byID[fid]; s != nil {
+		// A question answered a moment ago has left its answer in the
+		// session: a follower who checked before that must not ask again.
+		if at, v := s.latest(); v > 0 {
+			b.mu.Unlock()
+			return at, v, true
+		}
+	}
 	l := b.lookups[fid]
 	if l == nil {
 		l = &lookup{done: make(chan struct{})}
