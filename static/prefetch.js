@@ -206,8 +206,9 @@
     var v = ids(), f = to && v && !doc.querySelector('[data-testid="room"]') && frames.get(address(to, true));
     if (!f) {
       // Nothing to paint: htmx posts it, after any moves still waiting, so
-      // the server gets them in order.
-      if (moves.length) { e.preventDefault(); waiting = e.detail.issueRequest; }
+      // the server gets them in order. One such click waits; another made
+      // on the same frame meanwhile would be made on a frame already left.
+      if (moves.length) { e.preventDefault(); if (!waiting) waiting = e.detail.issueRequest; }
       if (offline) say("missing");
       return;
     }
@@ -242,6 +243,7 @@
         // Refused (a 429 to a class starting at once): shown as htmx would,
         // and app.js hears of it as of htmx's (it tries a 429 again).
         moves = [];
+        waiting = null; // made on a frame the refusal has replaced
         if (paint(xhr.responseText, null, true)) {
           var form = new FormData();
           new URLSearchParams(m.body).forEach(function (v, k) { form.append(k, v); });

@@ -402,7 +402,14 @@ type tab struct {
 // page's Content-Security-Policy does not apply to it.
 func (env *browserEnv) newTab(t *testing.T, js bool) *tab {
 	t.Helper()
-	ctx := testkit.NewTab(t, env.browser, tabBudget)
+	return env.newTabFor(t, js, tabBudget)
+}
+
+// newTabFor is newTab for a subtest that reads many pages in one tab, whose
+// whole walk a busy machine may take longer than one subtest's budget over.
+func (env *browserEnv) newTabFor(t *testing.T, js bool, budget time.Duration) *tab {
+	t.Helper()
+	ctx := testkit.NewTab(t, env.browser, budget)
 	if js {
 		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: screen.InflightJS}); err != nil {
 			t.Fatal(err)

@@ -96,7 +96,7 @@ func TestScreen(t *testing.T) {
 	// projector's and a large screen's width, no label overlaps another and
 	// none is cut by the edge of its drawing.
 	t.Run("diagram-labels", func(t *testing.T) {
-		b := env.newTab(t, true)
+		b := env.newTabFor(t, true, layoutBudget) // 360 pages
 		for _, size := range [][2]int64{{360, 740}, {1280, 720}, {1920, 1080}} {
 			b.do(chromedp.EmulateViewport(size[0], size[1]))
 			for _, sc := range catalog.Scenarios {

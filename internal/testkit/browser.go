@@ -89,6 +89,7 @@ const pollEvery = 20 * time.Millisecond
 // with the last value in the failure. Tests never sleep and hope.
 func WaitFor[T any](tb testing.TB, ctx context.Context, budget time.Duration, what, js string, ok func(T) bool) T {
 	tb.Helper()
+	tab := ctx
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	expr := `(() => { const ready = document.readyState === 'complete'; return {ready, value: ready ? (` + js + `) : null}; })()`
@@ -105,8 +106,38 @@ func WaitFor[T any](tb testing.TB, ctx context.Context, budget time.Duration, wh
 		}
 		select {
 		case <-ctx.Done():
-			tb.Fatalf("waiting for %s: %v\nlast read (page loaded: %v): %+v (read error: %v)", what, ctx.Err(), last.Ready, last.Value, err)
+			tb.Fatalf("waiting for %s: %v\nlast read (page loaded: %v): %+v (read error: %v)\npage: %s", what, ctx.Err(), last.Ready, last.Value, err, pageState(tab))
 		case <-time.After(pollEvery):
 		}
 	}
+}
+
+// pageStateJS says where a page that never came to what a test waited for
+// stands: its address, the frame and switch on screen, htmx's and
+// prefetch's work under way, and any note or error shown.
+const pageStateJS = `(() => {
+  const q = s => document.querySelector(s);
+  const sw = q('#demo .switch [aria-pressed]');
+  return JSON.stringify({
+    url: location.pathname + location.search,
+    title: document.title,
+    index: q('#demo [data-testid=step-index]')?.innerText.trim(),
+    switch: sw ? sw.getAttribute('aria-pressed') : null,
+    htmx: [...document.querySelectorAll('.htmx-request, .htmx-settling, .htmx-swapping')].map(e => e.id || e.tagName),
+    prefetch: document.documentElement.dataset.prefetch,
+    note: q('#offline-note')?.textContent,
+    error: q('[data-testid=error], .error')?.innerText.slice(0, 200),
+  });
+})()`
+
+// pageState is pageStateJS read from a tab whose wait ran out, in a short
+// time of its own.
+func pageState(tab context.Context) string {
+	ctx, cancel := context.WithTimeout(tab, 3*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](pageStateJS))
+	if err != nil {
+		return "(not read: " + err.Error() + ")"
+	}
+	return s
 }

@@ -132,7 +132,7 @@ func LayoutJS(checks string) string {
 // LinksJS lists the links that do not name the frame on screen: the page's
 // title must read "k/n", and every link to this scenario (the language
 // link, the canonical address, the share link) must carry its step and its
-// switch; null until the page shows frame k.
+// switch; null until the page shows frame k in that position.
 func LinksJS(id, sw string, on bool, k, n int) string {
 	pos := "off"
 	if on {
@@ -140,7 +140,9 @@ func LinksJS(id, sw string, on bool, k, n int) string {
 	}
 	return `(() => {
   const idx = document.querySelector('[data-testid=step-index]');
+  const sw = document.querySelector('#demo [data-testid="` + sw + `"][aria-pressed]');
   if (!idx || idx.innerText.replace(/\s+/g, ' ').trim() !== '` + strconv.Itoa(k) + ` / ` + strconv.Itoa(n) + `' || document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')) return null;
+  if (sw && sw.getAttribute('aria-pressed') !== '` + strconv.FormatBool(on) + `') return null; // the switch's answer is not in yet
   const out = [];
   if (!document.title.includes(' ` + strconv.Itoa(k) + `/` + strconv.Itoa(n) + ` ')) out.push('the title reads ' + JSON.stringify(document.title));
   const links = [...document.querySelectorAll('a[href], link[href]')].map(a => [a, new URL(a.getAttribute('href'), location.href)]);
