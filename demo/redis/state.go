@@ -90,6 +90,13 @@ func (s *redisNodes) Key(b []byte, now int) []byte {
 			b = strconv.AppendInt(b, int64(v), 36)
 		}
 		b = strconv.AppendBool(b, k.watchdog)
+		if k.unconfirmed {
+			// The lease it will trust, relative to now as the keys' are.
+			b = strconv.AppendInt(append(b, 'u'), int64(k.until-now), 36)
+			if k.until < 0 {
+				b = append(b, 'n')
+			}
+		}
 		for _, c := range k.cut {
 			b = append(b, ',')
 			b = append(b, c...)
