@@ -57,6 +57,7 @@ type Run struct {
 	clients    []Client
 	frame      int // the frame shown now, 1..sc.Frames()
 	events     []Event
+	lastWrote  string // whose write the resource took last among events: the key's, without a scan
 	holdings   []Holding
 	violations []Violation
 	err        error
@@ -80,7 +81,7 @@ func NewRun(sc *Scenario, on bool) *Run {
 		r.clients[i] = Client{Name: name, Until: -1}
 	}
 	r.play(sc.Setup)
-	r.events = r.events[:0] // the setup is the stage, not the story
+	r.events, r.lastWrote = r.events[:0], "" // the setup is the stage, not the story
 	return r
 }
 
@@ -274,7 +275,12 @@ func (r *Run) HeadAt(at int, client, node string) Head {
 }
 
 // Log records e in the current frame.
-func (r *Run) Log(e Event) { r.events = append(r.events, e) }
+func (r *Run) Log(e Event) {
+	if w, ok := e.(WriteResult); ok && w.OK {
+		r.lastWrote = w.Client
+	}
+	r.events = append(r.events, e)
+}
 
 // Fail stops the run with err, unless it has already stopped: a store that
 // finds, while the clock moves, an action it cannot play.

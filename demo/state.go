@@ -90,7 +90,7 @@ func (r *Run) Key(b []byte) []byte {
 	b = append(b, ',')
 	// Whose value the resource has decides whom a late write is judged to
 	// have overwritten.
-	b = append(b, r.lastWriter("")...)
+	b = append(b, r.lastWrote...)
 	for _, h := range r.holdings {
 		b = append(b, '|')
 		b = append(b, h.Client...)
