@@ -3,7 +3,6 @@ package consensus
 import (
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -37,12 +36,12 @@ func (s *service) Clone() demo.Store {
 // left out. It is written with appends alone: the finder writes a key for
 // every state it tries.
 func (s *service) Key(b []byte, now int) []byte {
-	b = strconv.AppendInt(b, s.zxid, 36)
+	b = demo.KeyInt(b, s.zxid)
 	for _, ss := range s.sessions {
 		b = append(append(b, '|'), ss.client...)
 		b = append(append(b, ' '), ss.id...)
 		for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
-			b = strconv.AppendInt(append(b, ' '), int64(v), 36)
+			b = demo.KeyInt(append(b, ' '), int64(v))
 		}
 		for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
 			b = append(append(b, ' '), t...)
@@ -56,14 +55,14 @@ func (s *service) Key(b []byte, now int) []byte {
 	for _, p := range demo.SortedKeys(s.entries, paths[:0]) {
 		z := s.entries[p]
 		b = append(append(b, '|'), p...)
-		b = strconv.AppendInt(append(b, ','), z.zxid, 36)
-		b = strconv.AppendInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)), 36)
+		b = demo.KeyInt(append(b, ','), z.zxid)
+		b = demo.KeyInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)))
 		b = append(b, ',', demo.KeyBit(z.ephemeral), ',')
-		b = strconv.AppendInt(b, z.lockIndex, 36)
+		b = demo.KeyInt(b, z.lockIndex)
 		b = demo.RelTime(append(b, ','), max(z.delayUntil-now, -1)+now, now) // a lock-delay past is no delay
 	}
 	for _, p := range demo.SortedKeys(s.cversion, paths[:0]) {
-		b = strconv.AppendInt(append(append(append(b, '|'), p...), '='), int64(s.cversion[p]), 36)
+		b = demo.KeyInt(append(append(append(b, '|'), p...), '='), int64(s.cversion[p]))
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {

@@ -2,7 +2,6 @@ package redis
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -70,10 +69,10 @@ func (s *redisNodes) Key(b []byte, now int) []byte {
 	for _, n := range s.nodes {
 		b = append(b, '|')
 		b = append(b, n.Role...)
-		b = strconv.AppendBool(b, n.Up)
+		b = append(b, demo.KeyBit(n.Up))
 		for _, v := range []int{n.Offset, n.slewLeft, n.slewRate, int(n.slewNano)} {
 			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(v), 36)
+			b = demo.KeyInt(b, int64(v))
 		}
 		b = appendEntries(append(b, 'k'), n.keys, now)
 		b = appendEntries(append(b, 'b'), n.backlog, now)
@@ -87,12 +86,12 @@ func (s *redisNodes) Key(b []byte, now int) []byte {
 		b = append(b, name...)
 		for _, v := range []int{k.tries, k.lease, k.unlocks} {
 			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(v), 36)
+			b = demo.KeyInt(b, int64(v))
 		}
-		b = strconv.AppendBool(b, k.watchdog)
+		b = append(b, demo.KeyBit(k.watchdog))
 		if k.unconfirmed {
 			// The lease it will trust, relative to now as the keys' are.
-			b = strconv.AppendInt(append(b, 'u'), int64(k.until-now), 36)
+			b = demo.KeyInt(append(b, 'u'), int64(k.until-now))
 			if k.until < 0 {
 				b = append(b, 'n')
 			}
@@ -111,14 +110,14 @@ func appendEntries(b []byte, es []entry, now int) []byte {
 		b = append(b, e.key...)
 		b = append(b, '=')
 		b = append(b, e.value...)
-		b = strconv.AppendInt(append(b, ','), int64(e.ttl), 36)
-		b = strconv.AppendInt(append(b, ','), int64(e.count), 36)
+		b = demo.KeyInt(append(b, ','), int64(e.ttl))
+		b = demo.KeyInt(append(b, ','), int64(e.count))
 		// The node's wall clock may run behind true time: a plain
 		// difference, which may be below zero.
-		b = strconv.AppendInt(append(b, ','), int64(e.setAt-now), 36)
-		b = strconv.AppendInt(append(b, ','), int64(e.wallAt-now), 36)
-		b = strconv.AppendBool(b, e.hash)
-		b = strconv.AppendBool(b, e.gone)
+		b = demo.KeyInt(append(b, ','), int64(e.setAt-now))
+		b = demo.KeyInt(append(b, ','), int64(e.wallAt-now))
+		b = append(b, demo.KeyBit(e.hash))
+		b = append(b, demo.KeyBit(e.gone))
 	}
 	return b
 }
