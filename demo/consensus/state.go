@@ -27,7 +27,53 @@ func (s *service) Clone() demo.Store {
 	}
 	n.cversion = maps.Clone(s.cversion)
 	n.watches = slices.Clone(s.watches)
+	n.spare = nil // s's own, to reuse
 	return &n
+}
+
+// CopyInto is Clone into dst, an earlier copy, reusing its sessions, znodes
+// and maps, for the finder's scratch run: a copy per step tried then
+// allocates nothing once the copies have grown to the state's size.
+func (s *service) CopyInto(dst demo.Store) bool {
+	d, ok := dst.(*service)
+	if !ok || d == s || d.entries == nil || d.cversion == nil {
+		return false
+	}
+	sessions, entries, cversion, spare := d.sessions, d.entries, d.cversion, d.spare[:0]
+	for len(sessions) < len(s.sessions) {
+		sessions = append(sessions, new(session))
+	}
+	sessions = sessions[:len(s.sessions)]
+	for i, ss := range s.sessions {
+		if sessions[i] == ss {
+			return false // shares a session with s: not a copy
+		}
+		*sessions[i] = *ss
+	}
+	for _, z := range entries {
+		spare = append(spare, z)
+	}
+	clear(entries)
+	for p, z := range s.entries {
+		c := new(znode)
+		if n := len(spare); n > 0 {
+			c, spare = spare[n-1], spare[:n-1]
+		}
+		*c = *z
+		if i := slices.Index(s.sessions, z.owner); z.owner != nil {
+			c.owner = nil // as Clone: an owner no longer listed is no session of the copy's
+			if i >= 0 {
+				c.owner = sessions[i]
+			}
+		}
+		entries[p] = c
+	}
+	clear(cversion)
+	maps.Copy(cversion, s.cversion)
+	watches := append(d.watches[:0], s.watches...)
+	*d = *s
+	d.sessions, d.entries, d.cversion, d.watches, d.spare = sessions, entries, cversion, watches, spare
+	return true
 }
 
 // Key is the service's whole state, the sessions in order and the znodes by

@@ -110,6 +110,7 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 		return Result{}, err
 	}
 	sp, err := newSpace(start, root)
+	root.Lean() // the search keeps each state's history, and plays its frames anew
 	if err != nil {
 		return Result{}, err
 	}
