@@ -16,11 +16,9 @@ func (s *redisNodes) Clone() demo.Store {
 		c.keys, c.backlog = slices.Clone(node.keys), slices.Clone(node.backlog)
 		n.nodes[i] = &c
 	}
-	n.clients = make(map[string]*client, len(s.clients))
-	for name, k := range s.clients {
-		c := *k
-		c.cut = slices.Clone(k.cut)
-		n.clients[name] = &c
+	n.clients = slices.Clone(s.clients)
+	for i := range n.clients {
+		n.clients[i].cut = slices.Clone(s.clients[i].cut)
 	}
 	return &n
 }
@@ -29,7 +27,7 @@ func (s *redisNodes) Clone() demo.Store {
 // lists of keys and its clients, for the finder's scratch run.
 func (s *redisNodes) CopyInto(dst demo.Store) bool {
 	d, ok := dst.(*redisNodes)
-	if !ok || d == s || len(d.nodes) != len(s.nodes) || d.clients == nil {
+	if !ok || d == s || len(d.nodes) != len(s.nodes) || len(d.clients) != len(s.clients) {
 		return false
 	}
 	nodes, clients := d.nodes, d.clients
@@ -42,20 +40,13 @@ func (s *redisNodes) CopyInto(dst demo.Store) bool {
 		*c = *node
 		c.keys, c.backlog = append(keys, node.keys...), append(backlog, node.backlog...)
 	}
-	for name := range clients {
-		if _, ok := s.clients[name]; !ok {
-			delete(clients, name)
-		}
+	if len(clients) > 0 && &clients[0] == &s.clients[0] {
+		return false // shares its clients with s
 	}
-	for name, k := range s.clients {
-		c, ok := clients[name]
-		if !ok || c == k {
-			c = &client{}
-			clients[name] = c
-		}
-		cut := c.cut[:0]
-		*c = *k
-		c.cut = append(cut, k.cut...)
+	for i, k := range s.clients {
+		cut := clients[i].cut[:0]
+		clients[i] = k
+		clients[i].cut = append(cut, k.cut...)
 	}
 	*d = *s
 	d.nodes, d.clients = nodes, clients
@@ -77,11 +68,8 @@ func (s *redisNodes) Key(b []byte, now int) []byte {
 		b = appendEntries(append(b, 'k'), n.keys, now)
 		b = appendEntries(append(b, 'b'), n.backlog, now)
 	}
-	for _, name := range s.sc.Clients {
-		k, ok := s.clients[name]
-		if !ok {
-			continue
-		}
+	for i, name := range s.sc.Clients {
+		k := &s.clients[i]
 		b = append(b, '|')
 		b = append(b, name...)
 		for _, v := range []int{k.tries, k.lease, k.unlocks} {

@@ -15,9 +15,9 @@ import (
 type redisNodes struct {
 	sc      *demo.Scenario
 	nodes   []*Node
-	latency int // Redlock: ms a reachable node takes to answer
-	timeout int // Redlock: ms a client waits for a node before giving up
-	clients map[string]*client
+	latency int      // Redlock: ms a reachable node takes to answer
+	timeout int      // Redlock: ms a client waits for a node before giving up
+	clients []client // by the client's place in the scenario's list
 	// waiters are the clients whose code, in this position of the switch,
 	// sends WAIT after its SET and trusts the lock only once WAIT answers;
 	// read from the script on first use, and shared by every copy.
@@ -40,16 +40,14 @@ type client struct {
 }
 
 func (s *redisNodes) of(c *demo.Client) *client {
-	k, ok := s.clients[c.Name]
-	if !ok {
-		k = &client{}
-		s.clients[c.Name] = k
+	if i := slices.Index(s.sc.Clients, c.Name); i >= 0 {
+		return &s.clients[i]
 	}
-	return k
+	return &client{} // no client of the scenario's: nothing to keep
 }
 
 func newRedisNodes(sc *demo.Scenario) *redisNodes {
-	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: map[string]*client{}}
+	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: make([]client, len(sc.Clients))}
 	for _, name := range sc.NodeNames() {
 		n := &Node{Name: name, Up: true}
 		switch name {
