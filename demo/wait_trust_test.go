@@ -1,6 +1,7 @@
 package demo_test
 
 import (
+	"strings"
 	"testing"
 
 	. "github.com/distlock/fencing-demo/demo"
@@ -88,5 +89,24 @@ func TestAReplicaRestartedWithoutPersistenceLosesTheAcknowledgedLock(t *testing.
 	f = playFailover(t, true, set, wait, "primary down", "replica restart", "replica promote", "B set lock:row-42 NX PX 30000")
 	if !twoHolders(f) || !holds(f, "A") || !holds(f, "B") {
 		t.Fatalf("after the acknowledging replica restarted empty and was promoted: violations %+v, want A and B both holding", f.Violations)
+	}
+}
+
+// Free play words the replica's restart in the family's own voice, in both
+// languages, and never as the verb table's bare help.
+func TestReplicaRestartNarration(t *testing.T) {
+	sc := testkit.Scenario(t, "redis-failover")
+	a, err := ParseFree(sc, "replica restart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := FreeNarration(sc, a)
+	if got, want := n.Title.EN, "The replica restarts"; got != want {
+		t.Fatalf("title=%q, want %q", got, want)
+	}
+	for _, text := range []string{n.Text.EN, n.Text.JA} {
+		if !strings.Contains(text, "WAIT") {
+			t.Fatalf("the narration %q does not say what the restart does to a WAIT's acknowledgement", text)
+		}
 	}
 }
