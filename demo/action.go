@@ -70,6 +70,10 @@ type Action struct {
 
 func (a Action) String() string { return a.Source }
 
+// PlaysWhen reports whether the script plays a in the position on: a family
+// reads its clients' code from it.
+func (a Action) PlaysWhen(on bool) bool { return a.playsWhen(on) }
+
 // playsWhen reports whether a is played with the switch on or off.
 func (a Action) playsWhen(on bool) bool {
 	return a.When == "" || a.When == "on" && on || a.When == "off" && !on

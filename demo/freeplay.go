@@ -28,7 +28,11 @@ func (r *Run) Free(a Action) error {
 	if r.err != nil {
 		return r.err
 	}
-	if len(r.free) >= MaxPlay {
+	played := len(r.free)
+	if r.lean && r.base > 0 {
+		played = r.frame - r.base // a lean run counts its history without keeping it
+	}
+	if played >= MaxPlay {
 		return fmt.Errorf("a free-play history takes at most %d actions", MaxPlay)
 	}
 	base, was := r.base, r.was
@@ -46,7 +50,9 @@ func (r *Run) Free(a Action) error {
 		r.base, r.was = base, was
 		return err
 	}
-	r.free = append(r.free, a)
+	if !r.lean {
+		r.free = append(r.free, a)
+	}
 	r.checkStuck()
 	return nil
 }

@@ -7,8 +7,6 @@
 // and step always give the same frame. The web server and the tests are callers.
 package demo
 
-import "strconv"
-
 // LockService lends a single lock. It keeps a logical clock, lets a lease expire
 // on its own, and issues a fencing token that grows with every acquisition.
 // Agreement on who holds the lock is assumed; a real service sits on Raft or
@@ -109,10 +107,10 @@ func (s *LockService) AppendKey(b []byte) []byte {
 	b = append(b, s.holder...)
 	if s.holder != "" {
 		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(s.expiry-s.clock), 36)
+		b = KeyInt(b, int64(s.expiry-s.clock))
 		b = append(b, ',')
-		b = strconv.AppendInt(b, s.token, 36)
+		b = KeyInt(b, s.token)
 	}
 	b = append(b, ',')
-	return strconv.AppendInt(b, s.nextToken, 36)
+	return KeyInt(b, s.nextToken)
 }

@@ -57,12 +57,14 @@ type Run struct {
 	clients    []Client
 	frame      int // the frame shown now, 1..sc.Frames()
 	events     []Event
+	lastWrote  string // whose write the resource took last among events: the key's, without a scan
 	holdings   []Holding
 	violations []Violation
 	err        error
 
 	base int      // free play: the scripted frame it started from; 0 for none
 	free []Action // free play: the actions played after base, one a frame
+	lean bool     // the finder's (Lean): no free-play history, only the events read back
 }
 
 // NewRun starts a run at frame 1 with the scenario's switch on or off. For the
@@ -80,7 +82,7 @@ func NewRun(sc *Scenario, on bool) *Run {
 		r.clients[i] = Client{Name: name, Until: -1}
 	}
 	r.play(sc.Setup)
-	r.events = r.events[:0] // the setup is the stage, not the story
+	r.events, r.lastWrote = r.events[:0], "" // the setup is the stage, not the story
 	return r
 }
 
@@ -274,7 +276,57 @@ func (r *Run) HeadAt(at int, client, node string) Head {
 }
 
 // Log records e in the current frame.
-func (r *Run) Log(e Event) { r.events = append(r.events, e) }
+func (r *Run) Log(e Event) {
+	if w, ok := e.(WriteResult); ok && w.OK {
+		r.lastWrote = w.Client
+	}
+	if r.lean && !readBack(e) {
+		return
+	}
+	r.events = append(r.events, e)
+}
+
+// ReadBack is an event of a family's that its store looks for again among
+// the run's events (a client's blocked WAIT), so a lean run keeps it.
+type ReadBack interface {
+	Event
+	ReadBack()
+}
+
+// readBack reports whether a run's rules read e again later: a write the
+// resource took (whom a late write overwrote), a client's crash (since when
+// a dead holder keeps the lock), and a family's ReadBack events.
+func readBack(e Event) bool {
+	switch e := e.(type) {
+	case WriteResult:
+		return e.OK
+	case ClientChange:
+		return e.What == Crashed
+	case ReadBack:
+		return true
+	}
+	return false
+}
+
+// Lean makes r a run for the finder, which keeps each state's history
+// itself and never shows its frames: r keeps no free-play history and only
+// the events its rules read again, so copying it for every step tried is
+// cheap. Only a store with its own key (Keyer) can: the others' states are
+// told apart by their history. It reports whether r is lean.
+func (r *Run) Lean() bool {
+	if _, ok := r.store.(Keyer); !ok {
+		return false
+	}
+	r.lean, r.free = true, nil
+	kept := r.events[:0:0]
+	for _, e := range r.events {
+		if readBack(e) {
+			kept = append(kept, e)
+		}
+	}
+	r.events = kept
+	return true
+}
 
 // Fail stops the run with err, unless it has already stopped: a store that
 // finds, while the clock moves, an action it cannot play.

@@ -1,8 +1,8 @@
 package demo
 
 import (
+	"encoding/binary"
 	"slices"
-	"strconv"
 )
 
 // What the finder needs of a run: a cheap copy to try an action on, and a
@@ -38,8 +38,13 @@ func RelTime(b []byte, t, now int) []byte {
 	if t < 0 {
 		return append(b, 'n')
 	}
-	return strconv.AppendInt(b, int64(t-now), 36)
+	return KeyInt(append(b, '='), int64(t-now))
 }
+
+// KeyInt appends v to a key as a varint: a key is hashed, never read, and
+// a varint is a few shifts where a number in base 36 took a division a
+// digit. It ends itself, so what follows it is not taken for more of it.
+func KeyInt(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
 
 // Clone returns a copy of the run to play on without changing r, or false
 // when its store cannot copy itself (then replay the history instead).
@@ -77,7 +82,7 @@ func (r *Run) Key(b []byte) []byte {
 	now := r.now
 	for _, c := range r.clients {
 		b = append(b, '|', flags(c.Paused, c.Crashed, c.Blocked, c.Holds))
-		b = strconv.AppendInt(b, c.Token, 36)
+		b = KeyInt(b, c.Token)
 		b = append(b, ',')
 		b = append(b, c.Value...)
 		b = append(b, ',')
@@ -86,16 +91,16 @@ func (r *Run) Key(b []byte) []byte {
 	b = append(b, '|')
 	b = append(b, r.res.data...)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, r.res.maxToken, 36)
+	b = KeyInt(b, r.res.maxToken)
 	b = append(b, ',')
 	// Whose value the resource has decides whom a late write is judged to
 	// have overwritten.
-	b = append(b, r.lastWriter("")...)
+	b = append(b, r.lastWrote...)
 	for _, h := range r.holdings {
 		b = append(b, '|')
 		b = append(b, h.Client...)
 		b = append(b, ',')
-		b = strconv.AppendInt(b, h.Token, 36)
+		b = KeyInt(b, h.Token)
 		for _, t := range []int{h.From, h.Until, h.Ended} {
 			b = RelTime(append(b, ','), t, now)
 		}
@@ -113,7 +118,7 @@ func (r *Run) Key(b []byte) []byte {
 	}
 	// Without the store's own key, only the same history is the same
 	// state: never merging two states is slow but never wrong.
-	b = strconv.AppendInt(b, int64(now), 36)
+	b = KeyInt(b, int64(now))
 	for _, a := range r.free {
 		b = append(b, a.Source...)
 		b = append(b, '\n')

@@ -3,7 +3,6 @@ package consensus
 import (
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -28,7 +27,53 @@ func (s *service) Clone() demo.Store {
 	}
 	n.cversion = maps.Clone(s.cversion)
 	n.watches = slices.Clone(s.watches)
+	n.spare = nil // s's own, to reuse
 	return &n
+}
+
+// CopyInto is Clone into dst, an earlier copy, reusing its sessions, znodes
+// and maps, for the finder's scratch run: a copy per step tried then
+// allocates nothing once the copies have grown to the state's size.
+func (s *service) CopyInto(dst demo.Store) bool {
+	d, ok := dst.(*service)
+	if !ok || d == s || d.entries == nil || d.cversion == nil {
+		return false
+	}
+	sessions, entries, cversion, spare := d.sessions, d.entries, d.cversion, d.spare[:0]
+	for len(sessions) < len(s.sessions) {
+		sessions = append(sessions, new(session))
+	}
+	sessions = sessions[:len(s.sessions)]
+	for i, ss := range s.sessions {
+		if sessions[i] == ss {
+			return false // shares a session with s: not a copy
+		}
+		*sessions[i] = *ss
+	}
+	for _, z := range entries {
+		spare = append(spare, z)
+	}
+	clear(entries)
+	for p, z := range s.entries {
+		c := new(znode)
+		if n := len(spare); n > 0 {
+			c, spare = spare[n-1], spare[:n-1]
+		}
+		*c = *z
+		if i := slices.Index(s.sessions, z.owner); z.owner != nil {
+			c.owner = nil // as Clone: an owner no longer listed is no session of the copy's
+			if i >= 0 {
+				c.owner = sessions[i]
+			}
+		}
+		entries[p] = c
+	}
+	clear(cversion)
+	maps.Copy(cversion, s.cversion)
+	watches := append(d.watches[:0], s.watches...)
+	*d = *s
+	d.sessions, d.entries, d.cversion, d.watches, d.spare = sessions, entries, cversion, watches, spare
+	return true
 }
 
 // Key is the service's whole state, the sessions in order and the znodes by
@@ -37,12 +82,12 @@ func (s *service) Clone() demo.Store {
 // left out. It is written with appends alone: the finder writes a key for
 // every state it tries.
 func (s *service) Key(b []byte, now int) []byte {
-	b = strconv.AppendInt(b, s.zxid, 36)
+	b = demo.KeyInt(b, s.zxid)
 	for _, ss := range s.sessions {
 		b = append(append(b, '|'), ss.client...)
 		b = append(append(b, ' '), ss.id...)
 		for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
-			b = strconv.AppendInt(append(b, ' '), int64(v), 36)
+			b = demo.KeyInt(append(b, ' '), int64(v))
 		}
 		for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
 			b = append(append(b, ' '), t...)
@@ -56,14 +101,14 @@ func (s *service) Key(b []byte, now int) []byte {
 	for _, p := range demo.SortedKeys(s.entries, paths[:0]) {
 		z := s.entries[p]
 		b = append(append(b, '|'), p...)
-		b = strconv.AppendInt(append(b, ','), z.zxid, 36)
-		b = strconv.AppendInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)), 36)
+		b = demo.KeyInt(append(b, ','), z.zxid)
+		b = demo.KeyInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)))
 		b = append(b, ',', demo.KeyBit(z.ephemeral), ',')
-		b = strconv.AppendInt(b, z.lockIndex, 36)
+		b = demo.KeyInt(b, z.lockIndex)
 		b = demo.RelTime(append(b, ','), max(z.delayUntil-now, -1)+now, now) // a lock-delay past is no delay
 	}
 	for _, p := range demo.SortedKeys(s.cversion, paths[:0]) {
-		b = strconv.AppendInt(append(append(append(b, '|'), p...), '='), int64(s.cversion[p]), 36)
+		b = demo.KeyInt(append(append(append(b, '|'), p...), '='), int64(s.cversion[p]))
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {

@@ -84,8 +84,9 @@ type service struct {
 	entries  map[string]*znode
 	cversion map[string]int // ZooKeeper: a parent's child version, which numbers sequential nodes
 	watches  []watch
-	notified int // watch notifications delivered
-	reads    int // getChildren (or prefix Get) reads
+	notified int      // watch notifications delivered
+	reads    int      // getChildren (or prefix Get) reads
+	spare    []*znode // CopyInto: znodes of an earlier copy, to reuse
 }
 
 func newService(sc *demo.Scenario) *service {

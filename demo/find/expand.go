@@ -153,15 +153,48 @@ func (s *search) trace(id int32) []demo.Action {
 }
 
 // rebuild plays path from the start: the finder keeps only how each state
-// was reached, and plays it again to expand it, which costs a few actions
-// and saves keeping every run of a level.
+// was reached, and plays it again to expand it, which saves keeping every
+// run of a level. A level's nodes come in their parents' order, so a path
+// shares all but its last steps with the one rebuilt before it: for a store
+// that copies itself, the runs along that path are kept, one per depth, and
+// only the steps after the shared part are played again.
 func (s *search) rebuild(path []uint16) (*demo.Run, error) {
-	r := &s.base
-	if !s.root.CopyTo(r) {
-		var err error
-		if r, err = s.start.Run(); err != nil {
-			return nil, err
+	if s.along == nil {
+		s.along = []*demo.Run{new(demo.Run)}
+		if !s.root.CopyTo(s.along[0]) {
+			s.along = []*demo.Run{}
 		}
+	}
+	if len(s.along) == 0 {
+		return s.replay(path)
+	}
+	k := 0
+	for k < len(path) && k < len(s.alongPath) && path[k] == s.alongPath[k] {
+		k++
+	}
+	s.alongPath = append(s.alongPath[:k], path[k:]...)
+	for len(s.along) <= len(path) {
+		s.along = append(s.along, new(demo.Run))
+	}
+	for j := k; j < len(path); j++ {
+		r := s.along[j+1]
+		s.along[j].CopyTo(r)
+		for _, a := range s.steps[path[j]] {
+			if err := r.Free(a); err != nil {
+				s.alongPath = s.alongPath[:j]
+				return nil, err
+			}
+		}
+	}
+	return s.along[len(path)], nil
+}
+
+// replay plays path from the start on a new run, for a store that cannot
+// copy itself.
+func (s *search) replay(path []uint16) (*demo.Run, error) {
+	r, err := s.start.Run()
+	if err != nil {
+		return nil, err
 	}
 	for _, i := range path {
 		for _, a := range s.steps[i] {
@@ -179,7 +212,7 @@ func (s *search) copyOf(r *demo.Run, path []uint16) (*demo.Run, error) {
 	if r.CopyTo(&s.scratch) {
 		return &s.scratch, nil
 	}
-	return s.rebuild(path)
+	return s.replay(path)
 }
 
 // intern numbers each distinct step once; false when the numbers ran out

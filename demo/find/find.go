@@ -79,20 +79,21 @@ func (n node) pc(i int) int { return int(n.pcs >> (4 * i) & 15) }
 
 // search is one run of the finder.
 type search struct {
-	start   demo.Place
-	prop    demo.Property
-	opt     Options
-	root    *demo.Run
-	scratch demo.Run // where each step is tried: never kept, so reused
-	base    demo.Run // the state being expanded, rebuilt in place
-	space   *space
-	nodes   []node
-	seen    map[[2]uint64]struct{}
-	steps   [][]demo.Action // what each node's last step played: its action, after any duties
-	index   map[string]uint16
-	buf     []byte
-	res     Result
-	kinds   map[demo.ViolationKind]bool
+	start     demo.Place
+	prop      demo.Property
+	opt       Options
+	root      *demo.Run
+	scratch   demo.Run    // where each step is tried: never kept, so reused
+	along     []*demo.Run // the runs along the path rebuilt last, one per depth (rebuild)
+	alongPath []uint16
+	space     *space
+	nodes     []node
+	seen      map[[2]uint64]struct{}
+	steps     [][]demo.Action // what each node's last step played: its action, after any duties
+	index     map[string]uint16
+	buf       []byte
+	res       Result
+	kinds     map[demo.ViolationKind]bool
 }
 
 // Find searches from start for the shortest history that breaks prop.
@@ -109,6 +110,7 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 		return Result{}, err
 	}
 	sp, err := newSpace(start, root)
+	root.Lean() // the search keeps each state's history, and plays its frames anew
 	if err != nil {
 		return Result{}, err
 	}

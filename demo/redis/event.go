@@ -238,3 +238,6 @@ func (SetNXCommand) Deeds() demo.Deed   { return demo.Asked }
 func (RedlockResult) Deeds() demo.Deed  { return demo.Asked }
 func (RedissonLock) Deeds() demo.Deed   { return demo.Asked }
 func (NoAnswer) Deeds() demo.Deed       { return demo.Asked }
+
+// ReadBack: unblock looks for the client's blocked WAIT again, to answer it.
+func (BlockedWait) ReadBack() {}

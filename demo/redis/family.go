@@ -47,6 +47,7 @@ const (
 	Jump      demo.Verb = "jump"
 	Slew      demo.Verb = "slew"
 	Promote   demo.Verb = "promote"
+	Restart   demo.Verb = "restart"
 	Replicate demo.Verb = "replicate"
 )
 
@@ -82,6 +83,7 @@ var Verbs = []demo.VerbSpec{
 	{Verb: Up, Node: true, Help: "the node comes back"},
 	{Verb: Jump, Form: "MS", Node: true, Help: "the node's wall clock is stepped forward at once", Parse: parseJump},
 	{Verb: Slew, Form: "MS PPM", Node: true, Help: "the node's wall clock is corrected by MS, at most PPM of elapsed time", Parse: parseSlew},
+	{Verb: Restart, Node: true, Help: "the node restarts at once without persistence: it comes back empty, and a replica copies its primary again if the primary is up", Kinds: replicated},
 	{Verb: Promote, Node: true, Help: "the replica becomes the primary", Kinds: replicated},
 	{Verb: Replicate, Node: true, Help: "the primary ships what the replica lacks", Kinds: replicated},
 }
@@ -104,6 +106,7 @@ var Family = &demo.Family{
 	Check:      check,
 	Offers:     offers,
 	Transcript: transcript,
+	Narrate:    narrate,
 }
 
 // nodeNames are the nodes' names, in order: n of them for Redlock, the

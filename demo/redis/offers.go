@@ -33,6 +33,13 @@ func offers(r *demo.Run) []demo.Offer {
 			Action: demo.Action{Who: "primary", Verb: Replicate, Source: "primary replicate"},
 			Who:    "primary", Label: demo.Text{EN: "replicate", JA: "replicate"},
 		})
+		// The replica that acknowledged a WAIT may restart without
+		// persistence and come back empty: the way around WAIT the docs
+		// warn of, so the finder searches it in either position.
+		out = append(out, demo.Offer{
+			Action: demo.Action{Who: "replica", Verb: Restart, Source: "replica restart"},
+			Who:    "replica", Label: demo.Text{EN: "restart", JA: "restart"},
+		})
 	}
 	return dedupe(out)
 }
@@ -55,4 +62,24 @@ func dedupe(in []demo.Offer) []demo.Offer {
 		}
 	}
 	return out
+}
+
+// narrate words the family's own world actions that the verb table's help
+// says too loosely for a page; the rest take the table's wording.
+func narrate(_ *demo.Scenario, a demo.Action) (demo.Narration, bool) {
+	if a.Verb != Restart {
+		return demo.Narration{}, false
+	}
+	n := a.Who
+	return demo.Narration{
+		Title: demo.Text{EN: "The " + n + " restarts", JA: n + " が再起動する"},
+		Text: demo.Text{
+			EN: "The " + n + "'s process dies and starts again at once. It kept nothing on disk, so it comes back empty. " +
+				"If its primary is up, it copies every key from it again (a full sync); if not, it stays empty, " +
+				"whatever it had acknowledged to a WAIT before.",
+			JA: n + " のプロセスが落ち、すぐに起動し直す。ディスクには何も残していないので、空で戻ってくる。" +
+				"プライマリが生きていれば、すべてのキーをもう一度写し取る (フル同期)。生きていなければ空のままだ。" +
+				"それまでに WAIT に対して受け取ったと応答した書き込みも残らない。",
+		},
+	}, true
 }

@@ -2,7 +2,6 @@ package redis
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -17,11 +16,9 @@ func (s *redisNodes) Clone() demo.Store {
 		c.keys, c.backlog = slices.Clone(node.keys), slices.Clone(node.backlog)
 		n.nodes[i] = &c
 	}
-	n.clients = make(map[string]*client, len(s.clients))
-	for name, k := range s.clients {
-		c := *k
-		c.cut = slices.Clone(k.cut)
-		n.clients[name] = &c
+	n.clients = slices.Clone(s.clients)
+	for i := range n.clients {
+		n.clients[i].cut = slices.Clone(s.clients[i].cut)
 	}
 	return &n
 }
@@ -30,7 +27,7 @@ func (s *redisNodes) Clone() demo.Store {
 // lists of keys and its clients, for the finder's scratch run.
 func (s *redisNodes) CopyInto(dst demo.Store) bool {
 	d, ok := dst.(*redisNodes)
-	if !ok || d == s || len(d.nodes) != len(s.nodes) || d.clients == nil {
+	if !ok || d == s || len(d.nodes) != len(s.nodes) || len(d.clients) != len(s.clients) {
 		return false
 	}
 	nodes, clients := d.nodes, d.clients
@@ -43,20 +40,13 @@ func (s *redisNodes) CopyInto(dst demo.Store) bool {
 		*c = *node
 		c.keys, c.backlog = append(keys, node.keys...), append(backlog, node.backlog...)
 	}
-	for name := range clients {
-		if _, ok := s.clients[name]; !ok {
-			delete(clients, name)
-		}
+	if len(clients) > 0 && &clients[0] == &s.clients[0] {
+		return false // shares its clients with s
 	}
-	for name, k := range s.clients {
-		c, ok := clients[name]
-		if !ok || c == k {
-			c = &client{}
-			clients[name] = c
-		}
-		cut := c.cut[:0]
-		*c = *k
-		c.cut = append(cut, k.cut...)
+	for i, k := range s.clients {
+		cut := clients[i].cut[:0]
+		clients[i] = k
+		clients[i].cut = append(cut, k.cut...)
 	}
 	*d = *s
 	d.nodes, d.clients = nodes, clients
@@ -70,26 +60,30 @@ func (s *redisNodes) Key(b []byte, now int) []byte {
 	for _, n := range s.nodes {
 		b = append(b, '|')
 		b = append(b, n.Role...)
-		b = strconv.AppendBool(b, n.Up)
+		b = append(b, demo.KeyBit(n.Up))
 		for _, v := range []int{n.Offset, n.slewLeft, n.slewRate, int(n.slewNano)} {
 			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(v), 36)
+			b = demo.KeyInt(b, int64(v))
 		}
 		b = appendEntries(append(b, 'k'), n.keys, now)
 		b = appendEntries(append(b, 'b'), n.backlog, now)
 	}
-	for _, name := range s.sc.Clients {
-		k, ok := s.clients[name]
-		if !ok {
-			continue
-		}
+	for i, name := range s.sc.Clients {
+		k := &s.clients[i]
 		b = append(b, '|')
 		b = append(b, name...)
 		for _, v := range []int{k.tries, k.lease, k.unlocks} {
 			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(v), 36)
+			b = demo.KeyInt(b, int64(v))
 		}
-		b = strconv.AppendBool(b, k.watchdog)
+		b = append(b, demo.KeyBit(k.watchdog))
+		if k.unconfirmed {
+			// The lease it will trust, relative to now as the keys' are.
+			b = demo.KeyInt(append(b, 'u'), int64(k.until-now))
+			if k.until < 0 {
+				b = append(b, 'n')
+			}
+		}
 		for _, c := range k.cut {
 			b = append(b, ',')
 			b = append(b, c...)
@@ -104,14 +98,14 @@ func appendEntries(b []byte, es []entry, now int) []byte {
 		b = append(b, e.key...)
 		b = append(b, '=')
 		b = append(b, e.value...)
-		b = strconv.AppendInt(append(b, ','), int64(e.ttl), 36)
-		b = strconv.AppendInt(append(b, ','), int64(e.count), 36)
+		b = demo.KeyInt(append(b, ','), int64(e.ttl))
+		b = demo.KeyInt(append(b, ','), int64(e.count))
 		// The node's wall clock may run behind true time: a plain
 		// difference, which may be below zero.
-		b = strconv.AppendInt(append(b, ','), int64(e.setAt-now), 36)
-		b = strconv.AppendInt(append(b, ','), int64(e.wallAt-now), 36)
-		b = strconv.AppendBool(b, e.hash)
-		b = strconv.AppendBool(b, e.gone)
+		b = demo.KeyInt(append(b, ','), int64(e.setAt-now))
+		b = demo.KeyInt(append(b, ','), int64(e.wallAt-now))
+		b = append(b, demo.KeyBit(e.hash))
+		b = append(b, demo.KeyBit(e.gone))
 	}
 	return b
 }

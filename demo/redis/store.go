@@ -15,9 +15,13 @@ import (
 type redisNodes struct {
 	sc      *demo.Scenario
 	nodes   []*Node
-	latency int // Redlock: ms a reachable node takes to answer
-	timeout int // Redlock: ms a client waits for a node before giving up
-	clients map[string]*client
+	latency int      // Redlock: ms a reachable node takes to answer
+	timeout int      // Redlock: ms a client waits for a node before giving up
+	clients []client // by the client's place in the scenario's list
+	// waiters are the clients whose code, in this position of the switch,
+	// sends WAIT after its SET and trusts the lock only once WAIT answers;
+	// read from the script on first use, and shared by every copy.
+	waiters map[string]bool
 }
 
 // client is what a Redis client keeps beyond its belief: the attempts that
@@ -29,19 +33,21 @@ type client struct {
 	watchdog bool     // Redisson: its watchdog renews the lock
 	unlocks  int      // Redisson: unlock calls so far, each with its own latch
 	cut      []string // Redlock: the nodes the network drops its packets to
+	// unconfirmed: its SET went through, and it waits for WAIT before it
+	// trusts the lock, which then runs until until (-1: never).
+	unconfirmed bool
+	until       int
 }
 
 func (s *redisNodes) of(c *demo.Client) *client {
-	k, ok := s.clients[c.Name]
-	if !ok {
-		k = &client{}
-		s.clients[c.Name] = k
+	if i := slices.Index(s.sc.Clients, c.Name); i >= 0 {
+		return &s.clients[i]
 	}
-	return k
+	return &client{} // no client of the scenario's: nothing to keep
 }
 
 func newRedisNodes(sc *demo.Scenario) *redisNodes {
-	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: map[string]*client{}}
+	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: make([]client, len(sc.Clients))}
 	for _, name := range sc.NodeNames() {
 		n := &Node{Name: name, Up: true}
 		switch name {
@@ -86,7 +92,7 @@ func (s *redisNodes) replicaOf(primary *Node) *Node {
 
 func (s *redisNodes) Do(r *demo.Run, a demo.Action) error {
 	switch a.Verb {
-	case Down, Up, Jump, Slew, Promote, Replicate:
+	case Down, Up, Restart, Jump, Slew, Promote, Replicate:
 		return s.nodeAction(r, a)
 	}
 	c := r.Client(a.Who)
@@ -193,11 +199,11 @@ func (s *redisNodes) answer(r *demo.Run, c *demo.Client, n *Node, cmd Command) C
 		return e
 	case DelCommand:
 		e.OK = n.Del(e.Key, now)
-		r.LetGo(c)
+		s.letGo(r, c)
 		return e
 	case UnlockScript:
 		e.OK = n.DelIfEq(e.Key, e.Value, now)
-		r.LetGo(c)
+		s.letGo(r, c)
 		return e
 	case RenewScript:
 		if e.OK = n.ExpireIfEq(e.Key, e.Value, e.PX, now); e.OK {
@@ -232,7 +238,14 @@ func (s *redisNodes) wait(r *demo.Run, c *demo.Client, n *Node, e WaitCommand) C
 		r.Advance(e.Timeout)
 		e.Head = r.Head(c.Name, n.Name)
 	}
+	s.confirmed(r, c, e)
 	return e
+}
+
+// letGo is c giving up its lock, trusted or still waiting for WAIT.
+func (s *redisNodes) letGo(r *demo.Run, c *demo.Client) {
+	r.LetGo(c)
+	s.of(c).unconfirmed = false
 }
 
 // renewed records what a plain EXPIRE that answered 1 did for c, which
@@ -248,15 +261,60 @@ func (s *redisNodes) renewed(r *demo.Run, c *demo.Client, value string, until in
 }
 
 // taken records that c's SET went through with value: c now believes it
-// holds the lock until the TTL runs out (-1: never), which it returns.
+// holds the lock until the TTL runs out (-1: never), which it returns. A
+// client that waits for WAIT does not believe it yet: it trusts the lock
+// once WAIT answers that a replica has the key, with the lease counted
+// from its SET.
 func (s *redisNodes) taken(r *demo.Run, c *demo.Client, value string, ttl int) int {
 	c.Value = value
 	until := -1
 	if ttl > 0 {
 		until = r.Now() + ttl
 	}
+	if s.waitsForWait(r, c.Name) {
+		r.LetGo(c) // a new SET: whatever it trusted before is not this lock
+		k := s.of(c)
+		k.unconfirmed, k.until = true, until
+		return until
+	}
 	r.Hold(c, until)
 	return until
+}
+
+// confirmed records WAIT's answer for c: with at least one replica's
+// acknowledgement, and as many as it asked for, a client that waited
+// trusts the key its SET wrote; with fewer it does not trust it at all.
+func (s *redisNodes) confirmed(r *demo.Run, c *demo.Client, e WaitCommand) {
+	k := s.of(c)
+	if !k.unconfirmed {
+		return
+	}
+	k.unconfirmed = false
+	if e.Acked >= max(e.Replicas, 1) {
+		r.Hold(c, k.until)
+	}
+}
+
+// waitsForWait reports whether client's code, as the script plays it in
+// this position, sends WAIT after a SET: the careful client of the
+// failover story, which trusts the lock only once WAIT has answered.
+func (s *redisNodes) waitsForWait(r *demo.Run, client string) bool {
+	if s.waiters == nil {
+		s.waiters = map[string]bool{}
+		set := map[string]bool{}
+		for _, m := range s.sc.Moves {
+			for _, a := range m.Do {
+				switch {
+				case !a.PlaysWhen(r.On()):
+				case a.Verb == Set || a.Verb == SetNX:
+					set[a.Who] = true
+				case a.Verb == Wait && set[a.Who]:
+					s.waiters[a.Who] = true
+				}
+			}
+		}
+	}
+	return s.waiters[client]
 }
 
 // MaxRetryDelay is the most a Redlock client waits, at random, before a new
@@ -485,8 +543,22 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 			n.Up, n.keys, n.backlog = false, nil, nil
 			r.Log(NodeChange{Head: h, What: NodeDown})
 		case Up:
+			if !n.Up {
+				s.resync(n)
+			}
 			n.Up = true
 			r.Log(NodeChange{Head: h, What: NodeUp})
+			s.unblock(r, n)
+		case Restart:
+			// Down and up in one instant, as a crashed process that a
+			// supervisor starts again before anyone fails over.
+			if !n.Up || n.Role != "replica" {
+				return &demo.ActionError{Action: a, Msg: n.Name + " restarts here only as an up replica (a primary restarting empty loses the lock in either position)"}
+			}
+			n.keys, n.backlog = nil, nil
+			r.Log(NodeChange{Head: h, What: NodeDown})
+			r.Log(NodeChange{Head: h, What: NodeUp})
+			s.resync(n)
 			s.unblock(r, n)
 		case Jump:
 			by := a.Args.(ClockArgs).By
@@ -544,6 +616,18 @@ func (s *redisNodes) Elapse(r *demo.Run, since int) {
 	slices.SortStableFunc(expired, func(a, b demo.Event) int { return a.Header().At - b.Header().At })
 }
 
+// resync is a replica that came back empty following its primary again: a
+// full sync copies every key the primary has, if the primary is up to send
+// them. With the primary down it stays empty, and a failover promotes it so.
+func (s *redisNodes) resync(n *Node) {
+	p := s.primary()
+	if n.Role != "replica" || p == nil || !p.Up {
+		return
+	}
+	n.keys = append(n.keys[:0], p.keys...)
+	p.backlog = p.backlog[:0]
+}
+
 // unblock ends the WAIT of every client blocked on n's primary, now that n,
 // its replica, is back: the primary ships, and WAIT answers.
 func (s *redisNodes) unblock(r *demo.Run, n *Node) {
@@ -560,7 +644,9 @@ func (s *redisNodes) unblock(r *demo.Run, n *Node) {
 		p.ship(n)
 		c.Blocked = false
 		wait := blockedWaitOf(r.Events(), c.Name)
-		r.Log(WaitCommand{Head: r.Head(c.Name, p.Name), Replicas: wait.Replicas, Timeout: 0, Acked: 1})
+		e := WaitCommand{Head: r.Head(c.Name, p.Name), Replicas: wait.Replicas, Timeout: 0, Acked: 1}
+		s.confirmed(r, c, e)
+		r.Log(e)
 	}
 }
 

@@ -23,7 +23,7 @@ func (d *database) Key(b []byte, now int) []byte {
 		for _, w := range t.rows {
 			b = d.appendRow(append(b, '|'), w)
 			b = appendStrings(append(b, ' '), w.values, keys[:0])
-			b = strconv.AppendInt(append(b, ' '), int64(w.rev), 36)
+			b = demo.KeyInt(append(b, ' '), int64(w.rev))
 			b = append(append(b, ' '), w.writer...)
 			b = d.appendBackend(append(b, ' '), w.locker)
 			b = appendStrings(append(b, ' '), w.pending, keys[:0])
@@ -37,11 +37,11 @@ func (d *database) Key(b []byte, now int) []byte {
 	}
 	for _, s := range d.sessions {
 		b = append(append(b, '|'), s.name...)
-		b = strconv.AppendInt(append(b, ' '), int64(s.pid), 36)
+		b = demo.KeyInt(append(b, ' '), int64(s.pid))
 		b = append(append(b, ' '), s.client...)
 		b = append(b, ' ', demo.KeyBit(s.inTx), demo.KeyBit(s.aborted))
 		for _, v := range []int{s.timeout, s.stmt, s.back - now} {
-			b = strconv.AppendInt(append(b, ' '), int64(v), 36)
+			b = demo.KeyInt(append(b, ' '), int64(v))
 		}
 		for _, w := range s.rows {
 			b = d.appendRow(append(b, ' '), w)
@@ -51,17 +51,17 @@ func (d *database) Key(b []byte, now int) []byte {
 		}
 	}
 	for _, a := range d.advisory {
-		b = strconv.AppendInt(append(b, "|adv "...), a.key, 36)
+		b = demo.KeyInt(append(b, "|adv "...), a.key)
 		b = d.appendBackend(append(b, ' '), a.owner)
-		b = strconv.AppendInt(append(b, ' '), int64(a.session), 36)
-		b = strconv.AppendInt(append(b, ' '), int64(a.xact), 36)
+		b = demo.KeyInt(append(b, ' '), int64(a.session))
+		b = demo.KeyInt(append(b, ' '), int64(a.xact))
 		for _, x := range a.waiters {
 			b = d.appendBackend(append(b, ','), x)
 		}
 	}
-	b = strconv.AppendInt(append(b, '|'), int64(d.pool), 36)
+	b = demo.KeyInt(append(b, '|'), int64(d.pool))
 	b = append(b, ' ', demo.KeyBit(d.pooled))
-	b = strconv.AppendInt(append(b, ' '), int64(d.released), 36)
+	b = demo.KeyInt(append(b, ' '), int64(d.released))
 	for _, c := range demo.SortedKeys(d.vars, keys[:0]) {
 		var inner [16]string
 		b = appendStrings(append(append(b, "|v "...), c...), d.vars[c], inner[:0])
@@ -81,7 +81,7 @@ func (d *database) Key(b []byte, now int) []byte {
 	}
 	b = append(b, '|')
 	for _, c := range demo.SortedKeys(d.beliefs, keys[:0]) {
-		b = strconv.AppendInt(append(append(b, c...), '='), int64(d.beliefs[c]), 36)
+		b = demo.KeyInt(append(append(b, c...), '='), int64(d.beliefs[c]))
 		b = append(b, ' ')
 	}
 	for _, s := range d.woken {
@@ -97,15 +97,15 @@ func (d *database) Key(b []byte, now int) []byte {
 func (d *database) appendWait(b []byte, w *wait, now int) []byte {
 	b = strconv.AppendQuote(b, w.sql)
 	b = append(append(b, ' '), w.client...)
-	b = strconv.AppendInt(append(b, ' '), int64(w.sent-now), 36)
-	b = strconv.AppendInt(append(b, ' '), int64(w.from-now), 36)
+	b = demo.KeyInt(append(b, ' '), int64(w.sent-now))
+	b = demo.KeyInt(append(b, ' '), int64(w.from-now))
 	b = append(b, ' ', demo.KeyBit(w.checked), demo.KeyBit(w.started), demo.KeyBit(w.implicit), ' ')
 	for _, r := range []*row{w.row, w.first, w.freed} {
 		b = d.appendRow(append(b, ' '), r)
 	}
 	b = append(append(b, ' '), w.firstBy...)
 	if w.adv != nil {
-		b = strconv.AppendInt(append(b, " adv "...), w.adv.key, 36)
+		b = demo.KeyInt(append(b, " adv "...), w.adv.key)
 	}
 	for _, g := range w.got {
 		b = d.appendRow(append(b, ' '), g)
@@ -120,7 +120,7 @@ func (d *database) appendReads(b []byte, reads map[*row]int) []byte {
 		for _, w := range t.rows {
 			if v, ok := reads[w]; ok {
 				b = d.appendRow(append(b, ' '), w)
-				b = strconv.AppendInt(append(b, '='), int64(v), 36)
+				b = demo.KeyInt(append(b, '='), int64(v))
 			}
 		}
 	}
@@ -133,7 +133,7 @@ func (d *database) appendRow(b []byte, w *row) []byte {
 		return append(b, '-')
 	}
 	b = append(append(b, w.t.name...), '/')
-	return strconv.AppendInt(b, int64(slices.Index(w.t.rows, w)), 36)
+	return demo.KeyInt(b, int64(slices.Index(w.t.rows, w)))
 }
 
 // appendBackend names a connection by its place in the list; -1 for none
@@ -142,7 +142,7 @@ func (d *database) appendBackend(b []byte, s *backend) []byte {
 	if s == nil {
 		return append(b, '-')
 	}
-	return strconv.AppendInt(b, int64(slices.Index(d.sessions, s)), 36)
+	return demo.KeyInt(b, int64(slices.Index(d.sessions, s)))
 }
 
 // appendStrings writes a map's entries in the order of their keys.
