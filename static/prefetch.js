@@ -269,12 +269,10 @@
     if (unpainted) { e.preventDefault(); return; }
     var by = ev && ev.submitter;
     var to = (by && by.dataset.to) || form.dataset.to;
-    // A lecture's question goes the server's way (the room's answers decide
-    // the reveal). A first click paints the frame without ids; its answer
-    // brings the run key and the follow link, painted in place when it comes
-    // (morph keeps the forms, so a click htmx holds until then posts the
-    // key).
-    var v = ids(), f = to && !doc.querySelector('[data-testid="room"]') && frames.get(address(to, !!v));
+    // A first click (its answer brings the run key the next forms need)
+    // and a lecture's question (the room's answers decide the reveal) go
+    // the server's way.
+    var v = ids(), f = to && v && !doc.querySelector('[data-testid="room"]') && frames.get(address(to, true));
     if (!f) {
       // Nothing to paint: htmx posts it, after any moves still waiting, so
       // the server gets them in order.
