@@ -164,9 +164,10 @@
     doc.documentElement.classList.add("moving");
     shown.replaceWith(next);
     mark("swap:replaced");
-    // htmx needs only what posts or fetches: a walk of all #demo cost more.
-    if (window.htmx) Array.prototype.forEach.call(next.querySelectorAll("[hx-post],[hx-get]"), function (el) { htmx.process(el); });
     if (focused && doc.getElementById(focused)) doc.getElementById(focused).focus({ preventScroll: true });
+    // htmx wires only what posts or fetches (a walk of all #demo cost
+    // more), after the paint; a click before then wires it first (wire).
+    Array.prototype.push.apply(unwired, next.querySelectorAll("[hx-post],[hx-get]"));
     mark("swap:swapped");
     // A second click in this same task is the first's echo; one in the
     // next task is a click of its own on the new frame, even before the
@@ -177,6 +178,7 @@
     // work reads the layout, and the address bar is slow to set.
     var after = function () {
       unpainted = false;
+      wire();
       if (url && url !== location.pathname + location.search) {
         if (!(history.state && history.state.htmx)) history.replaceState({ htmx: true }, "", location.href);
         history.pushState({ htmx: true }, "", url);
@@ -188,6 +190,20 @@
     else requestAnimationFrame(function () { setTimeout(after, 0); });
     return true;
   }
+
+  // The controls of painted frames that htmx has not wired yet. A click or
+  // a submit wires them first: a listener at the document in the capture
+  // phase runs before the control's own, and the control's listeners are
+  // read when the event reaches it, so htmx's new ones hear this event.
+  var unwired = [];
+  function wire() {
+    if (!window.htmx || !unwired.length) return;
+    var els = unwired;
+    unwired = [];
+    els.forEach(function (el) { if (el.isConnected) htmx.process(el); });
+  }
+  doc.addEventListener("click", wire, true);
+  doc.addEventListener("submit", wire, true);
 
   // A click on a control whose frame is here is painted now and posted
   // beside it. htmx asks first (htmx:confirm); anything else goes its way.
