@@ -49,6 +49,7 @@ type Bar struct {
 	X, Y, W, H int
 	Class      string
 	Label      Text
+	Leader     Line // from the bar to a label that stands under the lanes; zero if none
 	Fresh      bool // it began with this frame's move: drawn in with motion
 }
 
@@ -61,12 +62,13 @@ type Line struct {
 
 // Mark is a point event with a glyph and a label: a write's outcome, an expiry.
 type Mark struct {
-	X, Y  int
-	R     int
-	Class string
-	Glyph string
-	Label Text
-	Fresh bool
+	X, Y   int
+	R      int
+	Class  string
+	Glyph  string
+	Label  Text
+	Leader Line // from the mark to a label that stands under the lanes; zero if none
+	Fresh  bool
 }
 
 // Alert marks the moment the model found something, across every lane: its
@@ -98,6 +100,9 @@ const (
 	// labelGap keeps labels on one line apart, so that two do not read as
 	// one ("GC pause holds").
 	labelGap = 5
+	// labelReach is the farthest a label's ink stands from the moment (or
+	// the stretch) it names, so that it reads as that moment's.
+	labelReach = 24
 )
 
 // NewDiagram lays out the timeline of f for lang: the lanes, the top band
@@ -338,8 +343,11 @@ func (l *drawing) placeLabels() {
 	}
 	for i := range d.Bars {
 		b := &d.Bars[i]
-		if b.Label.Label != "" {
-			b.Label = p.barLabel(float64(b.X), float64(b.Y), float64(b.Y+b.H), b.Label.Label)
+		if label := b.Label.Label; label != "" {
+			b.Label = p.barLabel(float64(b.X), float64(b.W), float64(b.Y), float64(b.Y+b.H), label)
+			if b.Label.Label == "" {
+				b.Label, b.Leader = p.underLanes(float64(b.X), float64(b.X+b.W), float64(b.Y+b.H), label)
+			}
 		}
 	}
 	// A mark's label does not cross another holder's bar ("expired t=10"
@@ -364,7 +372,11 @@ func (l *drawing) placeLabels() {
 			continue
 		}
 		named[k] = true
-		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), m.Label.Label)
+		label := m.Label.Label
+		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), label)
+		if m.Label.Label == "" && label != "" {
+			m.Label, m.Leader = p.underLanes(float64(m.X), float64(m.X), float64(m.Y+m.R), label)
+		}
 	}
 	// A statement's command tag comes last and only right beside its
 	// circle: where there is no room it is left out (the wire lists every
@@ -411,11 +423,12 @@ type placer struct {
 
 // owns says whether a label in b reads as belonging to what spans top to
 // bottom (a bar; a mark's lane line, top = bottom): its middle is at most
-// reach from that, and no nearer another lane.
+// reach from that, and no nearer another lane. Under the lowest lane there
+// is no other lane to read it as, so a label may stand there at any depth.
 func (p *placer) owns(b box, top, bottom, reach float64) bool {
 	mid := (b.y0 + b.y1) / 2
 	d := max(top-mid, mid-bottom, 0)
-	if d > reach {
+	if d > reach && !(mid > bottom && bottom >= p.lowest()) {
 		return false
 	}
 	for _, y := range p.lanes {
@@ -424,6 +437,22 @@ func (p *placer) owns(b box, top, bottom, reach float64) bool {
 		}
 	}
 	return true
+}
+
+// lowest is the lowest lane's y, or -Inf with no lanes.
+func (p *placer) lowest() float64 {
+	y := math.Inf(-1)
+	for _, l := range p.lanes {
+		y = max(y, l)
+	}
+	return y
+}
+
+// near says whether b's ink stands within labelReach of x0..x1, the moment
+// or the stretch its label names: slid further along its lane, "A(1)"
+// stood at t=11 s for a write at t=16 s and read as a write of then.
+func near(b box, x0, x1 float64) bool {
+	return b.x0+labelGap <= x1+labelReach && b.x1-labelGap >= x0-labelReach
 }
 
 func (p *placer) add(b box) { p.boxes = append(p.boxes, b) }
@@ -452,18 +481,23 @@ func textBox(x, y float64, anchor, label string) box {
 	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4}
 }
 
+// subject is what a label names: the moment or stretch x0..x1 on the lines
+// top to bottom (a bar; a mark's lane, top = bottom), and how far from
+// those lines it may stand (see owns).
+type subject struct{ x0, x1, top, bottom, reach float64 }
+
 // try places label at the first free spot among spots that reads as the
-// label of what spans top to bottom (see owns), else at the nearest of the
-// spots slid along their lines, away from what they name. When none is free,
-// the first spot is held inside the drawing's edges and moved down a row at
-// a time until it is clear: the drawing grows under it (the axis goes under
-// the lowest label), so no label is ever cut or covered. A label that would
-// have to leave its own lane for that is left out: on another lane it would
-// tell a falsehood (redis3's "down" read as redis4's).
-func (p *placer) try(label string, spots []Text, top, bottom, reach float64) Text {
+// label of what it names: on its lane (owns) and within labelReach of its
+// moment (near). Else each spot is slid a little along its line, away from
+// what it names, and then dropped a row at a time, at its own moment, until
+// it is clear: the drawing grows under it (the axis goes under the lowest
+// label), so no label is ever cut or covered. A label that would have to
+// leave its own lane for that is left out: on another lane it would tell a
+// falsehood (redis3's "down" read as redis4's).
+func (p *placer) try(label string, spots []Text, n subject) Text {
 	ok := func(s Text) (box, bool) {
 		b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
-		return b, p.free(b) && p.owns(b, top, bottom, reach)
+		return b, p.free(b) && p.owns(b, n.top, n.bottom, n.reach) && near(b, n.x0, n.x1)
 	}
 	take := func(s Text, b box) Text { p.add(b); s.Label = label; return s }
 	for _, s := range spots {
@@ -471,7 +505,7 @@ func (p *placer) try(label string, spots []Text, top, bottom, reach float64) Tex
 			return take(s, b)
 		}
 	}
-	for dx := 10; dx <= 160; dx += 10 {
+	for dx := 5; dx <= labelReach; dx += 5 {
 		for _, s := range spots {
 			if s.Anchor == "end" {
 				s.X -= dx
@@ -494,13 +528,19 @@ func (p *placer) try(label string, spots []Text, top, bottom, reach float64) Tex
 	if b.y0 < 0 {
 		s.Y += int(-b.y0 + 1)
 	}
+	w := int(textWidth(label, labelSize, true))
 	for range 40 {
 		b = textBox(float64(s.X), float64(s.Y), s.Anchor, label)
-		if !p.owns(b, top, bottom, reach) {
+		if !p.owns(b, n.top, n.bottom, n.reach) {
 			return Text{}
 		}
-		if p.free(b) {
-			return take(s, b)
+		// The spot itself, then the same row centred on the moment, or
+		// ending at it, so a label a row down stays by its mark.
+		mid := int(n.x0+n.x1) / 2
+		for _, t := range []Text{s, {X: mid, Y: s.Y, Anchor: "middle"}, {X: mid + w/2 - 2, Y: s.Y, Anchor: "end"}, {X: mid - w/2 + 2, Y: s.Y, Anchor: "start"}} {
+			if tb, fits := ok(t); fits {
+				return take(t, tb)
+			}
 		}
 		s.Y += rowHeight
 	}
@@ -525,18 +565,18 @@ func (p *placer) flag(x, y0 float64, label string, _ bool, rows int) Text {
 	if x-w/2 < 4 {
 		spots[0] = Text{X: 4, Y: int(y0), Anchor: "start"}
 	}
-	return p.try(label, spots, math.Inf(-1), math.Inf(1), math.Inf(1))
+	return p.try(label, spots, subject{math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(1)})
 }
 
 // barLabel places a bar's label above its start, or further right along
-// the same line, or under the bar.
-func (p *placer) barLabel(x, top, bottom float64, label string) Text {
+// the same line while still over the bar, or under the bar.
+func (p *placer) barLabel(x, w, top, bottom float64, label string) Text {
 	spots := []Text{{X: int(x) + 4, Y: int(top) - 3, Anchor: "start"}}
-	for dx := 20; dx <= 200; dx += 20 {
+	for dx := 20; dx <= 200 && float64(dx) < w; dx += 20 {
 		spots = append(spots, Text{X: int(x) + 4 + dx, Y: int(top) - 3, Anchor: "start"})
 	}
 	spots = append(spots, Text{X: int(x) + 4, Y: int(bottom) + labelSize, Anchor: "start"})
-	return p.try(label, spots, top, bottom, math.Inf(1))
+	return p.try(label, spots, subject{x, x + w, top, bottom, math.Inf(1)})
 }
 
 // markLabel places a mark's label beside its circle: below right, above
@@ -560,7 +600,29 @@ func (p *placer) markLabel(x, y, r float64, label string) Text {
 		{X: xi + ri + 3, Y: yi + ri + 11 + rowHeight, Anchor: "start"},
 		{X: xi - ri - 3, Y: yi + ri + 11 + rowHeight, Anchor: "end"},
 		{X: xi, Y: yi + ri + 11 + 2*rowHeight, Anchor: "middle"},
-	}, y, y, p.markReach())
+	}, subject{x, x, y, y, p.markReach()})
+}
+
+// underLanes places the label of what stands at x0..x1 (from y down) in a
+// row under the lowest lane, at its moment, with a leader line up to it:
+// for a label that found no room by its mark on its own lane (a tight
+// stack of Redis nodes), where sliding it along would put it at another
+// moment and a row down would put it on the next node's lane.
+func (p *placer) underLanes(x0, x1, y float64, label string) (Text, Line) {
+	mid := (x0 + x1) / 2
+	row := p.lowest() + barHeight + labelSize
+	for r := range 40 {
+		ty := int(row) + r*rowHeight
+		for _, s := range []Text{{X: int(mid), Y: ty, Anchor: "middle"}, {X: int(mid) - 2, Y: ty, Anchor: "start"}, {X: int(mid) + 2, Y: ty, Anchor: "end"}} {
+			b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+			if p.free(b) && near(b, x0, x1) {
+				p.add(b)
+				s.Label = label
+				return s, Line{X1: int(mid), Y1: int(y) + 1, X2: int(mid), Y2: int(b.y0) + 2, Class: "leader"}
+			}
+		}
+	}
+	return Text{}, Line{}
 }
 
 // markReach is how far from its lane's line a mark's label may stand: on a
