@@ -738,29 +738,33 @@ func clientIndex(sc *demo.Scenario, name string) int {
 }
 
 // usedLanes names the lanes (by NewDiagram's keys) that something is drawn
-// on by the last frame of f's run: a hold, a lock, a pause, a wait, a mark
-// or a write's two ends. The lock service's lane ("") counts when the
-// scenario takes its lease, as the lease is the chapter's subject.
+// on by the last frame of f's script, or in f itself: a hold, a lock, a
+// pause, a wait, a mark or a write's two ends. The lock service's lane ("")
+// counts when the scenario takes its lease, as the lease is the chapter's
+// subject. Free play draws the script's lanes too, so the resource's lane
+// is there before the visitor's first write (fencing-sql had none).
 func usedLanes(f demo.Frame) map[string]bool {
 	used := map[string]bool{}
-	last := f
+	mark := func(t demo.Timeline) {
+		for _, ss := range [][]demo.Span{t.Holds, t.Locks, t.Pauses, t.Waits} {
+			for _, s := range ss {
+				used[s.Lane] = true
+			}
+		}
+		for _, w := range t.Writes {
+			used[w.Client] = true
+			used["\x00resource"] = true
+		}
+		for _, m := range t.Marks {
+			used[m.Lane] = true
+		}
+	}
+	mark(f.Timeline())
 	if !f.Last() {
-		if r, err := demo.Replay(f.Scenario, f.On, f.Total); err == nil {
-			last = r.Frame()
+		if r, err := demo.Replay(f.Scenario, f.On, f.Scenario.Frames()); err == nil {
+			last := r.Frame()
+			mark(last.Timeline())
 		}
-	}
-	t := last.Timeline()
-	for _, ss := range [][]demo.Span{t.Holds, t.Locks, t.Pauses, t.Waits} {
-		for _, s := range ss {
-			used[s.Lane] = true
-		}
-	}
-	for _, w := range t.Writes {
-		used[w.Client] = true
-		used["\x00resource"] = true
-	}
-	for _, m := range t.Marks {
-		used[m.Lane] = true
 	}
 	return used
 }

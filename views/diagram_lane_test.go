@@ -125,3 +125,54 @@ func TestDiagramLabelsByTheirMoment(t *testing.T) {
 		}
 	}
 }
+
+// Free play draws the script's lanes: after any first offer played from
+// the first or the last frame, every lane of the script's last frame is
+// drawn, in the same order (fencing-sql's free play had no resource lane
+// until the visitor's first write).
+func TestDiagramFreePlayLanes(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			last, err := demo.Replay(sc, on, sc.Frames())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := laneLabels(NewDiagram("en", last.Frame()))
+			for _, step := range []int{1, sc.Frames()} {
+				p := demo.Place{Sc: sc, On: on, Step: step}
+				offers, err := p.Offers()
+				if err != nil {
+					continue // a family without free play
+				}
+				for _, o := range offers {
+					if !o.Enabled() {
+						continue
+					}
+					f, err := p.Then(o.Action).Frame()
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := laneLabels(NewDiagram("en", f))
+					i := 0
+					for _, l := range got {
+						if i < len(want) && l == want[i] {
+							i++
+						}
+					}
+					if i < len(want) {
+						t.Errorf("%s frame %d then %q: free play draws lanes %q, want the script's %q among them", testkit.Name(sc, on), step, o.Action.Source, got, want)
+					}
+					break
+				}
+			}
+		}
+	}
+}
+
+func laneLabels(d Diagram) []string {
+	var out []string
+	for _, l := range d.Lanes {
+		out = append(out, l.Label)
+	}
+	return out
+}
