@@ -118,7 +118,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	l.d.Left = int(gutter) + 24
 	// A tenth more than the last moment shown, so the last marks have room;
 	// a lease that runs on past it is drawn to the edge.
-	l.horizon = max(l.sc.Horizon+l.sc.Horizon/10, 1)
+	l.horizon = horizonOf(l.sc)
 	// What this frame's move added begins at or after since.
 	l.since = -1
 	if evs := f.Latest(); len(evs) > 0 {
@@ -135,6 +135,10 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	l.axis(last)
 	return l.d
 }
+
+// horizonOf is the last moment a diagram of sc draws: a tenth more than the
+// last moment shown.
+func horizonOf(sc *demo.Scenario) int { return max(sc.Horizon+sc.Horizon/10, 1) }
 
 // drawing is a diagram being laid out: the frame, where each lane is, and
 // the placer that keeps labels apart.
@@ -235,6 +239,7 @@ func (l *drawing) lanes(names []laneName) int {
 	}
 	l.p.gap = float64(gap)
 	l.p.left = float64(l.d.Left) - 8
+	l.p.top = float64(l.d.Top)
 	return last
 }
 
@@ -419,6 +424,7 @@ type placer struct {
 	lanes []float64 // each lane's y: a label must read as its own lane's
 	gap   float64   // between two lanes
 	left  float64   // where the lane names end
+	top   float64   // where the lanes' band starts; 0 while the top band is laid out
 }
 
 // owns says whether a label in b reads as belonging to what spans top to
@@ -459,6 +465,11 @@ func (p *placer) add(b box) { p.boxes = append(p.boxes, b) }
 
 func (p *placer) free(b box) bool {
 	if b.x0 < 2 || b.x1 > p.width-2 || b.y0 < 0 {
+		return false
+	}
+	// A phone pins the lane names over the lanes' band, down to the axis:
+	// a label there, a row under the lanes too, would hide under them.
+	if p.top > 0 && b.y1 > p.top && b.x0+labelGap < p.left-2 {
 		return false
 	}
 	for _, o := range p.boxes {
