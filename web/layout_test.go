@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,8 +163,16 @@ func TestLayout(t *testing.T) {
 				}
 			}
 		}
-		if !strings.Contains(views.EmbedSnippet("/embed/x", "t"), `height="760"`) {
-			t.Errorf("the embed snippet %s is not 760 px high, as the README's", views.EmbedSnippet("/embed/x", "t"))
+		readme, err := os.ReadFile("../README.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := regexp.MustCompile(`<iframe[^>]*\sheight="(\d+)"`).FindSubmatch(readme)
+		if h == nil {
+			t.Fatal("the README shows no iframe with a height")
+		}
+		if want := `height="` + string(h[1]) + `"`; !strings.Contains(views.EmbedSnippet("/embed/x", "t"), want) || string(h[1]) != "760" {
+			t.Errorf("the embed snippet %s is not %s, as the README's, or the README's is not the 760 px read here", views.EmbedSnippet("/embed/x", "t"), want)
 		}
 	})
 

@@ -27,8 +27,8 @@ type Layout struct {
 //   - "scroll": neither the page nor any box in it scrolls or cuts what it
 //     holds (the phone's diagram, which scrolls sideways by design, aside);
 //   - "sideways": the page does not scroll sideways;
-//   - "pinned": no diagram label is cut by the lane names a phone pins at
-//     the diagram's left edge (half under them, half out: ":pired t=10").
+//   - "pinned": no diagram label is hidden by the lane names a phone pins
+//     at the diagram's left edge, wholly or half (":pired t=10").
 //
 // checks is a JavaScript array literal of those names.
 func LayoutJS(checks string) string {
@@ -120,7 +120,8 @@ func LayoutJS(checks string) string {
       for (const t of svg.querySelectorAll('text')) {
         if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
         const tr = rect(t);
-        if (tr.left < l.right - 0.5 && tr.right > l.right + 0.5 && tr.bottom > l.top && tr.top < l.bottom) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is cut by the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
+        // Wholly under the names or half out (":pired t=10"), it is hidden.
+        if (tr.left < l.right - 0.5 && tr.right > l.left + 0.5 && tr.bottom > l.top + 0.5 && tr.top < l.bottom - 0.5) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is hidden by the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
       }
       window.scrollTo(0, 0);
     }
