@@ -601,6 +601,11 @@ func (p *placer) markLabel(x, y, r float64, label string) Text {
 		{X: xi - ri - 3, Y: yi - ri - 1, Anchor: "end"},
 		{X: xi + ri + 3, Y: yi + 5, Anchor: "start"},
 		{X: xi - ri - 3, Y: yi + 5, Anchor: "end"},
+		// A few pixels lower, clear of a bar that ends or starts at the
+		// mark (etcd's expiry between A's key and B's), still on its lane.
+		{X: xi + ri + 3, Y: yi + ri + 15, Anchor: "start"},
+		{X: xi - ri - 3, Y: yi + ri + 15, Anchor: "end"},
+		{X: xi, Y: yi + ri + 15, Anchor: "middle"},
 		// Further along its own lane before a row down, where on a tight
 		// stack of nodes it would stand on the next node's lane and read
 		// as that node's ("down" under redis4 for redis3's crash).
