@@ -116,13 +116,25 @@ func LayoutJS(checks string) string {
     const lanes = document.querySelector('svg.tl-lanes'), box = svg.parentElement;
     if (shown(lanes)) {
       box.scrollIntoView({block: 'center'});
-      const l = rect(lanes.querySelector('rect.pinned') || lanes);
-      for (const t of svg.querySelectorAll('text')) {
-        if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
-        const tr = rect(t);
-        // Wholly under the names or half out (":pired t=10"), it is hidden.
-        if (tr.left < l.right - 0.5 && tr.right > l.left + 0.5 && tr.bottom > l.top + 0.5 && tr.top < l.bottom - 0.5) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is hidden by the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
-      }
+      // As the page left it (a phone's diagram may be scrolled to now), no
+      // label is half under the names, half out (":pired t=10"); scrolled
+      // back to its start, where the names cover only their own column,
+      // none is under them at all.
+      const hidden = (whole) => {
+        const l = rect(lanes.querySelector('rect.pinned') || lanes);
+        for (const t of svg.querySelectorAll('text')) {
+          if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
+          const tr = rect(t);
+          if (tr.bottom <= l.top + 0.5 || tr.top >= l.bottom - 0.5 || tr.left >= l.right - 0.5) continue;
+          if (tr.right > l.right + 0.5) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is cut by the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
+          else if (whole && tr.right > l.left + 0.5) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is hidden under the lane names at the diagram\'s start (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
+        }
+      };
+      hidden(false);
+      const left = box.scrollLeft;
+      box.scrollLeft = 0;
+      hidden(true);
+      box.scrollLeft = left;
       window.scrollTo(0, 0);
     }
   }
