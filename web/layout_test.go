@@ -46,7 +46,7 @@ type layoutSize struct {
 
 var (
 	normalSizes = []layoutSize{
-		{name: "1280x720", w: 1280, h: 720, checks: `['fold', 'overlap', 'sideways']`, jump: true},
+		{name: "1280x720", w: 1280, h: 720, checks: `['fold', 'overlap', 'clip', 'sideways']`, jump: true},
 		{name: "phone 360x740", w: 360, h: 740, mobile: true, checks: `['sideways', 'pinned']`, minText: 12},
 		{name: "200% zoom (640x360)", w: 640, h: 360, checks: `['sideways', 'pinned']`},
 	}

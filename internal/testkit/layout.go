@@ -26,6 +26,7 @@ type Layout struct {
 //     text runs out of its panel;
 //   - "scroll": neither the page nor any box in it scrolls or cuts what it
 //     holds (the phone's diagram, which scrolls sideways by design, aside);
+//   - "clip": as "scroll", but the page may be longer than the screen;
 //   - "sideways": the page does not scroll sideways;
 //   - "pinned": no diagram label is hidden by the lane names a phone pins
 //     at the diagram's left edge, wholly or half (":pired t=10").
@@ -98,12 +99,14 @@ func LayoutJS(checks string) string {
   if (checks.has('scroll')) {
     const de = document.documentElement;
     if (de.scrollHeight > H + 1) out.push('scroll: the page is ' + de.scrollHeight + ' px high, more than the screen\'s ' + H);
+  }
+  if (checks.has('scroll') || checks.has('clip')) {
     for (const e of document.querySelectorAll('body *:not(svg, svg *, .sr-only, .sr-only *, textarea, input, select)')) {
       const s = getComputedStyle(e);
       if (s.overflowX === 'visible' && s.overflowY === 'visible' || !shown(e) || e.matches('.tl-scroll') && s.overflowX === 'auto') continue;
       const clipsY = s.overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 1;
       const clipsX = s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1;
-      if (clipsY || clipsX) out.push('scroll: ' + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
+      if (clipsY || clipsX) out.push((checks.has('scroll') ? 'scroll: ' : 'clip: ') + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
     }
   }
 
