@@ -49,7 +49,6 @@ type Bar struct {
 	X, Y, W, H int
 	Class      string
 	Label      Text
-	Leader     Line // from the bar to a label that stands under the lanes; zero if none
 	Fresh      bool // it began with this frame's move: drawn in with motion
 }
 
@@ -349,10 +348,12 @@ func (l *drawing) placeLabels() {
 	for i := range d.Bars {
 		b := &d.Bars[i]
 		if label := b.Label.Label; label != "" {
+			// One that finds no room by its bar is left out, not hung under
+			// the lanes: the bar's colour and the panels name its holder,
+			// and three locks taken at one moment (ZooKeeper's C, D and E
+			// in free play) would add three rows and shrink the projector's
+			// type under 14 px.
 			b.Label = p.barLabel(float64(b.X), float64(b.W), float64(b.Y), float64(b.Y+b.H), label)
-			if b.Label.Label == "" {
-				b.Label, b.Leader = p.underLanes(float64(b.X), float64(b.X+b.W), float64(b.Y+b.H), label)
-			}
 		}
 	}
 	// A mark's label does not cross another holder's bar ("expired t=10"
@@ -619,7 +620,7 @@ func (p *placer) markLabel(x, y, r float64, label string) Text {
 	}, subject{x, x, y, y, p.markReach()})
 }
 
-// underLanes places the label of what stands at x0..x1 (from y down) in a
+// underLanes places the label of a mark at x0..x1 (from y down) in a
 // row under the lowest lane, at its moment, with a leader line up to it:
 // for a label that found no room by its mark on its own lane (a tight
 // stack of Redis nodes), where sliding it along would put it at another

@@ -14,9 +14,9 @@ import (
 // of every scenario, in both positions and languages, stands nearer its own
 // lane than any other, and a mark's within 0.4 of the lanes' spacing from
 // its line (or anywhere under it on the lowest lane, where no other lane
-// is), so redis3's "down" never sits on redis4's lane. A label that found
-// no room there stands under the lanes with a leader line from its mark or
-// bar down to it.
+// is), so redis3's "down" never sits on redis4's lane. A mark's label that
+// found no room there stands under the lanes with a leader line from its
+// mark down to it.
 func TestDiagramLabelsOnTheirLane(t *testing.T) {
 	for _, sc := range testkit.Catalog(t).Scenarios {
 		for _, on := range []bool{false, true} {
@@ -79,7 +79,7 @@ func labelsOffTheirLane(d Diagram) []string {
 		check("mark", float64(m.Y), float64(m.Y), 0.4*spacing, m.Label, m.Leader)
 	}
 	for _, b := range d.Bars {
-		check("bar", float64(b.Y), float64(b.Y+b.H), math.Inf(1), b.Label, b.Leader)
+		check("bar", float64(b.Y), float64(b.Y+b.H), math.Inf(1), b.Label, Line{})
 	}
 	return out
 }
