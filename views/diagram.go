@@ -91,7 +91,7 @@ const (
 	laneRight      = 24
 	laneGap        = 40
 	laneGapTight   = 34
-	laneGapTighter = 30
+	laneGapTighter = 28
 	barHeight      = 14
 	labelSize      = 14 // the CSS font size of every label but the lanes'
 	laneSize       = 15
