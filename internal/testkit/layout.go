@@ -119,6 +119,9 @@ func LinksJS(id, sw string, on bool, k, n int) string {
 	return `(() => {
   const idx = document.querySelector('[data-testid=step-index]');
   if (!idx || idx.innerText.replace(/\s+/g, ' ').trim() !== '` + strconv.Itoa(k) + ` / ` + strconv.Itoa(n) + `' || document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')) return null;
+  // After the switch the index reads the same: wait for the switch's face.
+  const pill = document.querySelector('#demo .pill');
+  if (pill && pill.classList.contains('is-on') !== ` + strconv.FormatBool(on) + `) return null;
   const out = [];
   if (!document.title.includes(' ` + strconv.Itoa(k) + `/` + strconv.Itoa(n) + ` ')) out.push('the title reads ' + JSON.stringify(document.title));
   const links = [...document.querySelectorAll('a[href], link[href]')].map(a => [a, new URL(a.getAttribute('href'), location.href)]);
