@@ -61,12 +61,13 @@ type Line struct {
 
 // Mark is a point event with a glyph and a label: a write's outcome, an expiry.
 type Mark struct {
-	X, Y  int
-	R     int
-	Class string
-	Glyph string
-	Label Text
-	Fresh bool
+	X, Y   int
+	R      int
+	Class  string
+	Glyph  string
+	Label  Text
+	Leader Line // from the mark to a label that stands under the lanes; zero if none
+	Fresh  bool
 }
 
 // Alert marks the moment the model found something, across every lane: its
@@ -90,7 +91,7 @@ const (
 	laneRight      = 24
 	laneGap        = 40
 	laneGapTight   = 34
-	laneGapTighter = 30
+	laneGapTighter = 28
 	barHeight      = 14
 	labelSize      = 14 // the CSS font size of every label but the lanes'
 	laneSize       = 15
@@ -98,6 +99,9 @@ const (
 	// labelGap keeps labels on one line apart, so that two do not read as
 	// one ("GC pause holds").
 	labelGap = 5
+	// labelReach is the farthest a label's ink stands from the moment (or
+	// the stretch) it names, so that it reads as that moment's.
+	labelReach = 24
 )
 
 // NewDiagram lays out the timeline of f for lang: the lanes, the top band
@@ -113,7 +117,7 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	l.d.Left = int(gutter) + 24
 	// A tenth more than the last moment shown, so the last marks have room;
 	// a lease that runs on past it is drawn to the edge.
-	l.horizon = max(l.sc.Horizon+l.sc.Horizon/10, 1)
+	l.horizon = horizonOf(l.sc)
 	// What this frame's move added begins at or after since.
 	l.since = -1
 	if evs := f.Latest(); len(evs) > 0 {
@@ -130,6 +134,10 @@ func NewDiagram(lang string, f demo.Frame) Diagram {
 	l.axis(last)
 	return l.d
 }
+
+// horizonOf is the last moment a diagram of sc draws: a tenth more than the
+// last moment shown.
+func horizonOf(sc *demo.Scenario) int { return max(sc.Horizon+sc.Horizon/10, 1) }
 
 // drawing is a diagram being laid out: the frame, where each lane is, and
 // the placer that keeps labels apart.
@@ -230,6 +238,7 @@ func (l *drawing) lanes(names []laneName) int {
 	}
 	l.p.gap = float64(gap)
 	l.p.left = float64(l.d.Left) - 8
+	l.p.top = float64(l.d.Top)
 	return last
 }
 
@@ -338,8 +347,13 @@ func (l *drawing) placeLabels() {
 	}
 	for i := range d.Bars {
 		b := &d.Bars[i]
-		if b.Label.Label != "" {
-			b.Label = p.barLabel(float64(b.X), float64(b.Y), float64(b.Y+b.H), b.Label.Label)
+		if label := b.Label.Label; label != "" {
+			// One that finds no room by its bar is left out, not hung under
+			// the lanes: the bar's colour and the panels name its holder,
+			// and three locks taken at one moment (ZooKeeper's C, D and E
+			// in free play) would add three rows and shrink the projector's
+			// type under 14 px.
+			b.Label = p.barLabel(float64(b.X), float64(b.W), float64(b.Y), float64(b.Y+b.H), label)
 		}
 	}
 	// A mark's label does not cross another holder's bar ("expired t=10"
@@ -364,7 +378,11 @@ func (l *drawing) placeLabels() {
 			continue
 		}
 		named[k] = true
-		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), m.Label.Label)
+		label := m.Label.Label
+		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), label)
+		if m.Label.Label == "" && label != "" {
+			m.Label, m.Leader = p.underLanes(float64(m.X), float64(m.X), float64(m.Y+m.R), label)
+		}
 	}
 	// A statement's command tag comes last and only right beside its
 	// circle: where there is no room it is left out (the wire lists every
@@ -407,15 +425,17 @@ type placer struct {
 	lanes []float64 // each lane's y: a label must read as its own lane's
 	gap   float64   // between two lanes
 	left  float64   // where the lane names end
+	top   float64   // where the lanes' band starts; 0 while the top band is laid out
 }
 
 // owns says whether a label in b reads as belonging to what spans top to
 // bottom (a bar; a mark's lane line, top = bottom): its middle is at most
-// reach from that, and no nearer another lane.
+// reach from that, and no nearer another lane. Under the lowest lane there
+// is no other lane to read it as, so a label may stand there at any depth.
 func (p *placer) owns(b box, top, bottom, reach float64) bool {
 	mid := (b.y0 + b.y1) / 2
 	d := max(top-mid, mid-bottom, 0)
-	if d > reach {
+	if d > reach && !(mid > bottom && bottom >= p.lowest()) {
 		return false
 	}
 	for _, y := range p.lanes {
@@ -426,10 +446,31 @@ func (p *placer) owns(b box, top, bottom, reach float64) bool {
 	return true
 }
 
+// lowest is the lowest lane's y, or -Inf with no lanes.
+func (p *placer) lowest() float64 {
+	y := math.Inf(-1)
+	for _, l := range p.lanes {
+		y = max(y, l)
+	}
+	return y
+}
+
+// near says whether b's ink stands within labelReach of x0..x1, the moment
+// or the stretch its label names: slid further along its lane, "A(1)"
+// stood at t=11 s for a write at t=16 s and read as a write of then.
+func near(b box, x0, x1 float64) bool {
+	return b.x0+labelGap <= x1+labelReach && b.x1-labelGap >= x0-labelReach
+}
+
 func (p *placer) add(b box) { p.boxes = append(p.boxes, b) }
 
 func (p *placer) free(b box) bool {
 	if b.x0 < 2 || b.x1 > p.width-2 || b.y0 < 0 {
+		return false
+	}
+	// A phone pins the lane names over the lanes' band, down to the axis:
+	// a label there, a row under the lanes too, would hide under them.
+	if p.top > 0 && b.y1 > p.top && b.x0+labelGap < p.left-2 {
 		return false
 	}
 	for _, o := range p.boxes {
@@ -452,18 +493,23 @@ func textBox(x, y float64, anchor, label string) box {
 	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4}
 }
 
+// subject is what a label names: the moment or stretch x0..x1 on the lines
+// top to bottom (a bar; a mark's lane, top = bottom), and how far from
+// those lines it may stand (see owns).
+type subject struct{ x0, x1, top, bottom, reach float64 }
+
 // try places label at the first free spot among spots that reads as the
-// label of what spans top to bottom (see owns), else at the nearest of the
-// spots slid along their lines, away from what they name. When none is free,
-// the first spot is held inside the drawing's edges and moved down a row at
-// a time until it is clear: the drawing grows under it (the axis goes under
-// the lowest label), so no label is ever cut or covered. A label that would
-// have to leave its own lane for that is left out: on another lane it would
-// tell a falsehood (redis3's "down" read as redis4's).
-func (p *placer) try(label string, spots []Text, top, bottom, reach float64) Text {
+// label of what it names: on its lane (owns) and within labelReach of its
+// moment (near). Else each spot is slid a little along its line, away from
+// what it names, and then dropped a row at a time, at its own moment, until
+// it is clear: the drawing grows under it (the axis goes under the lowest
+// label), so no label is ever cut or covered. A label that would have to
+// leave its own lane for that is left out: on another lane it would tell a
+// falsehood (redis3's "down" read as redis4's).
+func (p *placer) try(label string, spots []Text, n subject) Text {
 	ok := func(s Text) (box, bool) {
 		b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
-		return b, p.free(b) && p.owns(b, top, bottom, reach)
+		return b, p.free(b) && p.owns(b, n.top, n.bottom, n.reach) && near(b, n.x0, n.x1)
 	}
 	take := func(s Text, b box) Text { p.add(b); s.Label = label; return s }
 	for _, s := range spots {
@@ -471,7 +517,7 @@ func (p *placer) try(label string, spots []Text, top, bottom, reach float64) Tex
 			return take(s, b)
 		}
 	}
-	for dx := 10; dx <= 160; dx += 10 {
+	for dx := 5; dx <= labelReach; dx += 5 {
 		for _, s := range spots {
 			if s.Anchor == "end" {
 				s.X -= dx
@@ -494,13 +540,19 @@ func (p *placer) try(label string, spots []Text, top, bottom, reach float64) Tex
 	if b.y0 < 0 {
 		s.Y += int(-b.y0 + 1)
 	}
+	w := int(textWidth(label, labelSize, true))
 	for range 40 {
 		b = textBox(float64(s.X), float64(s.Y), s.Anchor, label)
-		if !p.owns(b, top, bottom, reach) {
+		if !p.owns(b, n.top, n.bottom, n.reach) {
 			return Text{}
 		}
-		if p.free(b) {
-			return take(s, b)
+		// The spot itself, then the same row centred on the moment, or
+		// ending at it, so a label a row down stays by its mark.
+		mid := int(n.x0+n.x1) / 2
+		for _, t := range []Text{s, {X: mid, Y: s.Y, Anchor: "middle"}, {X: mid + w/2 - 2, Y: s.Y, Anchor: "end"}, {X: mid - w/2 + 2, Y: s.Y, Anchor: "start"}} {
+			if tb, fits := ok(t); fits {
+				return take(t, tb)
+			}
 		}
 		s.Y += rowHeight
 	}
@@ -525,18 +577,18 @@ func (p *placer) flag(x, y0 float64, label string, _ bool, rows int) Text {
 	if x-w/2 < 4 {
 		spots[0] = Text{X: 4, Y: int(y0), Anchor: "start"}
 	}
-	return p.try(label, spots, math.Inf(-1), math.Inf(1), math.Inf(1))
+	return p.try(label, spots, subject{math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(1)})
 }
 
 // barLabel places a bar's label above its start, or further right along
-// the same line, or under the bar.
-func (p *placer) barLabel(x, top, bottom float64, label string) Text {
+// the same line while still over the bar, or under the bar.
+func (p *placer) barLabel(x, w, top, bottom float64, label string) Text {
 	spots := []Text{{X: int(x) + 4, Y: int(top) - 3, Anchor: "start"}}
-	for dx := 20; dx <= 200; dx += 20 {
+	for dx := 20; dx <= 200 && float64(dx) < w; dx += 20 {
 		spots = append(spots, Text{X: int(x) + 4 + dx, Y: int(top) - 3, Anchor: "start"})
 	}
 	spots = append(spots, Text{X: int(x) + 4, Y: int(bottom) + labelSize, Anchor: "start"})
-	return p.try(label, spots, top, bottom, math.Inf(1))
+	return p.try(label, spots, subject{x, x + w, top, bottom, math.Inf(1)})
 }
 
 // markLabel places a mark's label beside its circle: below right, above
@@ -550,6 +602,11 @@ func (p *placer) markLabel(x, y, r float64, label string) Text {
 		{X: xi - ri - 3, Y: yi - ri - 1, Anchor: "end"},
 		{X: xi + ri + 3, Y: yi + 5, Anchor: "start"},
 		{X: xi - ri - 3, Y: yi + 5, Anchor: "end"},
+		// A few pixels lower, clear of a bar that ends or starts at the
+		// mark (etcd's expiry between A's key and B's), still on its lane.
+		{X: xi + ri + 3, Y: yi + ri + 15, Anchor: "start"},
+		{X: xi - ri - 3, Y: yi + ri + 15, Anchor: "end"},
+		{X: xi, Y: yi + ri + 15, Anchor: "middle"},
 		// Further along its own lane before a row down, where on a tight
 		// stack of nodes it would stand on the next node's lane and read
 		// as that node's ("down" under redis4 for redis3's crash).
@@ -560,7 +617,29 @@ func (p *placer) markLabel(x, y, r float64, label string) Text {
 		{X: xi + ri + 3, Y: yi + ri + 11 + rowHeight, Anchor: "start"},
 		{X: xi - ri - 3, Y: yi + ri + 11 + rowHeight, Anchor: "end"},
 		{X: xi, Y: yi + ri + 11 + 2*rowHeight, Anchor: "middle"},
-	}, y, y, p.markReach())
+	}, subject{x, x, y, y, p.markReach()})
+}
+
+// underLanes places the label of a mark at x0..x1 (from y down) in a
+// row under the lowest lane, at its moment, with a leader line up to it:
+// for a label that found no room by its mark on its own lane (a tight
+// stack of Redis nodes), where sliding it along would put it at another
+// moment and a row down would put it on the next node's lane.
+func (p *placer) underLanes(x0, x1, y float64, label string) (Text, Line) {
+	mid := (x0 + x1) / 2
+	row := p.lowest() + barHeight + labelSize
+	for r := range 40 {
+		ty := int(row) + r*rowHeight
+		for _, s := range []Text{{X: int(mid), Y: ty, Anchor: "middle"}, {X: int(mid) - 2, Y: ty, Anchor: "start"}, {X: int(mid) + 2, Y: ty, Anchor: "end"}} {
+			b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+			if p.free(b) && near(b, x0, x1) {
+				p.add(b)
+				s.Label = label
+				return s, Line{X1: int(mid), Y1: int(y) + 1, X2: int(mid), Y2: int(b.y0) + 2, Class: "leader"}
+			}
+		}
+	}
+	return Text{}, Line{}
 }
 
 // markReach is how far from its lane's line a mark's label may stand: on a
@@ -676,29 +755,33 @@ func clientIndex(sc *demo.Scenario, name string) int {
 }
 
 // usedLanes names the lanes (by NewDiagram's keys) that something is drawn
-// on by the last frame of f's run: a hold, a lock, a pause, a wait, a mark
-// or a write's two ends. The lock service's lane ("") counts when the
-// scenario takes its lease, as the lease is the chapter's subject.
+// on by the last frame of f's script, or in f itself: a hold, a lock, a
+// pause, a wait, a mark or a write's two ends. The lock service's lane ("")
+// counts when the scenario takes its lease, as the lease is the chapter's
+// subject. Free play draws the script's lanes too, so the resource's lane
+// is there before the visitor's first write (fencing-sql had none).
 func usedLanes(f demo.Frame) map[string]bool {
 	used := map[string]bool{}
-	last := f
+	mark := func(t demo.Timeline) {
+		for _, ss := range [][]demo.Span{t.Holds, t.Locks, t.Pauses, t.Waits} {
+			for _, s := range ss {
+				used[s.Lane] = true
+			}
+		}
+		for _, w := range t.Writes {
+			used[w.Client] = true
+			used["\x00resource"] = true
+		}
+		for _, m := range t.Marks {
+			used[m.Lane] = true
+		}
+	}
+	mark(f.Timeline())
 	if !f.Last() {
-		if r, err := demo.Replay(f.Scenario, f.On, f.Total); err == nil {
-			last = r.Frame()
+		if r, err := demo.Replay(f.Scenario, f.On, f.Scenario.Frames()); err == nil {
+			last := r.Frame()
+			mark(last.Timeline())
 		}
-	}
-	t := last.Timeline()
-	for _, ss := range [][]demo.Span{t.Holds, t.Locks, t.Pauses, t.Waits} {
-		for _, s := range ss {
-			used[s.Lane] = true
-		}
-	}
-	for _, w := range t.Writes {
-		used[w.Client] = true
-		used["\x00resource"] = true
-	}
-	for _, m := range t.Marks {
-		used[m.Lane] = true
 	}
 	return used
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -41,6 +42,11 @@ func TestDiagramLabelsInside(t *testing.T) {
 							}
 						}
 						labels = append(labels, b)
+						// A phone pins the lane names (Left-10 wide) over the
+						// lanes' band: a label there would hide under them.
+						if ink := b.x0 + labelGap; ink < float64(d.Left-10) && b.y1 > float64(d.Top) && b.y0 < float64(d.AxisY) {
+							t.Errorf("%s: %q at x=%.0f.. stands under the pinned lane names (to x=%d)", where, tx.Label, ink, d.Left-10)
+						}
 					}
 					for _, b := range d.Bars {
 						if b.Y < d.Top || b.Y+b.H > d.AxisY {
@@ -78,10 +84,11 @@ func diagramTexts(d Diagram) []Text {
 }
 
 // Every lane the diagram draws has something on it by the end of the run
-// (a bar, a mark or a write's end), and every interval a finding names as
-// worked past its lease (an overlap, or a double acquisition the resource
-// contained) is drawn on that client's lane at the finding's moment: a
-// pause band, or the band of work past the lease.
+// (a bar, a mark or a write's end), and every interval a finding names is
+// drawn on that client's lane, in every frame: work past the lease (an
+// overlap, a write the resource contained or took stale) as a pause band
+// or the band of work past the lease, and a wait as a wait band (see
+// intervalNotDrawn).
 func TestDiagramLanesAndIntervals(t *testing.T) {
 	for _, sc := range testkit.Catalog(t).Scenarios {
 		for _, on := range []bool{false, true} {
@@ -101,27 +108,64 @@ func TestDiagramLanesAndIntervals(t *testing.T) {
 					}
 				}
 				for i, v := range f.Violations {
-					if v.Kind != demo.Overlap && v.Kind != demo.Contained {
-						continue
-					}
-					lane := -1
-					for _, l := range d.Lanes {
-						if l.Label == v.Client {
-							lane = l.Y
-						}
-					}
-					x := d.Alerts[i].X
-					drawn := false
-					for _, b := range d.Bars {
-						drawn = drawn || (b.Class == "pause" || b.Class == "overdue") && b.Y <= lane && lane <= b.Y+b.H && b.X <= x && x <= b.X+b.W
-					}
-					if !drawn {
-						t.Errorf("%s: %s says %s worked past its lease at t=%d, but its lane draws no band there", where, v.Kind, v.Client, v.At)
+					if f := intervalNotDrawn(d, f, i, v); f != "" {
+						t.Errorf("%s: %s", where, f)
 					}
 				}
 			}
 		}
 	}
+}
+
+// intervalNotDrawn says what the diagram d of f fails to draw of the
+// interval its i-th finding v names, or "": an overlap or a contained
+// write's work past the lease, at the finding's moment (a pause band or the
+// band of work past the lease); a stale write's, somewhere between the
+// lease's end and the write; a wait (a deadlock, a queue, a wait on
+// itself), a wait band on the waiter's lane at the finding's moment.
+func intervalNotDrawn(d Diagram, f demo.Frame, i int, v demo.Violation) string {
+	lane := -1
+	for _, l := range d.Lanes {
+		if l.Label == v.Client {
+			lane = l.Y
+		}
+	}
+	x := d.Alerts[i].X
+	covers := func(from, to int, classes ...string) bool {
+		for _, b := range d.Bars {
+			if slices.Contains(classes, b.Class) && b.Y <= lane && lane <= b.Y+b.H && b.X <= to && from <= b.X+b.W {
+				return true
+			}
+		}
+		return false
+	}
+	switch v.Kind {
+	case demo.Overlap, demo.Contained:
+		if !covers(x, x, "pause", "overdue") {
+			return fmt.Sprintf("%s says %s worked past its lease at t=%d, but its lane draws no band there", v.Kind, v.Client, v.At)
+		}
+	case demo.StaleWrite:
+		end := -1
+		for _, h := range f.Holdings {
+			if h.Client == v.Client && h.Until >= 0 && h.Until <= v.At {
+				end = max(end, h.Until)
+			}
+		}
+		if end >= 0 && !covers(xOf(d, f, end), x, "pause", "overdue") {
+			return fmt.Sprintf("%s says %s wrote at t=%d after its lease ended at t=%d, but its lane draws no band between", v.Kind, v.Client, v.At, end)
+		}
+	case demo.Deadlock, demo.QueuedBehind, demo.WaitsOnItself:
+		if !covers(x-2, x+2, "wait") {
+			return fmt.Sprintf("%s names %s's wait at t=%d, but its lane draws no wait there", v.Kind, v.Client, v.At)
+		}
+	}
+	return ""
+}
+
+// xOf is where moment at stands in d, by the scale NewDiagram drew it on.
+func xOf(d Diagram, f demo.Frame, at int) int {
+	l := &drawing{d: d, sc: f.Scenario, horizon: horizonOf(f.Scenario)}
+	return l.x(at)
 }
 
 // laneUsed says whether a bar, a mark or a line's end lies on the lane at y.

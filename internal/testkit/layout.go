@@ -26,9 +26,10 @@ type Layout struct {
 //     text runs out of its panel;
 //   - "scroll": neither the page nor any box in it scrolls or cuts what it
 //     holds (the phone's diagram, which scrolls sideways by design, aside);
+//   - "clip": as "scroll", but the page may be longer than the screen;
 //   - "sideways": the page does not scroll sideways;
-//   - "pinned": no diagram label is cut by the lane names a phone pins at
-//     the diagram's left edge (half under them, half out: ":pired t=10").
+//   - "pinned": no diagram label is hidden by the lane names a phone pins
+//     at the diagram's left edge, wholly or half (":pired t=10").
 //
 // checks is a JavaScript array literal of those names.
 func LayoutJS(checks string) string {
@@ -95,36 +96,13 @@ func LayoutJS(checks string) string {
     }
   }
 
-  if (checks.has('scroll')) {
-    const de = document.documentElement;
-    if (de.scrollHeight > H + 1) out.push('scroll: the page is ' + de.scrollHeight + ' px high, more than the screen\'s ' + H);
-    for (const e of document.querySelectorAll('body *:not(svg, svg *, .sr-only, .sr-only *, textarea, input, select)')) {
-      const s = getComputedStyle(e);
-      if (s.overflowX === 'visible' && s.overflowY === 'visible' || !shown(e) || e.matches('.tl-scroll') && s.overflowX === 'auto') continue;
-      const clipsY = s.overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 1;
-      const clipsX = s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1;
-      if (clipsY || clipsX) out.push('scroll: ' + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
-    }
-  }
-
+` + scrollJS + `
   if (checks.has('sideways')) {
     const de = document.documentElement;
     if (de.scrollWidth > W + 1) out.push('sideways: the page is ' + de.scrollWidth + ' px wide on a screen of ' + W);
   }
 
-  if (checks.has('pinned')) {
-    const lanes = document.querySelector('svg.tl-lanes'), box = svg.parentElement;
-    if (shown(lanes)) {
-      box.scrollIntoView({block: 'center'});
-      const l = rect(lanes.querySelector('rect.pinned') || lanes);
-      for (const t of svg.querySelectorAll('text')) {
-        if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
-        const tr = rect(t);
-        if (tr.left < l.right - 0.5 && tr.right > l.right + 0.5 && tr.bottom > l.top && tr.top < l.bottom) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is cut by the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
-      }
-      window.scrollTo(0, 0);
-    }
-  }
+` + pinnedJS + `
   return {verdictTop: rect(verdict).top + scrollY, minText: minText === Infinity ? 0 : minText, faults: out};
 })()`
 }
@@ -207,3 +185,49 @@ func OpenFoldJS(sel string) string {
   return out;
 })()`
 }
+
+// pinnedJS is LayoutJS's "pinned" check, on its svg, shown, rect and out.
+const pinnedJS = `  if (checks.has('pinned')) {
+    const lanes = document.querySelector('svg.tl-lanes'), box = svg.parentElement;
+    if (shown(lanes)) {
+      box.scrollIntoView({block: 'center'});
+      // As the page left it (a phone's diagram may be scrolled to now), no
+      // label is half under the names, half out (":pired t=10"); scrolled
+      // back to its start, where the names cover only their own column,
+      // none is under them at all.
+      const hidden = (whole) => {
+        const l = rect(lanes.querySelector('rect.pinned') || lanes);
+        for (const t of svg.querySelectorAll('text')) {
+          if (t.matches('.lane-label') || t.textContent.trim() === '') continue;
+          const tr = rect(t);
+          if (tr.bottom <= l.top + 0.5 || tr.top >= l.bottom - 0.5 || tr.left >= l.right - 0.5) continue;
+          if (tr.right > l.right + 0.5) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is cut by the lane names (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
+          else if (whole && tr.right > l.left + 0.5) out.push('pinned: ' + JSON.stringify(t.textContent) + ' is hidden under the lane names at the diagram\'s start (' + px(tr.left) + '-' + px(tr.right) + ', names end at ' + px(l.right) + ')');
+        }
+      };
+      hidden(false);
+      const left = box.scrollLeft;
+      box.scrollLeft = 0;
+      hidden(true);
+      box.scrollLeft = left;
+      window.scrollTo(0, 0);
+    }
+  }
+`
+
+// scrollJS is LayoutJS's "scroll" and "clip" checks, on its checks, H, shown, name and out.
+const scrollJS = `  if (checks.has('scroll')) {
+    const de = document.documentElement;
+    if (de.scrollHeight > H + 1) out.push('scroll: the page is ' + de.scrollHeight + ' px high, more than the screen\'s ' + H);
+  }
+  if (checks.has('scroll') || checks.has('clip')) {
+    for (const e of document.querySelectorAll('body *:not(svg, svg *, .sr-only, .sr-only *, textarea, input, select)')) {
+      const s = getComputedStyle(e);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible' || !shown(e) || e.matches('.tl-scroll') && s.overflowX === 'auto') continue;
+      const clipsY = s.overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 1;
+      const clipsX = s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1;
+      if (clipsY || clipsX) out.push((checks.has('scroll') ? 'scroll: ' : 'clip: ') + name(e) + ' scrolls or cuts its content (' + e.scrollWidth + 'x' + e.scrollHeight + ' in ' + e.clientWidth + 'x' + e.clientHeight + ')');
+    }
+  }
+
+`
