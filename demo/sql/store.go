@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -261,10 +262,7 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 	if cl := r.Client(c); cl != nil && cl.Token > 0 {
 		// The token the lock service gave the client, which its program
 		// sends along with a write to a fenced table.
-		if d.vars[c] == nil {
-			d.vars[c] = map[string]string{}
-		}
-		d.vars[c]["token"] = strconv.FormatInt(cl.Token, 10)
+		d.setVar(c, "token", strconv.FormatInt(cl.Token, 10))
 	}
 	args := a.Args.(Args)
 	sql, err := substitute(args.SQL, d.vars[c])
@@ -571,17 +569,15 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 		}
 		got = append(got, row)
 	}
-	vars := d.vars[w.client]
-	if vars == nil {
-		vars = map[string]string{}
-		d.vars[w.client] = vars
+	if d.vars[w.client] == nil {
+		d.vars[w.client] = map[string]string{} // the key names a client that has read, even nothing
 	}
 	for _, row := range got {
 		vals := visible(row, s)
 		out := make([]string, len(cols))
 		for i, c := range cols {
 			out[i] = vals[c]
-			vars[c] = vals[c] // what the client's program keeps from its read
+			d.setVar(w.client, c, vals[c]) // what the client's program keeps from its read
 		}
 		e.Rows = append(e.Rows, out)
 		d.read(w.client, row)
@@ -589,6 +585,21 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 	w.got = got
 	e.Tag = "SELECT " + strconv.Itoa(len(got))
 	return nil
+}
+
+// setVar sets a variable of client's program. The finder's copies share
+// each client's map, so a change that is one replaces the map.
+func (d *database) setVar(client, name, v string) {
+	vars := d.vars[client]
+	if old, ok := vars[name]; ok && old == v {
+		return
+	}
+	vars = maps.Clone(vars)
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	vars[name] = v
+	d.vars[client] = vars
 }
 
 // read records the version of row that client has seen.
@@ -642,10 +653,13 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 				vals[a.col] = strconv.FormatInt(x+a.plus, 10)
 			} else {
 				vals[a.col] = a.val
-				if row.given == nil {
-					row.given = map[string]bool{}
+				// A copy, since the finder's copies share the map.
+				given := maps.Clone(row.given)
+				if given == nil {
+					given = map[string]bool{}
 				}
-				row.given[a.col] = true
+				given[a.col] = true
+				row.given = given
 			}
 		}
 		before = visible(row, s)["value"]
