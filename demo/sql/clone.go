@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -14,17 +13,65 @@ import (
 // its given columns are shared, as are each client's variables: the
 // database replaces those maps, never changes one in place.
 func (d *database) Clone() demo.Store {
-	n := *d
-	c := &copier{}
+	n := &database{}
+	d.copyInto(n, database{})
+	return n
+}
+
+// CopyInto is Clone into dst, an earlier copy that nothing else uses: its
+// rows, tables, connections, locks and maps are filled again rather than
+// allocated for every step the finder tries.
+func (d *database) CopyInto(dst demo.Store) bool {
+	n, ok := dst.(*database)
+	if !ok || n == d {
+		return false
+	}
+	d.copyInto(n, *n)
+	return true
+}
+
+// buffers are the arrays a copy's tables, rows, connections and advisory
+// locks live in, kept for CopyInto to fill again.
+type buffers struct {
+	tables   []table
+	rows     []row
+	tableOf  []*table
+	rowOf    []*row
+	sessions []backend
+	open     []*backend
+	locks    []advisoryLock
+	lockOf   []*advisoryLock
+}
+
+// resize is s with n elements, in s's memory when it has room.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+// refill is m emptied, or a new map when there is none.
+func refill[K comparable, V any](m map[K]V, n int) map[K]V {
+	if m == nil {
+		return make(map[K]V, n)
+	}
+	clear(m)
+	return m
+}
+
+// copyInto makes n a copy of d; old is what n was, whose buffers, maps and
+// lock service are reused.
+func (d *database) copyInto(n *database, old database) {
+	*n = *d
+	n.buf = old.buf
+	if n.buf == nil {
+		n.buf = &buffers{}
+	}
+	c := &copier{buf: n.buf}
 	n.tables = c.tables(d.tables)
 	n.sessions = c.sessions(d.sessions)
-	n.advisory = make([]*advisoryLock, len(d.advisory))
-	locks := make([]advisoryLock, len(d.advisory))
-	for i, a := range d.advisory {
-		locks[i] = *a
-		n.advisory[i] = &locks[i]
-	}
-	c.advisory = pairs[advisoryLock]{d.advisory, n.advisory}
+	n.advisory = c.locks(d.advisory)
 	// Now that every row and lock has its copy, the pointers move.
 	for _, t := range n.tables {
 		for _, w := range t.rows {
@@ -34,7 +81,7 @@ func (d *database) Clone() demo.Store {
 	for _, a := range n.advisory {
 		a.owner, a.waiters = c.backend(a.owner), c.backendList(a.waiters)
 	}
-	n.blocked = make(map[string]*backend, len(d.blocked))
+	n.blocked = refill(old.blocked, len(d.blocked))
 	for name, s := range d.blocked {
 		n.blocked[name] = c.backend(s)
 	}
@@ -46,11 +93,14 @@ func (d *database) Clone() demo.Store {
 	for _, s := range c.closed.to {
 		c.movePointers(s)
 	}
-	c.copyMaps(&n, d)
-	if d.lease != nil {
+	c.copyMaps(n, d, old)
+	switch {
+	case d.lease == nil:
+	case old.lease != nil && d.lease.CopyInto(old.lease):
+		n.lease = old.lease
+	default:
 		n.lease = d.lease.Clone().(*lockservice.Store)
 	}
-	return &n
 }
 
 // pairs is each original beside its copy. The database has a handful of
@@ -68,24 +118,27 @@ func (p *pairs[T]) get(x *T) *T {
 // copier remembers the copy of each table, connection and advisory lock;
 // a row's copy is at its place in its table's copy.
 type copier struct {
+	buf      *buffers
 	src, dst []*table
 	open     pairs[backend] // the connections in the list
 	closed   pairs[backend] // those closed that something still names
 	advisory pairs[advisoryLock]
 }
 
-// tables copies every table and row, the rows in one allocation.
+// tables copies every table and row, into the copier's buffers.
 func (c *copier) tables(src []*table) []*table {
 	count := 0
 	for _, t := range src {
 		count += len(t.rows)
 	}
-	dst := make([]*table, len(src))
-	ts := make([]table, len(src))
-	rows := make([]row, count)
-	ptrs := make([]*row, count)
+	b := c.buf
+	b.tableOf, b.tables = resize(b.tableOf, len(src)), resize(b.tables, len(src))
+	b.rowOf, b.rows = resize(b.rowOf, count), resize(b.rows, count)
+	dst, rows, ptrs := b.tableOf, b.rows, b.rowOf
 	for i, t := range src {
-		ct := &ts[i]
+		ct := &b.tables[i]
+		// Capped at its length, so that an INSERT moves the table's rows
+		// rather than write over the next table's.
 		*ct = table{name: t.name, cols: t.cols, rows: ptrs[:len(t.rows):len(t.rows)]}
 		ptrs = ptrs[len(t.rows):]
 		for j, w := range t.rows {
@@ -98,7 +151,7 @@ func (c *copier) tables(src []*table) []*table {
 		dst[i] = ct
 	}
 	c.src, c.dst = src, dst
-	return dst
+	return dst[:len(dst):len(dst)]
 }
 
 // row is the copy of w, at w's place in its table's copy.
@@ -113,15 +166,29 @@ func (c *copier) row(w *row) *row {
 	return c.dst[i].rows[slices.Index(w.t.rows, w)]
 }
 
-// sessions copies the open connections, in one allocation.
+// sessions copies the open connections, into the copier's buffers.
 func (c *copier) sessions(src []*backend) []*backend {
-	out := make([]*backend, len(src))
-	bs := make([]backend, len(src))
+	b := c.buf
+	b.open, b.sessions = resize(b.open, len(src)), resize(b.sessions, len(src))
+	out := b.open[:len(src):len(src)] // capped: a new connection moves the list
 	for i, s := range src {
-		bs[i] = *s
-		out[i] = &bs[i]
+		b.sessions[i] = *s
+		out[i] = &b.sessions[i]
 	}
 	c.open = pairs[backend]{src, out}
+	return out
+}
+
+// locks copies the advisory locks, into the copier's buffers.
+func (c *copier) locks(src []*advisoryLock) []*advisoryLock {
+	b := c.buf
+	b.lockOf, b.locks = resize(b.lockOf, len(src)), resize(b.locks, len(src))
+	out := b.lockOf[:len(src):len(src)]
+	for i, a := range src {
+		b.locks[i] = *a
+		out[i] = &b.locks[i]
+	}
+	c.advisory = pairs[advisoryLock]{src, out}
 	return out
 }
 
@@ -183,13 +250,13 @@ func (c *copier) movePointers(s *backend) {
 // copyMaps copies the clients' queues, reads and beliefs, and the
 // diagram's spans, which are changed in place. The variables of each
 // client are shared: a change replaces a client's map (setVars).
-func (c *copier) copyMaps(n, d *database) {
-	n.vars = maps.Clone(d.vars)
-	n.queued = make(map[string][]demo.Action, len(d.queued))
+func (c *copier) copyMaps(n, d *database, old database) {
+	n.vars = d.vars
+	n.queued = refill(old.queued, len(d.queued))
 	for name, as := range d.queued {
-		n.queued[name] = slices.Clone(as)
+		n.queued[name] = slices.Clip(as) // an append moves it; the rest only pops its head
 	}
-	n.reads = make(map[string]map[*row]int, len(d.reads))
+	n.reads = refill(old.reads, len(d.reads))
 	for name, rs := range d.reads {
 		m := make(map[*row]int, len(rs))
 		for w, v := range rs {
@@ -197,6 +264,9 @@ func (c *copier) copyMaps(n, d *database) {
 		}
 		n.reads[name] = m
 	}
-	n.beliefs = maps.Clone(d.beliefs)
-	n.holds, n.waits = slices.Clone(d.holds), slices.Clone(d.waits)
+	// The beliefs and the diagram's spans are shared too: a change copies
+	// them first (setBelief, stopWaiting, trace), and a clipped slice moves
+	// when it is appended to.
+	n.beliefs = d.beliefs
+	n.holds, n.waits = slices.Clip(d.holds), slices.Clip(d.waits)
 }

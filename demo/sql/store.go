@@ -49,6 +49,8 @@ type database struct {
 	// lease is the chapter's lock service beside the database, for a lesson
 	// whose table checks the tokens it issues: the Resource written in SQL.
 	lease *lockservice.Store
+
+	buf *buffers // the arrays this copy's rows and connections live in (CopyInto)
 }
 
 type table struct {
@@ -570,7 +572,7 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 		got = append(got, row)
 	}
 	if d.vars[w.client] == nil {
-		d.vars[w.client] = map[string]string{} // the key names a client that has read, even nothing
+		d.setVars(w.client, map[string]string{}) // the key names a client that has read, even nothing
 	}
 	for _, row := range got {
 		vals := visible(row, s)
@@ -599,7 +601,24 @@ func (d *database) setVar(client, name, v string) {
 		vars = map[string]string{}
 	}
 	vars[name] = v
+	d.setVars(client, vars)
+}
+
+// setVars gives client's program its variables. The finder's copies share
+// the map of every client's, so a change replaces it.
+func (d *database) setVars(client string, vars map[string]string) {
+	d.vars = maps.Clone(d.vars)
 	d.vars[client] = vars
+}
+
+// setBelief sets how many holds client believes it has; the finder's
+// copies share the map, so a change replaces it.
+func (d *database) setBelief(client string, n int) {
+	if v, ok := d.beliefs[client]; ok && v == n {
+		return
+	}
+	d.beliefs = maps.Clone(d.beliefs)
+	d.beliefs[client] = n
 }
 
 // read records the version of row that client has seen.
@@ -723,7 +742,7 @@ func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatemen
 		}
 		// The client now believes it holds the lock: the first take starts
 		// its hold, a re-entry only counts.
-		if d.beliefs[w.client]++; d.beliefs[w.client] == 1 {
+		if d.setBelief(w.client, d.beliefs[w.client]+1); d.beliefs[w.client] == 1 {
 			if c := r.Client(w.client); c != nil {
 				r.Hold(c, -1)
 			}
@@ -755,7 +774,7 @@ func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatemen
 		}
 		// Either way the client believes it let go of one hold.
 		if d.beliefs[w.client] > 0 {
-			if d.beliefs[w.client]--; d.beliefs[w.client] == 0 {
+			if d.setBelief(w.client, d.beliefs[w.client]-1); d.beliefs[w.client] == 0 {
 				if c := r.Client(w.client); c != nil {
 					r.LetGo(c)
 				}
@@ -794,7 +813,7 @@ func (d *database) end(r *demo.Run, s *backend, commit bool, at int) {
 	// does the client's belief in it.
 	if s.client != "" {
 		if c := r.Client(s.client); c != nil && c.Holds && d.beliefs[s.client] > 0 && !d.holdsSession(s) {
-			d.beliefs[s.client] = 0
+			d.setBelief(s.client, 0)
 			r.LetGo(c)
 		}
 	}
@@ -1010,6 +1029,10 @@ func (d *database) unqueue(s *backend) {
 
 // stopWaiting closes client's open wait span.
 func (d *database) stopWaiting(client string, at int) {
+	if !slices.ContainsFunc(d.waits, func(w demo.Span) bool { return w.Lane == client && w.Open }) {
+		return
+	}
+	d.waits = slices.Clone(d.waits) // the finder's copies share the spans
 	for i := range d.waits {
 		if w := &d.waits[i]; w.Lane == client && w.Open {
 			w.To, w.Open = at, false
@@ -1036,6 +1059,9 @@ func (d *database) trace(at int) {
 		}
 		now[lane] = true
 	}
+	if slices.ContainsFunc(d.holds, func(h demo.Span) bool { return h.Open && !now[h.Lane] }) {
+		d.holds = slices.Clone(d.holds) // the finder's copies share the spans
+	}
 	for i := range d.holds {
 		if h := &d.holds[i]; h.Open && !now[h.Lane] {
 			h.To, h.Open = at, false
@@ -1050,7 +1076,11 @@ func (d *database) trace(at int) {
 			d.holds = append(d.holds, demo.Span{Lane: lane, Owner: lane, From: at, Open: true, Until: -1})
 		}
 	}
-	slices.SortStableFunc(d.holds, func(a, b demo.Span) int { return a.From - b.From })
+	from := func(a, b demo.Span) int { return a.From - b.From }
+	if !slices.IsSortedFunc(d.holds, from) {
+		d.holds = slices.Clone(d.holds)
+		slices.SortStableFunc(d.holds, from)
+	}
 }
 
 // disconnect ends the client's session as PostgreSQL does when a client
@@ -1076,7 +1106,7 @@ func (d *database) disconnect(r *demo.Run, a demo.Action, at int) error {
 	}
 	d.sessions = slices.Delete(d.sessions, i, i+1)
 	if c := r.Client(a.Who); c != nil && c.Holds {
-		d.beliefs[a.Who] = 0
+		d.setBelief(a.Who, 0)
 		r.LetGo(c)
 	}
 	r.Log(Disconnected{Head: r.HeadAt(at, a.Who, ""), Session: s.name, Pid: s.pid})
