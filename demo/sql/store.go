@@ -271,7 +271,7 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 	if err != nil {
 		return &demo.ActionError{Action: a, Msg: err.Error()}
 	}
-	st, err := parseSQL(sql)
+	st, err := parseCached(sql)
 	if err != nil {
 		return &demo.ActionError{Action: a, Msg: err.Error()}
 	}
