@@ -39,6 +39,7 @@ type buffers struct {
 	rowOf    []*row
 	sessions []backend
 	open     []*backend
+	spares   []spare
 	locks    []advisoryLock
 	lockOf   []*advisoryLock
 }
@@ -87,11 +88,11 @@ func (d *database) copyInto(n *database, old database) {
 	}
 	n.woken = c.backendList(d.woken)
 	// Every connection copied, closed ones too.
-	for _, s := range c.open.to {
-		c.movePointers(s)
+	for i, s := range c.open.to {
+		c.movePointers(s, n.buf.spares[i])
 	}
 	for _, s := range c.closed.to {
-		c.movePointers(s)
+		c.movePointers(s, spare{})
 	}
 	c.copyMaps(n, d, old)
 	switch {
@@ -171,7 +172,9 @@ func (c *copier) sessions(src []*backend) []*backend {
 	b := c.buf
 	b.open, b.sessions = resize(b.open, len(src)), resize(b.sessions, len(src))
 	out := b.open[:len(src):len(src)] // capped: a new connection moves the list
+	b.spares = resize(b.spares, len(src))
 	for i, s := range src {
+		b.spares[i] = spare{b.sessions[i].rows, b.sessions[i].wait}
 		b.sessions[i] = *s
 		out[i] = &b.sessions[i]
 	}
@@ -222,29 +225,42 @@ func (c *copier) backendList(ss []*backend) []*backend {
 	return out
 }
 
-func (c *copier) rowsOf(ws []*row) []*row {
+// rowsInto is the copies of ws, in out's memory when it has room.
+func (c *copier) rowsInto(out, ws []*row) []*row {
 	if ws == nil {
 		return nil
 	}
-	out := make([]*row, len(ws))
-	for i, w := range ws {
-		out[i] = c.row(w)
+	out = out[:0]
+	for _, w := range ws {
+		out = append(out, c.row(w))
 	}
 	return out
 }
 
-// movePointers moves a copied connection's rows and wait to their copies.
-func (c *copier) movePointers(s *backend) {
-	s.rows = c.rowsOf(s.rows)
+// movePointers moves a copied connection's rows and wait to their copies,
+// in the memory of prev, what the earlier copy's connection had, if any.
+func (c *copier) movePointers(s *backend, prev spare) {
+	s.rows = c.rowsInto(prev.rows, s.rows)
 	if s.wait == nil {
 		return
 	}
-	w := *s.wait
-	w.row, w.first, w.freed, w.got = c.row(w.row), c.row(w.first), c.row(w.freed), c.rowsOf(w.got)
+	w := prev.wait
+	if w == nil {
+		w = new(wait)
+	}
+	got := w.got
+	*w = *s.wait
+	w.row, w.first, w.freed, w.got = c.row(w.row), c.row(w.first), c.row(w.freed), c.rowsInto(got, w.got)
 	if w.adv != nil {
 		w.adv = c.advisory.get(w.adv)
 	}
-	s.wait = &w
+	s.wait = w
+}
+
+// spare is what an earlier copy's connection kept, to fill again.
+type spare struct {
+	rows []*row
+	wait *wait
 }
 
 // copyMaps copies the clients' queues, reads and beliefs, and the
