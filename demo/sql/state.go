@@ -59,25 +59,25 @@ func (d *database) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(append(b, '|'), int64(d.pool))
 	b = append(b, ' ', demo.KeyBit(d.pooled))
 	b = demo.KeyInt(append(b, ' '), int64(d.released))
-	for _, c := range demo.SortedKeys(d.vars, keys[:0]) {
+	for _, c := range clientKeys(d.vars, d.clients, keys[:0]) {
 		var inner [16]string
 		b = appendStrings(append(append(b, "|v "...), c...), d.vars[c], inner[:0])
 	}
-	for _, c := range demo.SortedKeys(d.blocked, keys[:0]) {
+	for _, c := range clientKeys(d.blocked, d.clients, keys[:0]) {
 		b = d.appendBackend(append(append(b, "|b "...), c...), d.blocked[c])
 	}
-	for _, c := range demo.SortedKeys(d.queued, keys[:0]) {
+	for _, c := range clientKeys(d.queued, d.clients, keys[:0]) {
 		b = append(append(b, "|q "...), c...)
 		for _, a := range d.queued[c] {
 			b = append(append(b, ','), a.Source...)
 		}
 	}
-	for _, c := range demo.SortedKeys(d.reads, keys[:0]) {
+	for _, c := range clientKeys(d.reads, d.clients, keys[:0]) {
 		b = append(append(b, "|r "...), c...)
 		b = d.appendReads(b, d.reads[c])
 	}
 	b = append(b, '|')
-	for _, c := range demo.SortedKeys(d.beliefs, keys[:0]) {
+	for _, c := range clientKeys(d.beliefs, d.clients, keys[:0]) {
 		b = demo.KeyInt(append(append(b, c...), '='), int64(d.beliefs[c]))
 		b = append(b, ' ')
 	}
@@ -142,6 +142,21 @@ func (d *database) appendBackend(b []byte, s *backend) []byte {
 		return append(b, '-')
 	}
 	return demo.KeyInt(b, int64(slices.Index(d.sessions, s)))
+}
+
+// clientKeys is SortedKeys of a map by client, found along the
+// scenario's clients, sorted once, rather than sorted for every state
+// tried; a key of no client's sorts them all.
+func clientKeys[V any](m map[string]V, clients, keys []string) []string {
+	for _, c := range clients {
+		if _, ok := m[c]; ok {
+			keys = append(keys, c)
+		}
+	}
+	if len(keys) < len(m) {
+		return demo.SortedKeys(m, keys[:0])
+	}
+	return keys
 }
 
 // appendCols writes a row's values in the order of its table's columns,

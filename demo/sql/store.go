@@ -50,7 +50,8 @@ type database struct {
 	// whose table checks the tokens it issues: the Resource written in SQL.
 	lease *lockservice.Store
 
-	buf *buffers // the arrays this copy's rows and connections live in (CopyInto)
+	clients []string // the scenario's, sorted: the order of a key's maps by client
+	buf     *buffers // the arrays this copy's rows and connections live in (CopyInto)
 }
 
 type table struct {
@@ -158,6 +159,7 @@ func newDatabase(sc *demo.Scenario) *database {
 		vars: map[string]map[string]string{}, blocked: map[string]*backend{},
 		queued: map[string][]demo.Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
 		lease: lockservice.New(), resource: sc.Resource,
+		clients: slices.Compact(slices.Sorted(slices.Values(sc.Clients))),
 	}
 	if !d.pooled && d.maxConns == 0 {
 		for _, c := range sc.Clients {
