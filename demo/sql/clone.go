@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -10,28 +9,70 @@ import (
 
 // Clone is a deep copy for the finder. Rows, connections, waits and
 // advisory locks point at one another, so each is copied once and every
-// pointer is moved to its copy. A row's committed and pending values are
-// shared: the database replaces those maps, never changes one in place.
+// pointer is moved to its copy. A row's committed and pending values and
+// its given columns are shared, as are each client's variables: the
+// database replaces those maps, never changes one in place.
 func (d *database) Clone() demo.Store {
-	n := *d
-	c := &copier{
-		rows:     map[*row]*row{},
-		backends: make(map[*backend]*backend, len(d.sessions)),
-		advisory: make(map[*advisoryLock]*advisoryLock, len(d.advisory)),
+	n := &database{}
+	d.copyInto(n, database{})
+	return n
+}
+
+// CopyInto is Clone into dst, an earlier copy that nothing else uses: its
+// rows, tables, connections, locks and maps are filled again rather than
+// allocated for every step the finder tries.
+func (d *database) CopyInto(dst demo.Store) bool {
+	n, ok := dst.(*database)
+	if !ok || n == d {
+		return false
 	}
-	n.tables = make([]*table, len(d.tables))
-	for i, t := range d.tables {
-		n.tables[i] = c.table(t)
+	d.copyInto(n, *n)
+	return true
+}
+
+// buffers are the arrays a copy's tables, rows, connections and advisory
+// locks live in, kept for CopyInto to fill again.
+type buffers struct {
+	tables   []table
+	rows     []row
+	tableOf  []*table
+	rowOf    []*row
+	sessions []backend
+	open     []*backend
+	spares   []spare
+	locks    []advisoryLock
+	lockOf   []*advisoryLock
+}
+
+// resize is s with n elements, in s's memory when it has room.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
 	}
-	n.sessions = make([]*backend, len(d.sessions))
-	for i, s := range d.sessions {
-		n.sessions[i] = c.backend(s)
+	return make([]T, n)
+}
+
+// refill is m emptied, or a new map when there is none.
+func refill[K comparable, V any](m map[K]V, n int) map[K]V {
+	if m == nil {
+		return make(map[K]V, n)
 	}
-	n.advisory = make([]*advisoryLock, len(d.advisory))
-	for i, a := range d.advisory {
-		ca := *a
-		n.advisory[i], c.advisory[a] = &ca, &ca
+	clear(m)
+	return m
+}
+
+// copyInto makes n a copy of d; old is what n was, whose buffers, maps and
+// lock service are reused.
+func (d *database) copyInto(n *database, old database) {
+	*n = *d
+	n.buf = old.buf
+	if n.buf == nil {
+		n.buf = &buffers{}
 	}
+	c := &copier{buf: n.buf}
+	n.tables = c.tables(d.tables)
+	n.sessions = c.sessions(d.sessions)
+	n.advisory = c.locks(d.advisory)
 	// Now that every row and lock has its copy, the pointers move.
 	for _, t := range n.tables {
 		for _, w := range t.rows {
@@ -41,52 +82,136 @@ func (d *database) Clone() demo.Store {
 	for _, a := range n.advisory {
 		a.owner, a.waiters = c.backend(a.owner), c.backendList(a.waiters)
 	}
-	n.blocked = make(map[string]*backend, len(d.blocked))
+	n.blocked = refill(old.blocked, len(d.blocked))
 	for name, s := range d.blocked {
 		n.blocked[name] = c.backend(s)
 	}
 	n.woken = c.backendList(d.woken)
-	for _, s := range c.backends { // every connection copied, closed ones too
-		c.movePointers(s)
+	// Every connection copied, closed ones too.
+	for i, s := range c.open.to {
+		c.movePointers(s, n.buf.spares[i])
 	}
-	c.copyMaps(&n, d)
-	if d.lease != nil {
+	for _, s := range c.closed.to {
+		c.movePointers(s, spare{})
+	}
+	c.copyMaps(n, d, old)
+	switch {
+	case d.lease == nil:
+	case old.lease != nil && d.lease.CopyInto(old.lease):
+		n.lease = old.lease
+	default:
 		n.lease = d.lease.Clone().(*lockservice.Store)
 	}
-	return &n
 }
 
-// copier remembers the copy of each row, connection and advisory lock.
-type copier struct {
-	rows     map[*row]*row
-	backends map[*backend]*backend
-	advisory map[*advisoryLock]*advisoryLock
-}
+// pairs is each original beside its copy. The database has a handful of
+// rows, connections and locks, so a look along a slice beats a map, which
+// the finder would build and fill for every step it tries.
+type pairs[T any] struct{ from, to []*T }
 
-func (c *copier) table(t *table) *table {
-	ct := &table{name: t.name, cols: t.cols, rows: make([]*row, len(t.rows))}
-	for j, w := range t.rows {
-		cw := *w
-		cw.t, cw.given = ct, maps.Clone(w.given)
-		ct.rows[j], c.rows[w] = &cw, &cw
+func (p *pairs[T]) get(x *T) *T {
+	if i := slices.Index(p.from, x); i >= 0 {
+		return p.to[i]
 	}
-	return ct
+	return nil
 }
 
-// backend is the copy of s, made at the first call: a connection already
-// closed that something still names is copied all the same, so the copy
+// copier remembers the copy of each table, connection and advisory lock;
+// a row's copy is at its place in its table's copy.
+type copier struct {
+	buf      *buffers
+	src, dst []*table
+	open     pairs[backend] // the connections in the list
+	closed   pairs[backend] // those closed that something still names
+	advisory pairs[advisoryLock]
+}
+
+// tables copies every table and row, into the copier's buffers.
+func (c *copier) tables(src []*table) []*table {
+	count := 0
+	for _, t := range src {
+		count += len(t.rows)
+	}
+	b := c.buf
+	b.tableOf, b.tables = resize(b.tableOf, len(src)), resize(b.tables, len(src))
+	b.rowOf, b.rows = resize(b.rowOf, count), resize(b.rows, count)
+	dst, rows, ptrs := b.tableOf, b.rows, b.rowOf
+	for i, t := range src {
+		ct := &b.tables[i]
+		// Capped at its length, so that an INSERT moves the table's rows
+		// rather than write over the next table's.
+		*ct = table{name: t.name, cols: t.cols, rows: ptrs[:len(t.rows):len(t.rows)]}
+		ptrs = ptrs[len(t.rows):]
+		for j, w := range t.rows {
+			cw := &rows[j]
+			*cw = *w
+			cw.t = ct
+			ct.rows[j] = cw
+		}
+		rows = rows[len(t.rows):]
+		dst[i] = ct
+	}
+	c.src, c.dst = src, dst
+	return dst[:len(dst):len(dst)]
+}
+
+// row is the copy of w, at w's place in its table's copy.
+func (c *copier) row(w *row) *row {
+	if w == nil {
+		return nil
+	}
+	i := slices.Index(c.src, w.t)
+	if i < 0 {
+		return nil
+	}
+	return c.dst[i].rows[slices.Index(w.t.rows, w)]
+}
+
+// sessions copies the open connections, into the copier's buffers.
+func (c *copier) sessions(src []*backend) []*backend {
+	b := c.buf
+	b.open, b.sessions = resize(b.open, len(src)), resize(b.sessions, len(src))
+	out := b.open[:len(src):len(src)] // capped: a new connection moves the list
+	b.spares = resize(b.spares, len(src))
+	for i, s := range src {
+		b.spares[i] = spare{b.sessions[i].rows, b.sessions[i].wait}
+		b.sessions[i] = *s
+		out[i] = &b.sessions[i]
+	}
+	c.open = pairs[backend]{src, out}
+	return out
+}
+
+// locks copies the advisory locks, into the copier's buffers.
+func (c *copier) locks(src []*advisoryLock) []*advisoryLock {
+	b := c.buf
+	b.lockOf, b.locks = resize(b.lockOf, len(src)), resize(b.locks, len(src))
+	out := b.lockOf[:len(src):len(src)]
+	for i, a := range src {
+		b.locks[i] = *a
+		out[i] = &b.locks[i]
+	}
+	c.advisory = pairs[advisoryLock]{src, out}
+	return out
+}
+
+// backend is the copy of s: a connection already closed that something
+// still names is copied at the first call all the same, so the copy
 // shares nothing.
 func (c *copier) backend(s *backend) *backend {
 	if s == nil {
 		return nil
 	}
-	cs, ok := c.backends[s]
-	if !ok {
-		copied := *s
-		cs = &copied
-		c.backends[s] = cs
+	if cs := c.open.get(s); cs != nil {
+		return cs
 	}
-	return cs
+	if cs := c.closed.get(s); cs != nil {
+		return cs
+	}
+	copied := *s
+	c.closed.from = append(c.closed.from, s)
+	c.closed.to = append(c.closed.to, &copied)
+	return &copied
 }
 
 func (c *copier) backendList(ss []*backend) []*backend {
@@ -100,50 +225,64 @@ func (c *copier) backendList(ss []*backend) []*backend {
 	return out
 }
 
-func (c *copier) rowsOf(ws []*row) []*row {
+// rowsInto is the copies of ws, in out's memory when it has room.
+func (c *copier) rowsInto(out, ws []*row) []*row {
 	if ws == nil {
 		return nil
 	}
-	out := make([]*row, len(ws))
-	for i, w := range ws {
-		out[i] = c.rows[w]
+	out = out[:0]
+	for _, w := range ws {
+		out = append(out, c.row(w))
 	}
 	return out
 }
 
-// movePointers moves a copied connection's rows and wait to their copies.
-func (c *copier) movePointers(s *backend) {
-	s.rows = c.rowsOf(s.rows)
+// movePointers moves a copied connection's rows and wait to their copies,
+// in the memory of prev, what the earlier copy's connection had, if any.
+func (c *copier) movePointers(s *backend, prev spare) {
+	s.rows = c.rowsInto(prev.rows, s.rows)
 	if s.wait == nil {
 		return
 	}
-	w := *s.wait
-	w.row, w.first, w.freed, w.got = c.rows[w.row], c.rows[w.first], c.rows[w.freed], c.rowsOf(w.got)
-	if w.adv != nil {
-		w.adv = c.advisory[w.adv]
+	w := prev.wait
+	if w == nil {
+		w = new(wait)
 	}
-	s.wait = &w
+	got := w.got
+	*w = *s.wait
+	w.row, w.first, w.freed, w.got = c.row(w.row), c.row(w.first), c.row(w.freed), c.rowsInto(got, w.got)
+	if w.adv != nil {
+		w.adv = c.advisory.get(w.adv)
+	}
+	s.wait = w
 }
 
-// copyMaps copies the clients' variables, queues, reads and beliefs, and
-// the diagram's spans, which are changed in place.
-func (c *copier) copyMaps(n, d *database) {
-	n.vars = make(map[string]map[string]string, len(d.vars))
-	for name, vs := range d.vars {
-		n.vars[name] = maps.Clone(vs)
-	}
-	n.queued = make(map[string][]demo.Action, len(d.queued))
+// spare is what an earlier copy's connection kept, to fill again.
+type spare struct {
+	rows []*row
+	wait *wait
+}
+
+// copyMaps copies the clients' queues, reads and beliefs, and the
+// diagram's spans, which are changed in place. The variables of each
+// client are shared: a change replaces a client's map (setVars).
+func (c *copier) copyMaps(n, d *database, old database) {
+	n.vars = d.vars
+	n.queued = refill(old.queued, len(d.queued))
 	for name, as := range d.queued {
-		n.queued[name] = slices.Clone(as)
+		n.queued[name] = slices.Clip(as) // an append moves it; the rest only pops its head
 	}
-	n.reads = make(map[string]map[*row]int, len(d.reads))
+	n.reads = refill(old.reads, len(d.reads))
 	for name, rs := range d.reads {
 		m := make(map[*row]int, len(rs))
 		for w, v := range rs {
-			m[c.rows[w]] = v
+			m[c.row(w)] = v
 		}
 		n.reads[name] = m
 	}
-	n.beliefs = maps.Clone(d.beliefs)
-	n.holds, n.waits = slices.Clone(d.holds), slices.Clone(d.waits)
+	// The beliefs and the diagram's spans are shared too: a change copies
+	// them first (setBelief, stopWaiting, trace), and a clipped slice moves
+	// when it is appended to.
+	n.beliefs = d.beliefs
+	n.holds, n.waits = slices.Clip(d.holds), slices.Clip(d.waits)
 }

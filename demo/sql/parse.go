@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // The database store reads real SQL, but only the handful of statement shapes
@@ -498,4 +500,30 @@ func substitute(sql string, vars map[string]string) (string, error) {
 		return strconv.FormatInt(a+b, 10)
 	})
 	return out, err
+}
+
+// parsed holds each statement text read so far: the finder sends the same
+// few texts in every state it tries, and a statement, once read, is never
+// changed. It is shared by every run, on the web server's goroutines too,
+// hence a sync.Map; it stops growing at parsedMax texts, which the
+// lessons' statements, even with their variables filled in, stay far below.
+var (
+	parsed      sync.Map // string → statement
+	parsedCount atomic.Int64
+)
+
+const parsedMax = 4096
+
+// parseCached is parseSQL, reading each text once.
+func parseCached(sql string) (statement, error) {
+	if st, ok := parsed.Load(sql); ok {
+		return st.(statement), nil
+	}
+	st, err := parseSQL(sql)
+	if err == nil && parsedCount.Load() < parsedMax {
+		if _, loaded := parsed.LoadOrStore(sql, st); !loaded {
+			parsedCount.Add(1)
+		}
+	}
+	return st, err
 }

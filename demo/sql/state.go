@@ -2,7 +2,6 @@ package sql
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -22,14 +21,12 @@ func (d *database) Key(b []byte, now int) []byte {
 	for _, t := range d.tables {
 		for _, w := range t.rows {
 			b = d.appendRow(append(b, '|'), w)
-			b = appendStrings(append(b, ' '), w.values, keys[:0])
+			b = appendCols(append(b, ' '), w.values, t.cols, keys[:0])
 			b = demo.KeyInt(append(b, ' '), int64(w.rev))
 			b = append(append(b, ' '), w.writer...)
 			b = d.appendBackend(append(b, ' '), w.locker)
-			b = appendStrings(append(b, ' '), w.pending, keys[:0])
-			for _, c := range demo.SortedKeys(w.given, keys[:0]) {
-				b = append(append(b, ' ', 'g'), c...)
-			}
+			b = appendCols(append(b, ' '), w.pending, t.cols, keys[:0])
+			b = appendGiven(b, w.given, t.cols, keys[:0])
 			for _, x := range w.waiters {
 				b = d.appendBackend(append(b, ','), x)
 			}
@@ -62,25 +59,25 @@ func (d *database) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(append(b, '|'), int64(d.pool))
 	b = append(b, ' ', demo.KeyBit(d.pooled))
 	b = demo.KeyInt(append(b, ' '), int64(d.released))
-	for _, c := range demo.SortedKeys(d.vars, keys[:0]) {
+	for _, c := range clientKeys(d.vars, d.clients, keys[:0]) {
 		var inner [16]string
 		b = appendStrings(append(append(b, "|v "...), c...), d.vars[c], inner[:0])
 	}
-	for _, c := range demo.SortedKeys(d.blocked, keys[:0]) {
+	for _, c := range clientKeys(d.blocked, d.clients, keys[:0]) {
 		b = d.appendBackend(append(append(b, "|b "...), c...), d.blocked[c])
 	}
-	for _, c := range demo.SortedKeys(d.queued, keys[:0]) {
+	for _, c := range clientKeys(d.queued, d.clients, keys[:0]) {
 		b = append(append(b, "|q "...), c...)
 		for _, a := range d.queued[c] {
 			b = append(append(b, ','), a.Source...)
 		}
 	}
-	for _, c := range demo.SortedKeys(d.reads, keys[:0]) {
+	for _, c := range clientKeys(d.reads, d.clients, keys[:0]) {
 		b = append(append(b, "|r "...), c...)
 		b = d.appendReads(b, d.reads[c])
 	}
 	b = append(b, '|')
-	for _, c := range demo.SortedKeys(d.beliefs, keys[:0]) {
+	for _, c := range clientKeys(d.beliefs, d.clients, keys[:0]) {
 		b = demo.KeyInt(append(append(b, c...), '='), int64(d.beliefs[c]))
 		b = append(b, ' ')
 	}
@@ -95,7 +92,9 @@ func (d *database) Key(b []byte, now int) []byte {
 
 // appendWait writes a statement that waits for a lock.
 func (d *database) appendWait(b []byte, w *wait, now int) []byte {
-	b = strconv.AppendQuote(b, w.sql)
+	// The text with its length before it: as plain to tell apart as a
+	// quoted one, without a look at each character.
+	b = append(demo.KeyInt(b, int64(len(w.sql))), w.sql...)
 	b = append(append(b, ' '), w.client...)
 	b = demo.KeyInt(append(b, ' '), int64(w.sent-now))
 	b = demo.KeyInt(append(b, ' '), int64(w.from-now))
@@ -143,6 +142,56 @@ func (d *database) appendBackend(b []byte, s *backend) []byte {
 		return append(b, '-')
 	}
 	return demo.KeyInt(b, int64(slices.Index(d.sessions, s)))
+}
+
+// clientKeys is SortedKeys of a map by client, found along the
+// scenario's clients, sorted once, rather than sorted for every state
+// tried; a key of no client's sorts them all.
+func clientKeys[V any](m map[string]V, clients, keys []string) []string {
+	for _, c := range clients {
+		if _, ok := m[c]; ok {
+			keys = append(keys, c)
+		}
+	}
+	if len(keys) < len(m) {
+		return demo.SortedKeys(m, keys[:0])
+	}
+	return keys
+}
+
+// appendCols writes a row's values in the order of its table's columns,
+// which saves sorting the map's keys for every state tried.
+func appendCols(b []byte, m map[string]string, cols, keys []string) []byte {
+	found := 0
+	for _, c := range cols {
+		if v, ok := m[c]; ok {
+			b = append(append(append(b, c...), '='), v...)
+			b = append(b, ';')
+			found++
+		}
+	}
+	if found < len(m) { // a column the table does not name: all of them
+		b = appendStrings(append(b, '+'), m, keys)
+	}
+	return b
+}
+
+// appendGiven writes the columns a client's program gave, in the table's
+// order as appendCols does.
+func appendGiven(b []byte, given map[string]bool, cols, keys []string) []byte {
+	found := 0
+	for _, c := range cols {
+		if given[c] {
+			b = append(append(b, ' ', 'g'), c...)
+			found++
+		}
+	}
+	if found < len(given) {
+		for _, c := range demo.SortedKeys(given, keys) {
+			b = append(append(b, ' ', '+'), c...)
+		}
+	}
+	return b
 }
 
 // appendStrings writes a map's entries in the order of their keys.

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,9 @@ type database struct {
 	// lease is the chapter's lock service beside the database, for a lesson
 	// whose table checks the tokens it issues: the Resource written in SQL.
 	lease *lockservice.Store
+
+	clients []string // the scenario's, sorted: the order of a key's maps by client
+	buf     *buffers // the arrays this copy's rows and connections live in (CopyInto)
 }
 
 type table struct {
@@ -155,6 +159,7 @@ func newDatabase(sc *demo.Scenario) *database {
 		vars: map[string]map[string]string{}, blocked: map[string]*backend{},
 		queued: map[string][]demo.Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
 		lease: lockservice.New(), resource: sc.Resource,
+		clients: slices.Compact(slices.Sorted(slices.Values(sc.Clients))),
 	}
 	if !d.pooled && d.maxConns == 0 {
 		for _, c := range sc.Clients {
@@ -261,17 +266,14 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 	if cl := r.Client(c); cl != nil && cl.Token > 0 {
 		// The token the lock service gave the client, which its program
 		// sends along with a write to a fenced table.
-		if d.vars[c] == nil {
-			d.vars[c] = map[string]string{}
-		}
-		d.vars[c]["token"] = strconv.FormatInt(cl.Token, 10)
+		d.setVar(c, "token", strconv.FormatInt(cl.Token, 10))
 	}
 	args := a.Args.(Args)
 	sql, err := substitute(args.SQL, d.vars[c])
 	if err != nil {
 		return &demo.ActionError{Action: a, Msg: err.Error()}
 	}
-	st, err := parseSQL(sql)
+	st, err := parseCached(sql)
 	if err != nil {
 		return &demo.ActionError{Action: a, Msg: err.Error()}
 	}
@@ -571,17 +573,15 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 		}
 		got = append(got, row)
 	}
-	vars := d.vars[w.client]
-	if vars == nil {
-		vars = map[string]string{}
-		d.vars[w.client] = vars
+	if d.vars[w.client] == nil {
+		d.setVars(w.client, map[string]string{}) // the key names a client that has read, even nothing
 	}
 	for _, row := range got {
 		vals := visible(row, s)
 		out := make([]string, len(cols))
 		for i, c := range cols {
 			out[i] = vals[c]
-			vars[c] = vals[c] // what the client's program keeps from its read
+			d.setVar(w.client, c, vals[c]) // what the client's program keeps from its read
 		}
 		e.Rows = append(e.Rows, out)
 		d.read(w.client, row)
@@ -589,6 +589,38 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 	w.got = got
 	e.Tag = "SELECT " + strconv.Itoa(len(got))
 	return nil
+}
+
+// setVar sets a variable of client's program. The finder's copies share
+// each client's map, so a change that is one replaces the map.
+func (d *database) setVar(client, name, v string) {
+	vars := d.vars[client]
+	if old, ok := vars[name]; ok && old == v {
+		return
+	}
+	vars = maps.Clone(vars)
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	vars[name] = v
+	d.setVars(client, vars)
+}
+
+// setVars gives client's program its variables. The finder's copies share
+// the map of every client's, so a change replaces it.
+func (d *database) setVars(client string, vars map[string]string) {
+	d.vars = maps.Clone(d.vars)
+	d.vars[client] = vars
+}
+
+// setBelief sets how many holds client believes it has; the finder's
+// copies share the map, so a change replaces it.
+func (d *database) setBelief(client string, n int) {
+	if v, ok := d.beliefs[client]; ok && v == n {
+		return
+	}
+	d.beliefs = maps.Clone(d.beliefs)
+	d.beliefs[client] = n
 }
 
 // read records the version of row that client has seen.
@@ -642,10 +674,13 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 				vals[a.col] = strconv.FormatInt(x+a.plus, 10)
 			} else {
 				vals[a.col] = a.val
-				if row.given == nil {
-					row.given = map[string]bool{}
+				// A copy, since the finder's copies share the map.
+				given := maps.Clone(row.given)
+				if given == nil {
+					given = map[string]bool{}
 				}
-				row.given[a.col] = true
+				given[a.col] = true
+				row.given = given
 			}
 		}
 		before = visible(row, s)["value"]
@@ -709,7 +744,7 @@ func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatemen
 		}
 		// The client now believes it holds the lock: the first take starts
 		// its hold, a re-entry only counts.
-		if d.beliefs[w.client]++; d.beliefs[w.client] == 1 {
+		if d.setBelief(w.client, d.beliefs[w.client]+1); d.beliefs[w.client] == 1 {
 			if c := r.Client(w.client); c != nil {
 				r.Hold(c, -1)
 			}
@@ -741,7 +776,7 @@ func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatemen
 		}
 		// Either way the client believes it let go of one hold.
 		if d.beliefs[w.client] > 0 {
-			if d.beliefs[w.client]--; d.beliefs[w.client] == 0 {
+			if d.setBelief(w.client, d.beliefs[w.client]-1); d.beliefs[w.client] == 0 {
 				if c := r.Client(w.client); c != nil {
 					r.LetGo(c)
 				}
@@ -780,7 +815,7 @@ func (d *database) end(r *demo.Run, s *backend, commit bool, at int) {
 	// does the client's belief in it.
 	if s.client != "" {
 		if c := r.Client(s.client); c != nil && c.Holds && d.beliefs[s.client] > 0 && !d.holdsSession(s) {
-			d.beliefs[s.client] = 0
+			d.setBelief(s.client, 0)
 			r.LetGo(c)
 		}
 	}
@@ -996,6 +1031,10 @@ func (d *database) unqueue(s *backend) {
 
 // stopWaiting closes client's open wait span.
 func (d *database) stopWaiting(client string, at int) {
+	if !slices.ContainsFunc(d.waits, func(w demo.Span) bool { return w.Lane == client && w.Open }) {
+		return
+	}
+	d.waits = slices.Clone(d.waits) // the finder's copies share the spans
 	for i := range d.waits {
 		if w := &d.waits[i]; w.Lane == client && w.Open {
 			w.To, w.Open = at, false
@@ -1022,6 +1061,9 @@ func (d *database) trace(at int) {
 		}
 		now[lane] = true
 	}
+	if slices.ContainsFunc(d.holds, func(h demo.Span) bool { return h.Open && !now[h.Lane] }) {
+		d.holds = slices.Clone(d.holds) // the finder's copies share the spans
+	}
 	for i := range d.holds {
 		if h := &d.holds[i]; h.Open && !now[h.Lane] {
 			h.To, h.Open = at, false
@@ -1036,7 +1078,11 @@ func (d *database) trace(at int) {
 			d.holds = append(d.holds, demo.Span{Lane: lane, Owner: lane, From: at, Open: true, Until: -1})
 		}
 	}
-	slices.SortStableFunc(d.holds, func(a, b demo.Span) int { return a.From - b.From })
+	from := func(a, b demo.Span) int { return a.From - b.From }
+	if !slices.IsSortedFunc(d.holds, from) {
+		d.holds = slices.Clone(d.holds)
+		slices.SortStableFunc(d.holds, from)
+	}
 }
 
 // disconnect ends the client's session as PostgreSQL does when a client
@@ -1062,7 +1108,7 @@ func (d *database) disconnect(r *demo.Run, a demo.Action, at int) error {
 	}
 	d.sessions = slices.Delete(d.sessions, i, i+1)
 	if c := r.Client(a.Who); c != nil && c.Holds {
-		d.beliefs[a.Who] = 0
+		d.setBelief(a.Who, 0)
 		r.LetGo(c)
 	}
 	r.Log(Disconnected{Head: r.HeadAt(at, a.Who, ""), Session: s.name, Pid: s.pid})
