@@ -3,7 +3,6 @@ package find
 import (
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -17,9 +16,11 @@ type candidate struct {
 
 // candidates are the steps from node n in run r, in a fixed order: each
 // client's next call, each client's pause, resume and crash, then the
-// world's actions and time.
+// world's actions and time. They are written into the search's one slice,
+// and the client actions come from the space, written once: building them
+// per state tried was half of what a search allocated.
 func (s *search) candidates(r *demo.Run, n node) []candidate {
-	var out []candidate
+	out := s.cands[:0]
 	for i, prog := range s.space.programs {
 		if pc := n.pc(i); pc < len(prog) {
 			next := n
@@ -28,27 +29,29 @@ func (s *search) candidates(r *demo.Run, n node) []candidate {
 		}
 	}
 	for i, c := range r.Clients() {
-		if i >= maxClients || c.Crashed {
+		if i >= len(s.space.own) || c.Crashed {
 			continue
 		}
+		own := &s.space.own[i]
 		if !c.Paused && n.paused&(1<<i) == 0 {
 			next := n
 			next.paused |= 1 << i
-			out = append(out, candidate{demo.Action{Who: c.Name, Verb: demo.Pause, Source: c.Name + " pause"}, next})
+			out = append(out, candidate{own.pause, next})
 		}
 		if c.Paused {
-			out = append(out, candidate{demo.Action{Who: c.Name, Verb: demo.Resume, Source: c.Name + " resume"}, n})
+			out = append(out, candidate{own.resume, n})
 		}
 		if c.Holds {
 			// A crash matters as a holder's death; a client that holds
 			// nothing and crashes is one that stops calling, which not
 			// scheduling it already explores.
-			out = append(out, candidate{demo.Action{Who: c.Name, Verb: demo.Crash, Source: c.Name + " crash"}, n})
+			out = append(out, candidate{own.crash, n})
 		}
 	}
 	for _, a := range s.space.world {
 		out = append(out, candidate{a, n})
 	}
+	s.cands = out
 	return out
 }
 
@@ -101,10 +104,11 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 }
 
 // play plays a on c, after the background duties when a lets time pass;
-// it returns what it played. A duty the store refuses (a watchdog that has
-// stopped) is left out; a refused action refuses the step.
+// it returns what it played, in the search's one slice (intern copies a
+// step it keeps). A duty the store refuses (a watchdog that has stopped)
+// is left out; a refused action refuses the step.
 func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, bool) {
-	var played []demo.Action
+	played := s.played[:0]
 	if a.Verb == demo.Tick {
 		for _, d := range s.space.duties {
 			if d.Verb != "" && c.Free(d) == nil {
@@ -115,7 +119,8 @@ func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, bool) {
 	if c.Free(a) != nil {
 		return nil, false
 	}
-	return append(played, a), true
+	s.played = append(played, a)
+	return s.played, true
 }
 
 // judge looks at the violations the last step added: one that breaks the
@@ -134,19 +139,28 @@ func (s *search) judge(r *demo.Run, vs []demo.Violation, id int) bool {
 	return false
 }
 
-// path is the steps (by index) that lead from the start to node id.
+// path is the steps (by index) that lead from the start to node id, in
+// the search's one slice: expand reads it until its next node.
 func (s *search) path(id int32) []uint16 {
-	var p []uint16
+	s.pathBuf = s.appendPath(s.pathBuf[:0], id)
+	return s.pathBuf
+}
+
+// appendPath appends to p the steps that lead to node id.
+func (s *search) appendPath(p []uint16, id int32) []uint16 {
+	from := len(p)
 	for ; id > 0; id = s.nodes[id].parent {
 		p = append(p, s.nodes[id].step)
 	}
-	slices.Reverse(p)
+	slices.Reverse(p[from:])
 	return p
 }
 
+// trace is the actions that lead to node id. It walks a path of its own, as
+// judge asks for it while expand still reads the path in s.pathBuf.
 func (s *search) trace(id int32) []demo.Action {
 	var t []demo.Action
-	for _, i := range s.path(id) {
+	for _, i := range s.appendPath(nil, id) {
 		t = append(t, s.steps[i]...)
 	}
 	return t
@@ -216,21 +230,24 @@ func (s *search) copyOf(r *demo.Run, path []uint16) (*demo.Run, error) {
 }
 
 // intern numbers each distinct step once; false when the numbers ran out
-// (steps are a few dozen, so only a runaway family gets there).
+// (steps are a few dozen, so only a runaway family gets there). The step's
+// name is written into a buffer and looked up without a string: only a new
+// step is copied and named.
 func (s *search) intern(step []demo.Action) (uint16, bool) {
-	var b strings.Builder
+	b := s.name[:0]
 	for _, a := range step {
-		b.WriteString(a.Source)
-		b.WriteByte('\n')
+		b = append(b, a.Source...)
+		b = append(b, '\n')
 	}
-	if i, ok := s.index[b.String()]; ok {
+	s.name = b
+	if i, ok := s.index[string(b)]; ok {
 		return i, true
 	}
 	if len(s.steps) == math.MaxUint16 {
 		return 0, false
 	}
 	i := uint16(len(s.steps))
-	s.steps = append(s.steps, step)
-	s.index[b.String()] = i
+	s.steps = append(s.steps, slices.Clone(step))
+	s.index[string(b)] = i
 	return i, true
 }

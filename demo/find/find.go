@@ -92,6 +92,10 @@ type search struct {
 	steps     [][]demo.Action // what each node's last step played: its action, after any duties
 	index     map[string]uint16
 	buf       []byte
+	cands     []candidate   // expand's steps to try, reused (candidates)
+	played    []demo.Action // the step play played last, reused
+	pathBuf   []uint16      // the path asked last, reused (path)
+	name      []byte        // a step's name, reused (intern)
 	res       Result
 	kinds     map[demo.ViolationKind]bool
 }

@@ -34,7 +34,12 @@ type space struct {
 	programs [][]demo.Action // each client's calls, by the client's index
 	duties   []demo.Action   // each client's background duty; Verb "" for none
 	world    []demo.Action   // node actions, then time passing, in order
+	own      []ownActions    // each client's pause, resume and crash, by index
 }
+
+// ownActions are what the world may do to one client, written once rather
+// than for every state tried.
+type ownActions struct{ pause, resume, crash demo.Action }
 
 // newSpace reads the space from the script and the family's offers at the
 // start. A family's offers depend on the scenario and the position, not on
@@ -50,6 +55,13 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 		clients = clients[:maxClients]
 	}
 	sp := &space{programs: make([][]demo.Action, len(clients)), duties: make([]demo.Action, len(clients))}
+	for _, c := range clients {
+		sp.own = append(sp.own, ownActions{
+			pause:  demo.Action{Who: c.Name, Verb: demo.Pause, Source: c.Name + " pause"},
+			resume: demo.Action{Who: c.Name, Verb: demo.Resume, Source: c.Name + " resume"},
+			crash:  demo.Action{Who: c.Name, Verb: demo.Crash, Source: c.Name + " crash"},
+		})
+	}
 	gap := math.MaxInt
 	for i, c := range clients {
 		var since, last = 0, -1
