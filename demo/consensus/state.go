@@ -1,7 +1,6 @@
 package consensus
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -17,15 +16,15 @@ func (s *service) Clone() demo.Store {
 		c := *ss
 		n.sessions[i], copies[ss] = &c, &c
 	}
-	n.entries = make(map[string]*znode, len(s.entries))
-	for p, z := range s.entries {
+	n.entries = make(znodes, len(s.entries))
+	for i, z := range s.entries {
 		c := *z
 		if z.owner != nil {
 			c.owner = copies[z.owner]
 		}
-		n.entries[p] = &c
+		n.entries[i] = &c
 	}
-	n.cversion = maps.Clone(s.cversion)
+	n.cversion = slices.Clone(s.cversion)
 	n.watches = slices.Clone(s.watches)
 	n.spare = nil // s's own, to reuse
 	return &n
@@ -36,10 +35,10 @@ func (s *service) Clone() demo.Store {
 // allocates nothing once the copies have grown to the state's size.
 func (s *service) CopyInto(dst demo.Store) bool {
 	d, ok := dst.(*service)
-	if !ok || d == s || d.entries == nil || d.cversion == nil {
+	if !ok || d == s {
 		return false
 	}
-	sessions, entries, cversion, spare := d.sessions, d.entries, d.cversion, d.spare[:0]
+	sessions, spare := d.sessions, append(d.spare[:0], d.entries...)
 	for len(sessions) < len(s.sessions) {
 		sessions = append(sessions, new(session))
 	}
@@ -50,11 +49,8 @@ func (s *service) CopyInto(dst demo.Store) bool {
 		}
 		*sessions[i] = *ss
 	}
-	for _, z := range entries {
-		spare = append(spare, z)
-	}
-	clear(entries)
-	for p, z := range s.entries {
+	entries := d.entries[:0]
+	for _, z := range s.entries {
 		c := new(znode)
 		if n := len(spare); n > 0 {
 			c, spare = spare[n-1], spare[:n-1]
@@ -66,10 +62,9 @@ func (s *service) CopyInto(dst demo.Store) bool {
 				c.owner = sessions[i]
 			}
 		}
-		entries[p] = c
+		entries = append(entries, c)
 	}
-	clear(cversion)
-	maps.Copy(cversion, s.cversion)
+	cversion := append(d.cversion[:0], s.cversion...)
 	watches := append(d.watches[:0], s.watches...)
 	*d = *s
 	d.sessions, d.entries, d.cversion, d.watches, d.spare = sessions, entries, cversion, watches, spare
@@ -97,18 +92,16 @@ func (s *service) Key(b []byte, now int) []byte {
 			b = demo.RelTime(append(b, ','), t, now)
 		}
 	}
-	var paths [16]string // sorted without an allocation, for a few znodes
-	for _, p := range demo.SortedKeys(s.entries, paths[:0]) {
-		z := s.entries[p]
-		b = append(append(b, '|'), p...)
+	for _, z := range s.entries { // sorted by path
+		b = append(append(b, '|'), z.path...)
 		b = demo.KeyInt(append(b, ','), z.zxid)
 		b = demo.KeyInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)))
 		b = append(b, ',', demo.KeyBit(z.ephemeral), ',')
 		b = demo.KeyInt(b, z.lockIndex)
 		b = demo.RelTime(append(b, ','), max(z.delayUntil-now, -1)+now, now) // a lock-delay past is no delay
 	}
-	for _, p := range demo.SortedKeys(s.cversion, paths[:0]) {
-		b = demo.KeyInt(append(append(append(b, '|'), p...), '='), int64(s.cversion[p]))
+	for _, c := range s.cversion {
+		b = demo.KeyInt(append(append(append(b, '|'), c.path...), '='), int64(c.n))
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {

@@ -81,8 +81,8 @@ type service struct {
 	scenario string
 	zxid     int64 // the counter that only grows
 	sessions []*session
-	entries  map[string]*znode
-	cversion map[string]int // ZooKeeper: a parent's child version, which numbers sequential nodes
+	entries  znodes
+	cversion counts // ZooKeeper: a parent's child version, which numbers sequential nodes
 	watches  []watch
 	notified int      // watch notifications delivered
 	reads    int      // getChildren (or prefix Get) reads
@@ -90,7 +90,7 @@ type service struct {
 }
 
 func newService(sc *demo.Scenario) *service {
-	s := &service{kind: sc.Store, scenario: sc.ID, entries: map[string]*znode{}, cversion: map[string]int{}}
+	s := &service{kind: sc.Store, scenario: sc.ID}
 	if s.kind == EtcdStore {
 		s.zxid = 1 // a fresh etcd's revision
 	}
@@ -199,18 +199,18 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 	e.Path = path
 	parent := parentOf(path)
 	if ss != nil {
-		path = fmt.Sprintf("%s%010d", path, s.cversion[parent])
+		path = fmt.Sprintf("%s%010d", path, s.cversion.get(parent))
 		e.Sequential = true
 	}
-	if _, dup := s.entries[path]; dup {
+	if s.entries.get(path) != nil {
 		e.Created = ""
 		r.Log(e)
 		return nil
 	}
 	s.zxid++
 	n := &znode{path: path, zxid: s.zxid, owner: ss, ephemeral: ss != nil}
-	s.entries[path] = n
-	s.cversion[parent]++
+	s.entries.put(n)
+	s.cversion.inc(parent)
 	e.Created, e.Zxid, e.OK = path, n.zxid, true
 	r.Log(e)
 	s.fire(r, []string{parent}, nil)
@@ -232,7 +232,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		key := a.Path + ss.id
 		e.Path, e.Session = key, ss.id
 		s.zxid++
-		s.entries[key] = &znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true}
+		s.entries.put(&znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true})
 		ss.mine = key
 		owner := s.under(a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
@@ -246,7 +246,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	case ConsulStore:
 		e := s.call(r, c, OpAcquire)
 		e.Path, e.Session = a.Path, ss.id
-		k := s.entries[a.Path]
+		k := s.entries.get(a.Path)
 		switch {
 		case k != nil && k.owner != nil && k.owner.ended < 0:
 			e.Owner = k.owner.client
@@ -255,7 +255,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		default:
 			if k == nil {
 				k = &znode{path: a.Path}
-				s.entries[a.Path] = k
+				s.entries.put(k)
 			}
 			s.zxid++
 			if k.zxid == 0 {
@@ -278,8 +278,8 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 // create revision), as a lock recipe orders its queue.
 func (s *service) under(prefix string) []*znode {
 	var out []*znode
-	for p, e := range s.entries {
-		if strings.HasPrefix(p, prefix) && p != prefix && parentOf(p) == strings.TrimSuffix(prefix, "/") {
+	for _, e := range s.entries {
+		if p := e.path; strings.HasPrefix(p, prefix) && p != prefix && parentOf(p) == strings.TrimSuffix(prefix, "/") {
 			out = append(out, e)
 		}
 	}
@@ -313,7 +313,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 		// A child watch left by ls -w stays armed on the server even now
 		// that this client holds the lock: it will fire once more, for nothing.
 		ss.waitOn = ""
-		s.grant(r, c, ss, s.entries[ss.mine].zxid)
+		s.grant(r, c, ss, s.entries.get(ss.mine).zxid)
 		return
 	}
 	if ss.herd {
@@ -331,7 +331,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 // create revision holds the lock; anyone else watches for the deletion of
 // the newest key older than its own.
 func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
-	mine := s.entries[ss.mine]
+	mine := s.entries.get(ss.mine)
 	pfx := parentOf(ss.mine) + "/"
 	var prev *znode
 	for _, k := range s.under(pfx) {
@@ -403,8 +403,8 @@ func (s *service) fire(r *demo.Run, parents, gone []string) {
 // in one transaction, which bumps the counter once.
 func (s *service) remove(paths []string) {
 	for _, p := range paths {
-		delete(s.entries, p)
-		s.cversion[parentOf(p)]++
+		s.entries.del(p)
+		s.cversion.inc(parentOf(p))
 	}
 }
 
@@ -413,7 +413,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 	e.Path, e.Session = ss.mine, ss.id
 	if s.kind == ConsulStore {
 		e.Op, e.Path = OpRelease, a.Args.(PathArgs).Path
-		k := s.entries[a.Args.(PathArgs).Path]
+		k := s.entries.get(a.Args.(PathArgs).Path)
 		if k != nil && k.owner == ss && ss.ended < 0 {
 			k.owner = nil
 			s.zxid++
@@ -425,8 +425,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		ss.mine = ""
 		return
 	}
-	n, ok := s.entries[ss.mine]
-	if ok && n.owner == ss {
+	if n := s.entries.get(ss.mine); n != nil && n.owner == ss {
 		s.zxid++
 		s.remove([]string{ss.mine})
 		e.OK = true
@@ -500,12 +499,11 @@ func (s *service) Elapse(r *demo.Run, since int) {
 func (s *service) end(r *demo.Run, ss *session) {
 	ss.ended = r.Now()
 	var gone []string
-	for p, n := range s.entries {
+	for _, n := range s.entries { // in the order of their paths
 		if n.owner == ss {
-			gone = append(gone, p)
+			gone = append(gone, n.path)
 		}
 	}
-	sort.Strings(gone)
 	if s.kind != EtcdStore || len(gone) > 0 {
 		s.zxid++ // etcd's revision moves only when a key goes
 	}
@@ -513,7 +511,7 @@ func (s *service) end(r *demo.Run, ss *session) {
 	c := r.Client(ss.client)
 	if s.kind == ConsulStore {
 		for _, p := range gone {
-			k := s.entries[p]
+			k := s.entries.get(p)
 			k.owner = nil
 			if ss.lockDelay > 0 {
 				k.delayUntil = r.Now() + ss.lockDelay
@@ -553,14 +551,8 @@ func (s *service) State(r *demo.Run) any {
 			Beat: ss.beat, Deadline: ss.deadline, Ended: ss.ended, Known: ss.known, WaitOn: ss.waitOn,
 		})
 	}
-	paths := make([]string, 0, len(s.entries))
-	for p := range s.entries {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		n := s.entries[p]
-		es := EntryState{Path: p, Zxid: n.zxid, Ephemeral: n.ephemeral, LockIndex: n.lockIndex}
+	for _, n := range s.entries {
+		es := EntryState{Path: n.path, Zxid: n.zxid, Ephemeral: n.ephemeral, LockIndex: n.lockIndex}
 		if n.owner != nil {
 			es.Owner, es.Session = n.owner.client, n.owner.id
 		}
