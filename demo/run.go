@@ -286,6 +286,11 @@ func (r *Run) Log(e Event) {
 	r.events = append(r.events, e)
 }
 
+// Logs reports whether r keeps the events its rules do not read back: a
+// lean run drops them, so a store may skip building one for it, as boxing
+// it as an Event allocates for every step the finder tries.
+func (r *Run) Logs() bool { return !r.lean }
+
 // ReadBack is an event of a family's that its store looks for again among
 // the run's events (a client's blocked WAIT), so a lean run keeps it.
 type ReadBack interface {
