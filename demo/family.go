@@ -79,11 +79,13 @@ type Lane struct {
 	Word  string
 }
 
-// Verb returns the family's spec of v for kind k.
+// Verb returns the family's spec of v for kind k. It reads the specs in
+// place rather than copy each one: a run asks for every action it plays,
+// and the finder plays one for every step it tries.
 func (fam *Family) Verb(k StoreKind, v Verb) (VerbSpec, bool) {
-	for _, s := range fam.Verbs {
-		if s.Verb == v && (s.Kinds == nil || slices.Contains(s.Kinds, k)) {
-			return s, true
+	for i := range fam.Verbs {
+		if s := &fam.Verbs[i]; s.Verb == v && (s.Kinds == nil || slices.Contains(s.Kinds, k)) {
+			return *s, true
 		}
 	}
 	return VerbSpec{}, false
