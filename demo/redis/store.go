@@ -553,7 +553,9 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 		switch a.Verb {
 		case Down:
 			// A node that goes down without persistence comes back empty.
-			n.Up, n.keys, n.backlog = false, nil, nil
+			// Its lists are emptied, not dropped, so the finder's copies
+			// that reuse them do not allocate them again.
+			n.Up, n.keys, n.backlog = false, n.keys[:0], n.backlog[:0]
 			logChange(r, h, NodeDown)
 		case Up:
 			if !n.Up {
@@ -568,7 +570,7 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 			if !n.Up || n.Role != "replica" {
 				return &demo.ActionError{Action: a, Msg: n.Name + " restarts here only as an up replica (a primary restarting empty loses the lock in either position)"}
 			}
-			n.keys, n.backlog = nil, nil
+			n.keys, n.backlog = n.keys[:0], n.backlog[:0]
 			logChange(r, h, NodeDown)
 			logChange(r, h, NodeUp)
 			s.resync(n)
