@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -18,23 +17,11 @@ import (
 // found no room there stands under the lanes with a leader line from its
 // mark down to it.
 func TestDiagramLabelsOnTheirLane(t *testing.T) {
-	for _, sc := range testkit.Catalog(t).Scenarios {
-		for _, on := range []bool{false, true} {
-			for k := 1; k <= sc.Frames(); k++ {
-				r, err := demo.Replay(sc, on, k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f := r.Frame()
-				for _, lang := range []string{"en", "ja"} {
-					where := testkit.Name(sc, on) + " frame " + strconv.Itoa(k) + " " + lang
-					for _, f := range labelsOffTheirLane(NewDiagram(lang, f)) {
-						t.Errorf("%s: %s", where, f)
-					}
-				}
-			}
+	everyDiagram(t, []string{"en", "ja"}, func(where string, _ demo.Frame, d Diagram) {
+		for _, f := range labelsOffTheirLane(d) {
+			t.Errorf("%s: %s", where, f)
 		}
-	}
+	})
 }
 
 // labelsOffTheirLane lists the labels of d's marks and bars whose middle
@@ -90,40 +77,28 @@ func labelsOffTheirLane(d Diagram) []string {
 // "A(1)" of the write refused at t=16 stood at t=11 and read as a write of then.
 func TestDiagramLabelsByTheirMoment(t *testing.T) {
 	const bound = 30
-	for _, sc := range testkit.Catalog(t).Scenarios {
-		for _, on := range []bool{false, true} {
-			for k := 1; k <= sc.Frames(); k++ {
-				r, err := demo.Replay(sc, on, k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, lang := range []string{"en", "ja"} {
-					d := NewDiagram(lang, r.Frame())
-					where := testkit.Name(sc, on) + " frame " + strconv.Itoa(k) + " " + lang
-					check := func(what string, x0, x1 int, tx Text) {
-						if tx.Label == "" {
-							return
-						}
-						b := textBox(float64(tx.X), float64(tx.Y), tx.Anchor, tx.Label)
-						ink0, ink1 := b.x0+labelGap, b.x1-labelGap
-						if far := max(ink0-float64(x1), float64(x0)-ink1, 0); far > bound {
-							t.Errorf("%s: %s label %q at x=%.0f-%.0f stands %.0f px from x=%d-%d, what it names", where, what, tx.Label, ink0, ink1, far, x0, x1)
-						}
-					}
-					check("now", d.NowX, d.NowX, d.Now)
-					for _, a := range d.Alerts {
-						check("alert", a.X, a.X, a.Label)
-					}
-					for _, m := range d.Marks {
-						check("mark", m.X, m.X, m.Label)
-					}
-					for _, b := range d.Bars {
-						check("bar", b.X, b.X+b.W, b.Label)
-					}
-				}
+	everyDiagram(t, []string{"en", "ja"}, func(where string, _ demo.Frame, d Diagram) {
+		check := func(what string, x0, x1 int, tx Text) {
+			if tx.Label == "" {
+				return
+			}
+			b := textBox(float64(tx.X), float64(tx.Y), tx.Anchor, tx.Label)
+			ink0, ink1 := b.x0+labelGap, b.x1-labelGap
+			if far := max(ink0-float64(x1), float64(x0)-ink1, 0); far > bound {
+				t.Errorf("%s: %s label %q at x=%.0f-%.0f stands %.0f px from x=%d-%d, what it names", where, what, tx.Label, ink0, ink1, far, x0, x1)
 			}
 		}
-	}
+		check("now", d.NowX, d.NowX, d.Now)
+		for _, a := range d.Alerts {
+			check("alert", a.X, a.X, a.Label)
+		}
+		for _, m := range d.Marks {
+			check("mark", m.X, m.X, m.Label)
+		}
+		for _, b := range d.Bars {
+			check("bar", b.X, b.X+b.W, b.Label)
+		}
+	})
 }
 
 // Free play draws the script's lanes: after any first offer played from

@@ -18,6 +18,43 @@ import (
 // service beside PostgreSQL). The browser test (web TestScreen) measures
 // the drawn page; this one runs every frame in milliseconds.
 func TestDiagramLabelsInside(t *testing.T) {
+	everyDiagram(t, []string{"en", "ja"}, func(where string, _ demo.Frame, d Diagram) {
+		var labels []box
+		for _, tx := range diagramTexts(d) {
+			b := textBox(float64(tx.X), float64(tx.Y), tx.Anchor, tx.Label)
+			if b.x0 < 0 || b.x1 > float64(d.Width) || b.y0 < 0 || b.y1 > float64(d.Height) {
+				t.Errorf("%s: %q at %+v sticks out of the %dx%d drawing", where, tx.Label, b, d.Width, d.Height)
+			}
+			for i, o := range labels {
+				// Rows of the top band may touch by a pixel.
+				if o.x0+1 < b.x1 && b.x0+1 < o.x1 && o.y0+1 < b.y1 && b.y0+1 < o.y1 {
+					t.Errorf("%s: %q overlaps label %d", where, tx.Label, i)
+				}
+			}
+			labels = append(labels, b)
+			// A phone pins the lane names (Left-10 wide) over the
+			// lanes' band: a label there would hide under them.
+			if ink := b.x0 + labelGap; ink < float64(d.Left-10) && b.y1 > float64(d.Top) && b.y0 < float64(d.AxisY) {
+				t.Errorf("%s: %q at x=%.0f.. stands under the pinned lane names (to x=%d)", where, tx.Label, ink, d.Left-10)
+			}
+		}
+		for _, b := range d.Bars {
+			if b.Y < d.Top || b.Y+b.H > d.AxisY {
+				t.Errorf("%s: bar %q at y=%d..%d is off the lanes (%d..%d)", where, b.Class, b.Y, b.Y+b.H, d.Top, d.AxisY)
+			}
+		}
+		for _, m := range d.Marks {
+			if m.Y-m.R < d.Top || m.Y+m.R > d.AxisY {
+				t.Errorf("%s: mark %q at y=%d is off the lanes (%d..%d)", where, m.Class, m.Y, d.Top, d.AxisY)
+			}
+		}
+	})
+}
+
+// everyDiagram calls fn with the diagram of every frame of every scenario,
+// in both switch positions and each of langs, and where it is.
+func everyDiagram(t *testing.T, langs []string, fn func(where string, f demo.Frame, d Diagram)) {
+	t.Helper()
 	for _, sc := range testkit.Catalog(t).Scenarios {
 		for _, on := range []bool{false, true} {
 			for k := 1; k <= sc.Frames(); k++ {
@@ -26,38 +63,8 @@ func TestDiagramLabelsInside(t *testing.T) {
 					t.Fatal(err)
 				}
 				f := r.Frame()
-				for _, lang := range []string{"en", "ja"} {
-					d := NewDiagram(lang, f)
-					where := testkit.Name(sc, on) + " frame " + strconv.Itoa(k) + " " + lang
-					var labels []box
-					for _, tx := range diagramTexts(d) {
-						b := textBox(float64(tx.X), float64(tx.Y), tx.Anchor, tx.Label)
-						if b.x0 < 0 || b.x1 > float64(d.Width) || b.y0 < 0 || b.y1 > float64(d.Height) {
-							t.Errorf("%s: %q at %+v sticks out of the %dx%d drawing", where, tx.Label, b, d.Width, d.Height)
-						}
-						for i, o := range labels {
-							// Rows of the top band may touch by a pixel.
-							if o.x0+1 < b.x1 && b.x0+1 < o.x1 && o.y0+1 < b.y1 && b.y0+1 < o.y1 {
-								t.Errorf("%s: %q overlaps label %d", where, tx.Label, i)
-							}
-						}
-						labels = append(labels, b)
-						// A phone pins the lane names (Left-10 wide) over the
-						// lanes' band: a label there would hide under them.
-						if ink := b.x0 + labelGap; ink < float64(d.Left-10) && b.y1 > float64(d.Top) && b.y0 < float64(d.AxisY) {
-							t.Errorf("%s: %q at x=%.0f.. stands under the pinned lane names (to x=%d)", where, tx.Label, ink, d.Left-10)
-						}
-					}
-					for _, b := range d.Bars {
-						if b.Y < d.Top || b.Y+b.H > d.AxisY {
-							t.Errorf("%s: bar %q at y=%d..%d is off the lanes (%d..%d)", where, b.Class, b.Y, b.Y+b.H, d.Top, d.AxisY)
-						}
-					}
-					for _, m := range d.Marks {
-						if m.Y-m.R < d.Top || m.Y+m.R > d.AxisY {
-							t.Errorf("%s: mark %q at y=%d is off the lanes (%d..%d)", where, m.Class, m.Y, d.Top, d.AxisY)
-						}
-					}
+				for _, lang := range langs {
+					fn(testkit.Name(sc, on)+" frame "+strconv.Itoa(k)+" "+lang, f, NewDiagram(lang, f))
 				}
 			}
 		}
@@ -90,31 +97,20 @@ func diagramTexts(d Diagram) []Text {
 // or the band of work past the lease, and a wait as a wait band (see
 // intervalNotDrawn).
 func TestDiagramLanesAndIntervals(t *testing.T) {
-	for _, sc := range testkit.Catalog(t).Scenarios {
-		for _, on := range []bool{false, true} {
-			for k := 1; k <= sc.Frames(); k++ {
-				r, err := demo.Replay(sc, on, k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f := r.Frame()
-				d := NewDiagram("en", f)
-				where := testkit.Name(sc, on) + " frame " + strconv.Itoa(k)
-				if f.Last() {
-					for _, l := range d.Lanes {
-						if !laneUsed(d, l.Y) {
-							t.Errorf("%s: lane %q has nothing on it", where, l.Label)
-						}
-					}
-				}
-				for i, v := range f.Violations {
-					if f := intervalNotDrawn(d, f, i, v); f != "" {
-						t.Errorf("%s: %s", where, f)
-					}
+	everyDiagram(t, []string{"en"}, func(where string, f demo.Frame, d Diagram) {
+		if f.Last() {
+			for _, l := range d.Lanes {
+				if !laneUsed(d, l.Y) {
+					t.Errorf("%s: lane %q has nothing on it", where, l.Label)
 				}
 			}
 		}
-	}
+		for i, v := range f.Violations {
+			if f := intervalNotDrawn(d, f, i, v); f != "" {
+				t.Errorf("%s: %s", where, f)
+			}
+		}
+	})
 }
 
 // intervalNotDrawn says what the diagram d of f fails to draw of the
