@@ -88,7 +88,7 @@ func TestShapes(t *testing.T) {
 	}
 	refused := []string{
 		"a: |\n  block\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: {b: {c: d}}\n", "a: {b}\n", "a: one\n  two\n",
-		"a:\n\tb: 1\n", "---\na: 1\n", "a: \"runs\n  on\"\n", "? a\n: b\n", "- - x\n", "a: 'x' y\n", "\"q\": 1\n",
+		"a:\n\tb: 1\n", "---\na: 1\n", "a: \"runs\n  on\"\n", "? a\n: b\n", "a: [x?]\n", "a: {b: c?}\n", "- - x\n", "a: 'x' y\n", "\"q\": 1\n",
 	}
 	for _, s := range refused {
 		if _, ok := Parse([]byte(s)); ok {

@@ -121,7 +121,7 @@ func (p *parser) list(text string, n, col int, seq *node) {
 		w := strings.TrimLeft(word, " ")
 		lead := len(word) - len(w)
 		w = strings.TrimRight(w, " ")
-		if !plainOK(w) || strings.ContainsAny(w, "[]{}:#,") {
+		if !plainOK(w) || strings.ContainsAny(w, flowStops) {
 			p.bad = true
 			return
 		}
@@ -151,7 +151,7 @@ func (p *parser) flowMap(text string, n, col int, m *node) {
 		kcol := at + len(k) - len(key)
 		vcol := at + utf8.RuneCountInString(k) + 2 + len(v) - len(val)
 		key, val = strings.TrimRight(key, " "), strings.TrimRight(val, " ")
-		if !ok || !plainOK(key) || !plainOK(val) || strings.ContainsAny(key+val, "[]{}:#,") {
+		if !ok || !plainOK(key) || !plainOK(val) || strings.ContainsAny(key+val, flowStops) {
 			p.bad = true
 			return
 		}
@@ -161,3 +161,8 @@ func (p *parser) flowMap(text string, n, col int, m *node) {
 		at += utf8.RuneCountInString(pair) + 1
 	}
 }
+
+// flowStops are the characters that end a plain word inside [...] or {...}
+// for the library (a question mark too, as libyaml's scanner has it), or that
+// the plain shape never puts there (a colon, a comment sign).
+const flowStops = "[]{}:#,?"
