@@ -22,7 +22,9 @@ import (
 // and lands on the next frame without the visitor doing anything.
 func TestBrowserRetries429(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.RunRate, cfg.RunBurst = 1, 1
+	// One new run per 4 s: the click below must come within it of the
+	// other tab's, on a busy machine too, and the retry within a wait.
+	cfg.RunRate, cfg.RunBurst = 0.25, 1
 	s := newTestServer(t, cfg)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
