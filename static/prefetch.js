@@ -17,6 +17,9 @@
   var refused = new Set(); // addresses answered with an error
   var spent = { requests: 0, bytes: 0 }, guess = 5000; // a frame's bytes, till measured
   var moves = [], sending = false, offline = false, retry = 0, waiting = null, htmxBusy = 0, unpainted = false;
+  // The run key and follow id the first answer brought, before the frame on
+  // screen (painted ahead of that answer) carries them.
+  var known = null;
 
   function demo() { return doc.getElementById("demo"); }
 
@@ -34,6 +37,12 @@
     u.pathname += "/frame";
     if (withIDs) u.searchParams.set("ids", "1");
     return u.pathname + u.search;
+  }
+
+  // The ids an answer carries, if it made or kept a run.
+  function idsOf(html) {
+    var run = /name="run" value="([0-9a-f]{32})"/.exec(html), follow = /\/follow\/([0-9a-f]{32})/.exec(html);
+    return run && follow ? { run: run[1], follow: follow[1] } : null;
   }
 
   function fill(html, v) {
@@ -131,7 +140,7 @@
 
   // A click's answer is kept too, marks back in place of the ids, for Back.
   function keep(html, url) {
-    var v = ids();
+    var v = ids() || known;
     if (!url || !v || html.indexOf(v.run) < 0) return;
     store(address(url, true), html.split(v.run).join(RUN_MARK).split(v.follow).join(FOLLOW_MARK));
   }
@@ -152,14 +161,7 @@
     var frag = t.content, next = frag.getElementById("demo"), shown = demo();
     if (!next || !shown) return false;
     mark("swap:parsed");
-    var title = frag.querySelector("title");
-    if (title) doc.title = title.textContent;
-    Array.prototype.forEach.call(frag.querySelectorAll("[hx-swap-oob]"), function (el) {
-      var there = doc.getElementById(el.id);
-      if (!there) return;
-      if (el.getAttribute("hx-swap-oob") === "innerHTML") there.innerHTML = el.innerHTML;
-      else { el.removeAttribute("hx-swap-oob"); there.replaceWith(el); }
-    });
+    outOfBand(frag);
     var focused = doc.activeElement && shown.contains(doc.activeElement) ? doc.activeElement.id : "";
     doc.documentElement.classList.add("moving");
     shown.replaceWith(next);
@@ -191,6 +193,58 @@
     return true;
   }
 
+  // The title and the parts out of band (the language link, the screen
+  // reader's sentence), as htmx places them.
+  function outOfBand(frag) {
+    var title = frag.querySelector("title");
+    if (title) doc.title = title.textContent;
+    Array.prototype.forEach.call(frag.querySelectorAll("[hx-swap-oob]"), function (el) {
+      var there = doc.getElementById(el.id);
+      if (!there) return;
+      if (el.getAttribute("hx-swap-oob") === "innerHTML") there.innerHTML = el.innerHTML;
+      else { el.removeAttribute("hx-swap-oob"); there.replaceWith(el); }
+    });
+  }
+
+  function parsed(html) {
+    var t = doc.createElement("template");
+    t.innerHTML = html;
+    return t.content;
+  }
+
+  // settle brings the frame on screen, painted from was, to the answer html
+  // that differs from it: a first click's answer adds the run key and the
+  // follow link. The run key goes into the fields on screen, and only the
+  // parts of #demo that still differ are replaced, so the step's motion
+  // does not play twice and a click waiting on a form keeps its form.
+  // Anything less alike is painted whole.
+  function settle(html, was, url) {
+    var got = idsOf(html);
+    if (got) {
+      was = was.split('name="run" value=""').join('name="run" value="' + got.run + '"');
+      Array.prototype.forEach.call(doc.querySelectorAll('#demo input[name="run"]'), function (el) { if (!el.value) el.value = got.run; });
+    }
+    if (html === was) return;
+    var frag = parsed(html), next = frag.getElementById("demo"), old = parsed(was).getElementById("demo"), shown = demo();
+    var fresh = next ? Array.prototype.slice.call(next.children) : [], stale = old ? Array.prototype.slice.call(old.children) : [];
+    if (!next || !old || !shown || fresh.length !== stale.length || shown.children.length !== stale.length ||
+        next.cloneNode(false).outerHTML !== old.cloneNode(false).outerHTML) {
+      paint(html, url);
+      return;
+    }
+    var live = Array.prototype.slice.call(shown.children);
+    outOfBand(frag);
+    fresh.forEach(function (el, i) {
+      if (el.outerHTML === stale[i].outerHTML) return;
+      live[i].replaceWith(el);
+      if (el.matches("[hx-post],[hx-get]")) unwired.push(el);
+      Array.prototype.push.apply(unwired, el.querySelectorAll("[hx-post],[hx-get]"));
+    });
+    wire();
+    // app.js finishes the parts put in (the share box's copy buttons).
+    shown.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true, detail: { elt: shown } }));
+  }
+
   // The controls of painted frames that htmx has not wired yet. A click or
   // a submit wires them first: a listener at the document in the capture
   // phase runs before the control's own, and the control's listeners are
@@ -216,15 +270,18 @@
     if (unpainted) { e.preventDefault(); return; }
     var by = ev && ev.submitter;
     var to = (by && by.dataset.to) || form.dataset.to;
-    // A first click (its answer brings the run key the next forms need)
-    // and a lecture's question (the room's answers decide the reveal) go
-    // the server's way.
-    var v = ids(), f = to && v && !doc.querySelector('[data-testid="room"]') && frames.get(address(to, true));
+    // A lecture's question goes the server's way: the room's answers
+    // decide what the next frame reveals. A page's first click (and any
+    // before its answer is in) paints the frame fetched without ids; the
+    // answer brings them (settle), and send puts the run key in the rest.
+    var v = ids() || known, room = doc.querySelector('[data-testid="room"]');
+    var f = to && !room && v && frames.get(address(to, true));
+    if (to && !room && !f && !ids()) { f = frames.get(address(to, false)); v = null; }
     if (!f) {
       // Nothing to paint: htmx posts it, after any moves still waiting, so
       // the server gets them in order. One such click waits; another made
       // on the same frame meanwhile would be made on a frame already left.
-      if (moves.length) { e.preventDefault(); if (!waiting) waiting = e.detail.issueRequest; }
+      if (moves.length) { e.preventDefault(); if (!waiting) waiting = { issue: e.detail.issueRequest, form: form }; }
       if (offline) say("missing");
       return;
     }
@@ -244,7 +301,10 @@
   // XMLHttpRequest, as htmx, so what counts htmx's requests counts these.
   function send() {
     if (sending || !moves.length) return;
-    var m = moves[0], xhr = new XMLHttpRequest();
+    var m = moves[0], xhr = new XMLHttpRequest(), body = new URLSearchParams(m.body);
+    // A click made before the first answer came has no run key: it is the
+    // first's run.
+    if (known && body.has("run") && !body.get("run")) body.set("run", known.run);
     sending = true;
     xhr.open("POST", m.action);
     xhr.setRequestHeader("HX-Request", "true");
@@ -255,6 +315,7 @@
       back();
       if (!moves.length && caughtUp) { caughtUp = false; say("back"); }
       var url = xhr.getResponseHeader("HX-Push-Url");
+      if (xhr.status >= 200 && xhr.status <= 299 && !known) known = idsOf(xhr.responseText);
       if (xhr.status < 200 || xhr.status > 299) {
         // Refused (a 429 to a class starting at once): shown as htmx would,
         // and app.js hears of it as of htmx's (it tries a 429 again).
@@ -269,17 +330,33 @@
         return;
       }
       keep(xhr.responseText, url);
-      if (!moves.length && xhr.responseText !== m.painted) paint(xhr.responseText, url);
+      if (!moves.length && xhr.responseText !== m.painted) settle(xhr.responseText, m.painted, url);
       // Moves that waited for the network go a little apart, so that
       // followers watch the lecture catch up rather than skip to its end.
       if (moves.length) { if (caughtUp) setTimeout(send, 100); else send(); }
-      else if (waiting) { var go = waiting; waiting = null; go(true); }
+      else if (waiting) go();
     };
     xhr.onerror = function () {
       sending = false;
       lost();
     };
-    xhr.send(m.body);
+    xhr.send(body.toString());
+  }
+
+  // go sends the click that waited for the moves before it, with the run
+  // key they brought if its form had none (htmx reads the form now).
+  function go() {
+    var w = waiting;
+    waiting = null;
+    if (!w.form.isConnected) {
+      // Its part of the frame was replaced by an answer: the same form
+      // there now is sent instead (htmx drops a request of a form gone).
+      var same = doc.querySelector('#demo form[hx-post="' + w.form.getAttribute("hx-post") + '"]');
+      if (same && same.requestSubmit) same.requestSubmit();
+      return;
+    }
+    if (known) Array.prototype.forEach.call(w.form.querySelectorAll('input[name="run"]'), function (el) { if (!el.value) el.value = known.run; });
+    w.issue(true);
   }
 
   // The note: outside #demo, so painted frames keep it; a live region there
