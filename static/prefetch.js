@@ -180,11 +180,6 @@
       Array.prototype.push.apply(unwired, el.querySelectorAll("[hx-post],[hx-get]"));
     });
     mark("swap:swapped");
-    // A second click in this same task is the first's echo; one in the
-    // next task is a click of its own on the new frame, even before the
-    // paint (a key pressed the moment the frame is there).
-    unpainted = true;
-    setTimeout(function () { unpainted = false; }, 0);
     // The rest waits for the paint, as htmx's settle: app.js's afterSettle
     // work reads the layout, and the address bar is slow to set.
     var after = function () {
@@ -343,6 +338,12 @@
     if (by && by.name) body.set(by.name, by.value);
     var html = fill(f.html, v);
     paint(html, to);
+    // A second click in this same task is the first's echo; one in the
+    // next task is a click of its own on the new frame, even before the
+    // paint (a key pressed the moment the frame is there). A frame painted
+    // for any other reason (a first click's answer) has no echo to drop.
+    unpainted = true;
+    setTimeout(function () { unpainted = false; }, 0);
     moves.push({ action: form.getAttribute("hx-post"), body: body.toString(), painted: html });
     // Posted after the paint, which sending would delay.
     if (doc.hidden) send();

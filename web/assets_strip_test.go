@@ -15,3 +15,17 @@ func TestStripCSSComments(t *testing.T) {
 		}
 	}
 }
+
+func TestStripJSLineComments(t *testing.T) {
+	for in, want := range map[string]string{
+		"// why\nvar a = 1;\n":             "var a = 1;\n",
+		"  // indented why\n  f();\n":      "  f();\n",
+		"var u = \"http://x\"; // after\n": "var u = \"http://x\"; // after\n",
+		"g(); // last line, no newline":    "g(); // last line, no newline",
+		"// only a comment":                "",
+	} {
+		if got := string(stripJSLineComments([]byte(in))); got != want {
+			t.Errorf("stripJSLineComments(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
