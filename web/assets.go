@@ -144,7 +144,7 @@ func assetBody(name string, body []byte) []byte {
 
 // stripJSLineComments drops the lines of a script that are only a comment.
 // A line that starts with // outside a template literal is always a comment
-// (our scripts have none), and the why it gives is for the reader of
+// (our scripts have no template literals); the why it gives is for the reader of
 // static/, a third of a script's bytes; a comment after code stays.
 func stripJSLineComments(js []byte) []byte {
 	out := make([]byte, 0, len(js))
