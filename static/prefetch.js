@@ -81,9 +81,7 @@
   }
 
   function linksOf(html) {
-    var t = doc.createElement("template");
-    t.innerHTML = html;
-    var d = t.content.getElementById("demo");
+    var d = parsed(html).getElementById("demo");
     return d ? links(d) : [];
   }
 
@@ -158,9 +156,7 @@
   function paint(html, url, isError) {
     var mark = window.performance && performance.mark ? function (n) { performance.mark(n); } : function () {};
     mark("swap:start");
-    var t = doc.createElement("template");
-    t.innerHTML = html;
-    var frag = t.content, next = frag.getElementById("demo"), shown = demo();
+    var frag = parsed(html), next = frag.getElementById("demo"), shown = demo();
     if (!next || !shown) return false;
     mark("swap:parsed");
     outOfBand(frag);
@@ -174,11 +170,7 @@
     // htmx wires only the new controls that post or fetch (a walk of all
     // #demo cost more), after the paint; a click before then wires them
     // first (wire).
-    added.forEach(function (el) {
-      if (el.nodeType !== 1) return;
-      if (el.matches("[hx-post],[hx-get]")) unwired.push(el);
-      Array.prototype.push.apply(unwired, el.querySelectorAll("[hx-post],[hx-get]"));
-    });
+    added.forEach(toWire);
     mark("swap:swapped");
     // The rest waits for the paint, as htmx's settle: app.js's afterSettle
     // work reads the layout, and the address bar is slow to set.
@@ -254,6 +246,20 @@
     });
   }
 
+  // toWire lists el and the controls in it that post or fetch for htmx to
+  // wire (wire); anything but an element has none.
+  function toWire(el) {
+    if (el.nodeType !== 1) return;
+    if (el.matches("[hx-post],[hx-get]")) unwired.push(el);
+    Array.prototype.push.apply(unwired, el.querySelectorAll("[hx-post],[hx-get]"));
+  }
+
+  // giveRun puts the run key into the run fields in root that have none: a
+  // frame painted before the run existed.
+  function giveRun(root, run) {
+    Array.prototype.forEach.call(root.querySelectorAll('input[name="run"]'), function (el) { if (!el.value) el.value = run; });
+  }
+
   function parsed(html) {
     var t = doc.createElement("template");
     t.innerHTML = html;
@@ -270,7 +276,7 @@
     var got = idsOf(html);
     if (got) {
       was = was.split('name="run" value=""').join('name="run" value="' + got.run + '"');
-      Array.prototype.forEach.call(doc.querySelectorAll('#demo input[name="run"]'), function (el) { if (!el.value) el.value = got.run; });
+      giveRun(demo(), got.run);
     }
     if (html === was) return;
     var frag = parsed(html), next = frag.getElementById("demo"), old = parsed(was).getElementById("demo"), shown = demo();
@@ -285,8 +291,7 @@
     fresh.forEach(function (el, i) {
       if (el.outerHTML === stale[i].outerHTML) return;
       live[i].replaceWith(el);
-      if (el.matches("[hx-post],[hx-get]")) unwired.push(el);
-      Array.prototype.push.apply(unwired, el.querySelectorAll("[hx-post],[hx-get]"));
+      toWire(el);
     });
     wire();
     // app.js finishes the parts put in (the share box's copy buttons).
@@ -409,7 +414,7 @@
       if (same && same.requestSubmit) same.requestSubmit();
       return;
     }
-    if (known) Array.prototype.forEach.call(w.form.querySelectorAll('input[name="run"]'), function (el) { if (!el.value) el.value = known.run; });
+    if (known) giveRun(w.form, known.run);
     w.issue(true);
   }
 

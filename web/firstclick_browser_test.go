@@ -1,0 +1,73 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/distlock/fencing-demo/internal/testkit"
+)
+
+// A page's first click paints its frame before the server answers it: the
+// frame fetched without ids is painted at once, in place (#demo is the same
+// element), and the answer, when it comes, brings the run key into the
+// forms on screen, so the next click moves the same run. The server holds
+// every post until the test lets it go, so a click painted only from its
+// answer would not show frame 2 in time.
+func TestBrowserFirstClickPrefetched(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	var posts postLog
+	hold := make(chan struct{})
+	srv := httptest.NewServer(posts.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			<-hold
+		}
+		s.ServeHTTP(w, r)
+	})))
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(hold)
+		}
+	}
+	t.Cleanup(srv.Close)
+	t.Cleanup(release)
+	t.Cleanup(s.follow.Close)
+	env := &browserEnv{browser: testkit.Chromium(t, browserBudget), base: srv.URL, sc: gcPause(t)}
+	b := openTab(t, env, tabBudget)
+	b.do(chromedp.Navigate(srv.URL + frameURL(true, 1, "en")))
+	waitShown(t, b.ctx, waitBudget, `[data-testid="step-index"]`, "1 / 7")
+	testkit.WaitFor(t, b.ctx, waitBudget, "the frames one click away", `document.documentElement.dataset.prefetch || ''`, func(s string) bool { return s == "idle" })
+	b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('demo').keptBy = 'yes'`))
+
+	b.click("step")
+	waitShown(t, b.ctx, waitBudget, `[data-testid="step-index"]`, "2 / 7")
+	waitPosts := func(what string, n int) {
+		t.Helper()
+		testkit.WaitFor(t, b.ctx, waitBudget, what, `1`, func(int) bool { return posts.len() >= n })
+	}
+	waitPosts("the step's post, held", 1)
+	if idx := testkit.WaitFor(t, b.ctx, waitBudget, "the index", `document.querySelector('[data-testid="step-index"]').textContent.trim()`, func(string) bool { return true }); idx != "2 / 7" {
+		t.Fatalf("with the step's post held the page shows %q, want 2 / 7", idx)
+	}
+	kept := testkit.WaitFor(t, b.ctx, waitBudget, "#demo", `document.getElementById('demo').keptBy || 'replaced'`, func(string) bool { return true })
+	if kept != "yes" {
+		t.Errorf("#demo was %s by the step, want it changed in place", kept)
+	}
+
+	release()
+	runKey := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	run := testkit.WaitFor(t, b.ctx, waitBudget, "the run key in the forms", `(document.querySelector('#demo input[name="run"]') || {}).value || ''`, func(s string) bool { return runKey.MatchString(s) })
+	testkit.WaitFor(t, b.ctx, waitBudget, "the follow link", `(document.querySelector('[data-testid="follow-link"]') || {}).pathname || ''`, func(s string) bool { return s != "" })
+	b.click("step")
+	waitShown(t, b.ctx, waitBudget, `[data-testid="step-index"]`, "3 / 7")
+	waitPosts("the second step's post", 2)
+	got := posts.since(0)
+	if got[0].Get("run") != "" || got[1].Get("run") != run {
+		t.Errorf("the posts' run keys are %q then %q, want none then the first answer's %q", got[0].Get("run"), got[1].Get("run"), run)
+	}
+}
