@@ -150,9 +150,7 @@
   }
 
   // Paint an answer as htmx's swap would (#demo, the title, the parts out of
-  // band, the address after the paint), less its settle delay. #demo is
-  // changed in place (morph) rather than replaced: most of a step's frame is
-  // the last one's, and what stays need not be styled and laid out again.
+  // band, the address after the paint), less its settle delay.
   function paint(html, url, isError) {
     var mark = window.performance && performance.mark ? function (n) { performance.mark(n); } : function () {};
     mark("swap:start");
@@ -162,15 +160,12 @@
     outOfBand(frag);
     var focused = doc.activeElement && shown.contains(doc.activeElement) ? doc.activeElement.id : "";
     doc.documentElement.classList.add("moving");
-    var added = [];
-    if (isError) { shown.replaceWith(next); added.push(next); } else morph(shown, next, added);
-    next = demo();
+    shown.replaceWith(next);
     mark("swap:replaced");
-    if (focused && doc.activeElement !== doc.getElementById(focused) && doc.getElementById(focused)) doc.getElementById(focused).focus({ preventScroll: true });
-    // htmx wires only the new controls that post or fetch (a walk of all
-    // #demo cost more), after the paint; a click before then wires them
-    // first (wire).
-    added.forEach(toWire);
+    if (focused && doc.getElementById(focused)) doc.getElementById(focused).focus({ preventScroll: true });
+    // htmx wires only what posts or fetches (a walk of all #demo cost
+    // more), after the paint; a click before then wires it first (wire).
+    toWire(next);
     mark("swap:swapped");
     // The rest waits for the paint, as htmx's settle: app.js's afterSettle
     // work reads the layout, and the address bar is slow to set.
@@ -187,50 +182,6 @@
     if (doc.hidden) after(); // a hidden page paints no frames
     else requestAnimationFrame(function () { setTimeout(after, 0); });
     return true;
-  }
-
-  // morph makes the element a like b in place, and lists in added what it
-  // put in from b. Replaced whole rather than changed: a field (its value
-  // would stay the old frame's once a script set it), an element that moves
-  // (a new element plays its animation, a changed one would not play it
-  // again) and an htmx control whose hx- attributes differ (htmx reads them
-  // once, when it wires the control).
-  function morph(a, b, added) {
-    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) { a.replaceWith(b); added.push(b); return; }
-    if (a.nodeType !== 1) { if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue; return; }
-    if (a.isEqualNode(b)) return;
-    if (/^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName) || MOTION.test(b.getAttribute("class") || "") || hx(a) !== hx(b)) {
-      a.replaceWith(b);
-      added.push(b);
-      return;
-    }
-    var i, at;
-    for (i = a.attributes.length - 1; i >= 0; i--) {
-      at = a.attributes[i];
-      if (!b.hasAttributeNS(at.namespaceURI, at.localName)) a.removeAttributeNS(at.namespaceURI, at.localName);
-    }
-    for (i = 0; i < b.attributes.length; i++) {
-      at = b.attributes[i];
-      if (a.getAttributeNS(at.namespaceURI, at.localName) !== at.value) a.setAttributeNS(at.namespaceURI, at.name, at.value);
-    }
-    var x = a.firstChild, y = b.firstChild, nx, ny;
-    while (y) {
-      ny = y.nextSibling;
-      if (x) { nx = x.nextSibling; morph(x, y, added); x = nx; } else { a.appendChild(y); added.push(y); }
-      y = ny;
-    }
-    while (x) { nx = x.nextSibling; a.removeChild(x); x = nx; }
-  }
-
-  var MOTION = /(^|\s)(fresh|changed|drained)(\s|$)/; // app.css's motion
-
-  // The hx- attributes of an element, as one string to compare.
-  function hx(el) {
-    var s = "";
-    for (var i = 0; i < el.attributes.length; i++) {
-      if (/^(data-)?hx-/.test(el.attributes[i].name)) s += el.attributes[i].name + "=" + el.attributes[i].value + "\n";
-    }
-    return s;
   }
 
   // The title and the parts out of band (the language link, the screen
