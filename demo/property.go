@@ -70,6 +70,19 @@ var Properties = []Property{
 		Says: Text{EN: "no client waits for a lock it holds itself", JA: "クライアントが自分の持つロックを待つことはない"}},
 	{Name: "no-stale-owner", Kind: StaleOwner,
 		Says: Text{EN: "no write from a partition's former owner lands", JA: "パーティションの元の持ち主の書き込みが通らない"}},
+	{Name: "no-overlap", Kind: Overlap,
+		Says: Text{EN: "no client still believes it holds the lock once another holds it",
+			JA: "ほかのクライアントが持ったあとも、自分がロックを持っていると思い込むクライアントはいない"}},
+	{Name: "no-token-reuse", Kind: TokenReused,
+		Says: Text{EN: "no fencing token is handed out twice", JA: "同じフェンシングトークンが二度渡されることはない"}},
+	{Name: "no-oversell", Kind: Oversold,
+		Says: Text{EN: "no order takes the stock below zero", JA: "注文が在庫を 0 未満にすることはない"}},
+	{Name: "charged-once", Kind: ChargedTwice,
+		Says: Text{EN: "a payment that is retried is charged once", JA: "再試行した支払いが二度請求されることはない"}},
+	{Name: "no-spread", Kind: TooManyClients,
+		Says: Text{EN: "no request is refused a connection while others hold theirs waiting for a lock",
+			JA: "ロックを待つ接続のせいで、ほかの要求が接続を断られることはない"},
+		Match: func(v Violation, _ []Holding) bool { return v.Before != "" }},
 }
 
 // PropertyNamed returns the property called name.

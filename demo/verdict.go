@@ -73,8 +73,8 @@ const (
 	// charged again. Value is the new row's key, Before the first's.
 	ChargedTwice
 	// TooManyClients: a client could not connect at all, because the
-	// server already had max_connections open, held by others (Other) while
-	// they waited. Value is max_connections.
+	// server already had max_connections open, held by others (Other).
+	// Value is max_connections, Before those of them waiting for a lock.
 	TooManyClients
 	// StaleOwner: a worker wrote after its partition had moved to another
 	// owner, and the store took it: the new owner's data was overwritten.

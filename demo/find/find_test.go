@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -221,6 +222,69 @@ func TestRefusesAsCannot(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// redlock-restart's fix is the operator's delayed restart: with it on, a
+// node that went down is refused its way back until the longest TTL has
+// passed, with the reason on the offer; with it off it may come back at
+// once, which is how B counts it again.
+func TestDelayedRestartKeepsTheNodeDown(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("redlock-restart")
+	upWhy := func(on bool, play string) string {
+		offers, err := demo.Place{Sc: sc, On: on, Step: 1, Play: play}.Offers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range offers {
+			if o.Action.Source == "redis3 up" {
+				return o.Why.EN
+			}
+		}
+		t.Fatalf("on=%v after %q: no offer of redis3 up", on, play)
+		return ""
+	}
+	if why := upWhy(true, "redis3 down\ntick 9999"); !strings.Contains(why, "delayed restart: 1 ms to go") {
+		t.Errorf("delayed restart on, 9,999 ms after the crash: redis3 up is offered with %q, want it refused with 1 ms to go", why)
+	}
+	if why := upWhy(true, "redis3 down\ntick 10000"); why != "" {
+		t.Errorf("delayed restart on, 10 s after the crash: redis3 up is refused: %q", why)
+	}
+	if why := upWhy(false, "redis3 down"); why != "" {
+		t.Errorf("delayed restart off: redis3 up right after the crash is refused: %q", why)
+	}
+	if _, err := (demo.Place{Sc: sc, On: true, Step: 1, Play: "redis3 down\nredis3 up"}).Frame(); err == nil {
+		t.Error("delayed restart on: a history with redis3 up right after its crash plays")
+	}
+}
+
+// pool-exhaustion's promise is about the failure spreading from a lock: a
+// connection refused while the others only happen to be open breaks a
+// server's limit, not the promise; one refused while they wait for a lock
+// breaks it.
+func TestNoSpreadNeedsAWaiter(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("pool-exhaustion")
+	prop, _ := demo.PropertyNamed(sc.Property)
+	stmt := func(who string, n int) string { return fmt.Sprintf("%s stmt %d\n", who, n) }
+	for _, tc := range []struct {
+		play   string
+		breaks bool
+	}{
+		{stmt("B", 3) + stmt("C", 3) + stmt("D", 6), false},
+		{stmt("A", 1) + stmt("A", 2) + stmt("B", 3) + stmt("B", 4) + stmt("C", 3) + stmt("D", 6), true},
+	} {
+		f, err := demo.Place{Sc: sc, On: true, Step: 1, Play: strings.TrimSpace(tc.play)}.Frame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused, broke := false, false
+		for _, v := range f.Violations {
+			refused = refused || v.Kind == demo.TooManyClients
+			broke = broke || prop.Breaks(v, f.Holdings)
+		}
+		if !refused || broke != tc.breaks {
+			t.Errorf("after %q: D refused %v, %s broken %v, want refused and broken %v", tc.play, refused, prop.Name, broke, tc.breaks)
 		}
 	}
 }

@@ -44,6 +44,7 @@ const (
 
 	Down      demo.Verb = "down"
 	Up        demo.Verb = "up"
+	Hold      demo.Verb = "hold-down"
 	Jump      demo.Verb = "jump"
 	Slew      demo.Verb = "slew"
 	Promote   demo.Verb = "promote"
@@ -81,6 +82,7 @@ var Verbs = []demo.VerbSpec{
 
 	{Verb: Down, Node: true, Help: "the node stops answering and loses what it had not persisted"},
 	{Verb: Up, Node: true, Help: "the node comes back"},
+	{Verb: Hold, Form: "MS", Node: true, Help: "the operator's delayed restart: once down, the node comes back no sooner than MS later", Parse: parseHold},
 	{Verb: Jump, Form: "MS", Node: true, Help: "the node's wall clock is stepped forward at once", Parse: parseJump},
 	{Verb: Slew, Form: "MS PPM", Node: true, Help: "the node's wall clock is corrected by MS, at most PPM of elapsed time", Parse: parseSlew},
 	{Verb: Restart, Node: true, Help: "the node restarts at once without persistence: it comes back empty, and a replica copies its primary again if the primary is up", Kinds: replicated},
@@ -292,6 +294,17 @@ func parseJump(w []string) (any, error) {
 	}
 	n, err := demo.Number(w[0], "jump")
 	return ClockArgs{By: n}, err
+}
+
+// HoldArgs: how long a node that went down stays down at least, in ms.
+type HoldArgs struct{ MS int }
+
+func parseHold(w []string) (any, error) {
+	if len(w) != 1 {
+		return nil, want("MS")
+	}
+	n, err := demo.Number(w[0], "hold")
+	return HoldArgs{MS: n}, err
 }
 
 func parseSlew(w []string) (any, error) {

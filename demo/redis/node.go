@@ -26,6 +26,19 @@ type Node struct {
 	slewLeft int   // ms of correction still to slew into Offset (may be negative)
 	slewRate int   // ppm: how much faster (or slower) the clock runs meanwhile
 	slewNano int64 // correction accrued but not yet a whole ms, in ns
+
+	hold   int // ms a crashed node stays down at least (a delayed restart); 0: none
+	downAt int // true time it last went down
+}
+
+// held is how long n, down, must still stay down at true time now: a
+// delayed restart keeps a node that forgot its keys away until every lock
+// it had granted has run out everywhere. 0 when it may come back.
+func (n *Node) held(now int) int {
+	if n.Up || n.hold == 0 {
+		return 0
+	}
+	return max(0, n.downAt+n.hold-now)
 }
 
 // entry is one key. A removed key travels in a backlog as an entry with

@@ -61,7 +61,7 @@ func (s *redisNodes) Key(b []byte, now int) []byte {
 		b = append(b, '|')
 		b = append(b, n.Role...)
 		b = append(b, demo.KeyBit(n.Up))
-		for _, v := range []int{n.Offset, n.slewLeft, n.slewRate, int(n.slewNano)} {
+		for _, v := range []int{n.Offset, n.slewLeft, n.slewRate, int(n.slewNano), n.held(now)} {
 			b = append(b, ',')
 			b = demo.KeyInt(b, int64(v))
 		}

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -92,7 +93,7 @@ func (s *redisNodes) replicaOf(primary *Node) *Node {
 
 func (s *redisNodes) Do(r *demo.Run, a demo.Action) error {
 	switch a.Verb {
-	case Down, Up, Restart, Jump, Slew, Promote, Replicate:
+	case Down, Up, Hold, Restart, Jump, Slew, Promote, Replicate:
 		return s.nodeAction(r, a)
 	}
 	c := r.Client(a.Who)
@@ -555,9 +556,17 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 			// A node that goes down without persistence comes back empty.
 			// Its lists are emptied, not dropped, so the finder's copies
 			// that reuse them do not allocate them again.
+			if n.Up {
+				n.downAt = r.Now()
+			}
 			n.Up, n.keys, n.backlog = false, n.keys[:0], n.backlog[:0]
 			logChange(r, h, NodeDown)
+		case Hold:
+			n.hold = a.Args.(HoldArgs).MS
 		case Up:
+			if left := n.held(r.Now()); left > 0 {
+				return &demo.ActionError{Action: a, Msg: fmt.Sprintf("%s stays down %d ms after its crash, a delayed restart: %d ms to go", n.Name, n.hold, left)}
+			}
 			if !n.Up {
 				s.resync(n)
 			}

@@ -283,12 +283,19 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 	s := d.conn(c, args.Conn)
 	if s == nil && !d.pooled {
 		// The connection is refused before the statement goes out.
+		// Before names those of them that wait for a lock: the failure
+		// that spread from the lock to a request that wants none.
 		open := make([]string, len(d.sessions))
+		var waiting []string
 		for i, s := range d.sessions {
 			open[i] = s.name
+			if s.wait != nil {
+				waiting = append(waiting, s.name)
+			}
 		}
 		r.Log(Refused{Head: r.HeadAt(at, c, ""), SQL: sql, Max: d.maxConns})
-		r.Violate(demo.Violation{Kind: demo.TooManyClients, At: at, Client: c, Other: strings.Join(open, ", "), Value: strconv.Itoa(d.maxConns)})
+		r.Violate(demo.Violation{Kind: demo.TooManyClients, At: at, Client: c, Other: strings.Join(open, ", "),
+			Value: strconv.Itoa(d.maxConns), Before: strings.Join(waiting, ", ")})
 		return nil
 	}
 	if s == nil {
