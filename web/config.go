@@ -3,6 +3,8 @@ package web
 import (
 	"net/netip"
 	"time"
+
+	"github.com/distlock/fencing-demo/demo/find"
 )
 
 // Config is what an operator can set; main.go reads it from flags and the
@@ -34,6 +36,12 @@ type Config struct {
 	// DrainWait is how long /healthz fails before a graceful shutdown closes
 	// the listener, so a load balancer stops sending new visitors first.
 	DrainWait time.Duration
+
+	// The counterexample finder from the page (find.go): the distinct
+	// states one search explores at most, and the longest it runs. A
+	// state costs about 60 bytes, and two searches run at once.
+	FindStates int
+	FindTime   time.Duration
 }
 
 // DefaultConfig is the server's settings when nothing is set.
@@ -44,7 +52,8 @@ func DefaultConfig() Config {
 		TrustedProxies:   DefaultTrustedProxies(),
 		FollowPerLecture: 2000, FollowPerAddr: 600, FollowStreams: 6000, LectureIdle: 6 * time.Hour,
 		MaxConns: 8000, MaxConnsPerAddr: 1500, IdleTimeout: 30 * time.Second,
-		DrainWait: 5 * time.Second,
+		DrainWait:  5 * time.Second,
+		FindStates: find.DefaultMaxStates, FindTime: time.Second,
 	}
 }
 

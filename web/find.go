@@ -24,27 +24,28 @@ import (
 // states and in time, and few run at once, so no visitor can tie the
 // server up.
 
-// The bounds of a search from the page.
+// The bounds of a search from the page; its states and time are the
+// operator's (Config.FindStates, FindTime).
 const (
-	findDepth     = find.DefaultDepth
-	findMaxStates = find.DefaultMaxStates
-	findDeadline  = time.Second
-	findAtOnce    = 2   // searches at once in all, one a core of the machine this runs on
-	findResults   = 512 // results kept
+	findDepth   = find.DefaultDepth
+	findAtOnce  = 2   // searches at once in all, one a core of the machine this runs on
+	findResults = 512 // results kept
 )
 
 // finder runs the page's searches: at most findAtOnce at a time, one per
 // address, each answer kept by its place.
 type finder struct {
+	states  int           // distinct states one search explores at most
+	time    time.Duration // the longest one search runs
 	slots   chan struct{}
 	mu      sync.Mutex
 	running map[string]bool // the addresses with a search running
 	results *lru.Cache[demo.Place, find.Result]
 }
 
-func newFinder() *finder {
+func newFinder(states int, limit time.Duration) *finder {
 	c, _ := lru.New[demo.Place, find.Result](findResults) // a size above 0 never fails
-	return &finder{slots: make(chan struct{}, findAtOnce), running: map[string]bool{}, results: c}
+	return &finder{states: states, time: limit, slots: make(chan struct{}, findAtOnce), running: map[string]bool{}, results: c}
 }
 
 // errBusy is a search turned away: too many at once, or one from the same
@@ -77,9 +78,9 @@ func (f *finder) search(ctx context.Context, addr string, p demo.Place, prop dem
 		f.mu.Unlock()
 		<-f.slots
 	}()
-	deadline := time.Now().Add(findDeadline)
+	deadline := time.Now().Add(f.time)
 	timedOut := false
-	r, err := find.Find(p, prop, find.Options{Depth: findDepth, MaxStates: findMaxStates, Stop: func() bool {
+	r, err := find.Find(p, prop, find.Options{Depth: findDepth, MaxStates: f.states, Stop: func() bool {
 		timedOut = timedOut || ctx.Err() != nil || time.Now().After(deadline)
 		return timedOut
 	}})

@@ -83,7 +83,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		conns:   newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerAddr),
 		assets:  a,
 		answers: respond.NewAnswers[answerKey](maxAnswers),
-		finder:  newFinder(),
+		finder:  newFinder(cfg.FindStates, cfg.FindTime),
 		log:     log,
 		echo:    echo.New(),
 	}
