@@ -42,6 +42,7 @@ type buffers struct {
 	spares   []spare
 	locks    []advisoryLock
 	lockOf   []*advisoryLock
+	wait     *wait // a statement's wait that nothing names, for the next (newWait)
 }
 
 // resize is s with n elements, in s's memory when it has room.

@@ -474,6 +474,9 @@ var clientVar = regexp.MustCompile(`\$([a-z_][a-z_0-9]*)(\s*([+-])\s*([0-9]+))?`
 // read-modify-write of an application, done outside the database, which is
 // exactly where an update can be lost.
 func substitute(sql string, vars map[string]string) (string, error) {
+	if !strings.Contains(sql, "$") {
+		return sql, nil // nothing to fill in: no need of the regexp's copy
+	}
 	var err error
 	out := clientVar.ReplaceAllStringFunc(sql, func(m string) string {
 		g := clientVar.FindStringSubmatch(m)

@@ -294,9 +294,26 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 	if s == nil {
 		return &demo.ActionError{Action: a, Msg: fmt.Sprintf("every one of the pool's %d server connections is in use", d.pool)}
 	}
-	w := &wait{st: st, sql: sql, client: c, sent: at, from: at}
+	w := d.newWait()
+	*w = wait{st: st, sql: sql, client: c, sent: at, from: at}
 	d.run(r, s, w, at)
+	if s.wait != w && d.buf != nil {
+		d.buf.wait = w // answered: nothing names it, so the next statement may use it
+	}
 	return nil
+}
+
+// newWait is a wait for a statement to send: the one the copy's buffers
+// keep from a statement already answered, if any, else a new one. Most
+// statements never wait, and one allocated for each step the finder tries
+// was a fifth of what it allocated.
+func (d *database) newWait() *wait {
+	if d.buf == nil || d.buf.wait == nil {
+		return new(wait)
+	}
+	w := d.buf.wait
+	d.buf.wait = nil
+	return w
 }
 
 // run executes a statement, or resumes one that waited, on s at time at, and
@@ -305,7 +322,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 	e := SQLStatement{Head: r.HeadAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent}
 	if s.aborted && w.st.kind != stCommit && w.st.kind != stRollback {
 		e.Err = errAborted
-		r.Log(e)
+		logStatement(r, e)
 		return
 	}
 	if !w.started {
@@ -341,7 +358,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 		if h := blocked.holder(); h != nil {
 			e.Holder = h.name
 		}
-		r.Log(e)
+		logStatement(r, e)
 		if h := blocked.holder(); h != nil && h.client == w.client {
 			r.Violate(demo.Violation{Kind: demo.WaitsOnItself, At: at, Client: w.client, Value: blocked.lock()})
 		}
@@ -362,9 +379,18 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 	} else if implicit {
 		d.end(r, s, true, at)
 	}
-	r.Log(e)
+	logStatement(r, e)
 	d.check(r, w, &e, at)
 	d.answered(r, s, w.client, at)
+}
+
+// logStatement logs a statement's answer, unless the run is lean: no rule
+// reads one back, and boxing it as an event allocated for every step the
+// finder tries.
+func logStatement(r *demo.Run, e SQLStatement) {
+	if r.Logs() {
+		r.Log(e)
+	}
 }
 
 // node is the connection's name for the event header: with a pooler the
@@ -578,12 +604,16 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 	}
 	for _, row := range got {
 		vals := visible(row, s)
-		out := make([]string, len(cols))
-		for i, c := range cols {
-			out[i] = vals[c]
+		for _, c := range cols {
 			d.setVar(w.client, c, vals[c]) // what the client's program keeps from its read
 		}
-		e.Rows = append(e.Rows, out)
+		if r.Logs() { // a lean run logs no answer to show
+			out := make([]string, len(cols))
+			for i, c := range cols {
+				out[i] = vals[c]
+			}
+			e.Rows = append(e.Rows, out)
+		}
 		d.read(w.client, row)
 	}
 	w.got = got
@@ -1005,7 +1035,7 @@ func (d *database) fail(r *demo.Run, s *backend, err *SQLError, at int) {
 	s.wait = nil
 	delete(d.blocked, w.client)
 	d.stopWaiting(w.client, at)
-	r.Log(e)
+	logStatement(r, e)
 	if w.implicit {
 		d.end(r, s, false, at) // it was a transaction of its own, now over
 	} else {
