@@ -43,6 +43,8 @@ type buffers struct {
 	locks    []advisoryLock
 	lockOf   []*advisoryLock
 	wait     *wait // a statement's wait that nothing names, for the next (newWait)
+	blocked  []*backend
+	queued   [][]demo.Action
 }
 
 // resize is s with n elements, in s's memory when it has room.
@@ -83,9 +85,10 @@ func (d *database) copyInto(n *database, old database) {
 	for _, a := range n.advisory {
 		a.owner, a.waiters = c.backend(a.owner), c.backendList(a.waiters)
 	}
-	n.blocked = refill(old.blocked, len(d.blocked))
-	for name, s := range d.blocked {
-		n.blocked[name] = c.backend(s)
+	n.blocked = resize(n.buf.blocked, len(d.blocked))
+	n.buf.blocked = n.blocked
+	for i, s := range d.blocked {
+		n.blocked[i] = c.backend(s)
 	}
 	n.woken = c.backendList(d.woken)
 	// Every connection copied, closed ones too.
@@ -95,7 +98,7 @@ func (d *database) copyInto(n *database, old database) {
 	for _, s := range c.closed.to {
 		c.movePointers(s, spare{})
 	}
-	c.copyMaps(n, d, old)
+	c.copyMaps(n, d)
 	switch {
 	case d.lease == nil:
 	case old.lease != nil && d.lease.CopyInto(old.lease):
@@ -264,22 +267,15 @@ type spare struct {
 	wait *wait
 }
 
-// copyMaps copies the clients' queues, reads and beliefs, and the
-// diagram's spans, which are changed in place. The variables of each
-// client are shared: a change replaces a client's map (setVars).
-func (c *copier) copyMaps(n, d *database, old database) {
+// copyMaps copies the clients' queues and the diagram's spans, which are
+// changed in place. The variables of each client are shared: a change
+// replaces a client's map (setVars).
+func (c *copier) copyMaps(n, d *database) {
 	n.vars = d.vars
-	n.queued = refill(old.queued, len(d.queued))
-	for name, as := range d.queued {
-		n.queued[name] = slices.Clip(as) // an append moves it; the rest only pops its head
-	}
-	n.reads = refill(old.reads, len(d.reads))
-	for name, rs := range d.reads {
-		m := make(map[*row]int, len(rs))
-		for w, v := range rs {
-			m[c.row(w)] = v
-		}
-		n.reads[name] = m
+	n.queued = resize(n.buf.queued, len(d.queued))
+	n.buf.queued = n.queued
+	for i, as := range d.queued {
+		n.queued[i] = slices.Clip(as) // an append moves it; the rest only pops its head
 	}
 	// The beliefs and the diagram's spans are shared too: a change copies
 	// them first (setBelief, stopWaiting, trace), and a clipped slice moves

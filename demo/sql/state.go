@@ -7,10 +7,10 @@ import (
 )
 
 // Key is the database's whole state for the finder: every row with its
-// values, version, writer, locker, waiters and the columns its client's
-// program gave; every connection with its transaction, timeouts, locks and
+// values, version, writer, locker, waiters, the columns its client's
+// program gave and the version each client read of it; every connection with its transaction, timeouts, locks and
 // the statement it waits in; the advisory locks; the pooler; each client's
-// variables, reads, beliefs and queued statements; and the lock service
+// variables, beliefs, and blocked and queued statements; and the lock service
 // beside it. Connections are named by their place in the list and rows by
 // table and place, so two runs that did the same in a different order
 // share a key. The diagram's spans are history, not state, and are left
@@ -29,6 +29,12 @@ func (d *database) Key(b []byte, now int) []byte {
 			b = appendGiven(b, w.given, t.cols, keys[:0])
 			for _, x := range w.waiters {
 				b = d.appendBackend(append(b, ','), x)
+			}
+			if w.seen != nil { // each client's version read, 0 for none
+				b = append(b, " r"...)
+				for _, v := range w.seen {
+					b = demo.KeyInt(b, int64(v))
+				}
 			}
 		}
 	}
@@ -63,18 +69,18 @@ func (d *database) Key(b []byte, now int) []byte {
 		var inner [16]string
 		b = appendStrings(append(append(b, "|v "...), c...), d.vars[c], inner[:0])
 	}
-	for _, c := range clientKeys(d.blocked, d.clients, keys[:0]) {
-		b = d.appendBackend(append(append(b, "|b "...), c...), d.blocked[c])
-	}
-	for _, c := range clientKeys(d.queued, d.clients, keys[:0]) {
-		b = append(append(b, "|q "...), c...)
-		for _, a := range d.queued[c] {
-			b = append(append(b, ','), a.Source...)
+	for i, s := range d.blocked {
+		if s != nil {
+			b = d.appendBackend(append(append(b, "|b "...), d.clients[i]...), s)
 		}
 	}
-	for _, c := range clientKeys(d.reads, d.clients, keys[:0]) {
-		b = append(append(b, "|r "...), c...)
-		b = d.appendReads(b, d.reads[c])
+	for i, q := range d.queued {
+		if q != nil { // emptied is not the same as never queued
+			b = append(append(b, "|q "...), d.clients[i]...)
+			for _, a := range q {
+				b = append(append(b, ','), a.Source...)
+			}
+		}
 	}
 	b = append(b, '|')
 	for _, c := range clientKeys(d.beliefs, d.clients, keys[:0]) {
@@ -108,20 +114,6 @@ func (d *database) appendWait(b []byte, w *wait, now int) []byte {
 	}
 	for _, g := range w.got {
 		b = d.appendRow(append(b, ' '), g)
-	}
-	return b
-}
-
-// appendReads writes the version of each row a client read, in the rows'
-// order.
-func (d *database) appendReads(b []byte, reads map[*row]int) []byte {
-	for _, t := range d.tables {
-		for _, w := range t.rows {
-			if v, ok := reads[w]; ok {
-				b = d.appendRow(append(b, ' '), w)
-				b = demo.KeyInt(append(b, '='), int64(v))
-			}
-		}
 	}
 	return b
 }

@@ -36,13 +36,15 @@ type database struct {
 	released int  // counts returns to the pool, for its LIFO order
 	opened   int  // connections opened so far, for their pids
 	vars     map[string]map[string]string
-	blocked  map[string]*backend      // a client whose statement is waiting, and where
-	queued   map[string][]demo.Action // what it sends once the statement returns
-	reads    map[string]map[*row]int
-	beliefs  map[string]int // advisory locks each client believes it holds
-	woken    []*backend     // waiters of locks just freed, to run again
-	holds    []demo.Span    // who actually held locks when, for the diagram
-	waits    []demo.Span    // who waited for a lock when
+	// By client, in the order of clients: a client's statement that is
+	// waiting, and where; and what it sends once the statement returns,
+	// nil until it has sent something meanwhile.
+	blocked []*backend
+	queued  [][]demo.Action
+	beliefs map[string]int // advisory locks each client believes it holds
+	woken   []*backend     // waiters of locks just freed, to run again
+	holds   []demo.Span    // who actually held locks when, for the diagram
+	waits   []demo.Span    // who waited for a lock when
 
 	resource string // the table the lock protects: its writes are judged
 
@@ -50,7 +52,7 @@ type database struct {
 	// whose table checks the tokens it issues: the Resource written in SQL.
 	lease *lockservice.Store
 
-	clients []string // the scenario's, sorted: the order of a key's maps by client
+	clients []string // the scenario's, sorted: the order of the slices and a key's maps by client
 	buf     *buffers // the arrays this copy's rows and connections live in (CopyInto)
 }
 
@@ -76,11 +78,22 @@ type row struct {
 	// stale read into the table.
 	given   map[string]bool
 	waiters []*backend
+	// seen is the version each client (by its place in the clients) last
+	// read, 0 for none. Copies share it: a read replaces it (read).
+	seen []int
 }
 
 // name is the row as pg_locks and the page name it: by its key, the
 // table's first column (its primary key on the real server).
 func (w *row) name() string { return w.t.name + " " + w.t.cols[0] + "=" + w.values[w.t.cols[0]] }
+
+// seenBy is the version client i last read of the row, 0 for none.
+func (w *row) seenBy(i int) int {
+	if w.seen == nil {
+		return 0
+	}
+	return w.seen[i]
+}
 
 // key is the row's primary key.
 func (w *row) key() string { return w.values[w.t.cols[0]] }
@@ -156,11 +169,12 @@ func (w *wait) lock() string {
 func newDatabase(sc *demo.Scenario) *database {
 	d := &database{
 		pool: sc.Pool, pooled: sc.Pool > 0, maxConns: sc.MaxConns,
-		vars: map[string]map[string]string{}, blocked: map[string]*backend{},
-		queued: map[string][]demo.Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
+		vars: map[string]map[string]string{}, beliefs: map[string]int{},
 		lease: lockservice.New(), resource: sc.Resource,
-		clients: slices.Compact(slices.Sorted(slices.Values(sc.Clients))),
+		clients: slices.Clip(slices.Compact(slices.Sorted(slices.Values(sc.Clients)))),
 	}
+	d.blocked = make([]*backend, len(d.clients))
+	d.queued = make([][]demo.Action, len(d.clients))
 	if !d.pooled && d.maxConns == 0 {
 		for _, c := range sc.Clients {
 			d.open(c, c)
@@ -184,6 +198,17 @@ func connName(c string, n int) string {
 		return c
 	}
 	return c + "#" + strconv.Itoa(n)
+}
+
+// who is client c's place among the scenario's clients, where the slices
+// by client keep its program's state. Every statement comes from one of
+// them: the run refuses an action of a client the scenario does not name.
+func (d *database) who(c string) int {
+	i, ok := slices.BinarySearch(d.clients, c)
+	if !ok {
+		panic("sql: a statement from " + c + ", who is not among the scenario's clients")
+	}
+	return i
 }
 
 func (d *database) table(name string) *table {
@@ -248,10 +273,10 @@ func (d *database) Do(r *demo.Run, a demo.Action) error {
 		return d.lease.Do(r, a) // acquire, renew, release: the lock service's
 	}
 	c := a.Who
-	if s := d.blocked[c]; s != nil {
+	if i := d.who(c); d.blocked[i] != nil {
 		// The client's program is stuck in the call that waits; what it
 		// does next goes out once that call returns.
-		d.queued[c] = append(d.queued[c], a)
+		d.queued[i] = append(d.queued[i], a)
 		return nil
 	}
 	if a.Verb == Disconnect {
@@ -342,7 +367,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 			}
 		}
 		s.wait = w
-		d.blocked[w.client] = s
+		d.blocked[d.who(w.client)] = s
 		if blocked.row != nil {
 			blocked.row.waiters = append(blocked.row.waiters, s)
 		} else {
@@ -365,7 +390,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 		return
 	}
 	s.wait = nil
-	delete(d.blocked, w.client)
+	d.blocked[d.who(w.client)] = nil
 	d.stopWaiting(w.client, at)
 	if e.Err != nil && s.inTx {
 		if implicit {
@@ -653,12 +678,17 @@ func (d *database) setBelief(client string, n int) {
 	d.beliefs[client] = n
 }
 
-// read records the version of row that client has seen.
+// read records the version of row that client has seen. The finder's
+// copies share a row's versions seen, so a change replaces them.
 func (d *database) read(client string, w *row) {
-	if d.reads[client] == nil {
-		d.reads[client] = map[*row]int{}
+	i := d.who(client)
+	if w.seen != nil && w.seen[i] == w.rev {
+		return
 	}
-	d.reads[client][w] = w.rev
+	seen := make([]int, len(d.clients))
+	copy(seen, w.seen)
+	seen[i] = w.rev
+	w.seen = seen
 }
 
 func (d *database) lockRow(s *backend, w *row) {
@@ -874,7 +904,7 @@ func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 			given = given || w.given[c]
 		}
 	}
-	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && given && !r.StaleNow(client, at) {
+	if seen := w.seenBy(d.who(client)); seen > 0 && seen < w.rev && w.writer != client && given && !r.StaleNow(client, at) {
 		r.Violate(demo.Violation{Kind: demo.LostUpdate, At: at, Client: client, Other: w.writer,
 			Value: strings.Join(after, ", "), Before: strings.Join(before, ", ")})
 	}
@@ -1033,7 +1063,7 @@ func (d *database) fail(r *demo.Run, s *backend, err *SQLError, at int) {
 	d.unqueue(s)
 	e := SQLStatement{Head: r.HeadAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent, Err: err}
 	s.wait = nil
-	delete(d.blocked, w.client)
+	d.blocked[d.who(w.client)] = nil
 	d.stopWaiting(w.client, at)
 	logStatement(r, e)
 	if w.implicit {
@@ -1158,7 +1188,7 @@ func (d *database) State(r *demo.Run) any {
 			ss.State = "active"
 			ss.Query, ss.Since = s.wait.sql, s.wait.sent
 			ss.Waiting = s.wait.lock()
-			for _, a := range d.queued[s.wait.client] {
+			for _, a := range d.queued[d.who(s.wait.client)] {
 				if args, ok := a.Args.(Args); ok {
 					ss.Next = append(ss.Next, args.SQL)
 				} else {
@@ -1282,9 +1312,10 @@ func (d *database) answered(r *demo.Run, s *backend, client string, at int) {
 	d.unbind(r, s)
 	d.trace(at)
 	d.wake(r, at)
-	for len(d.queued[client]) > 0 && d.blocked[client] == nil {
-		next := d.queued[client][0]
-		d.queued[client] = d.queued[client][1:]
+	i := d.who(client)
+	for len(d.queued[i]) > 0 && d.blocked[i] == nil {
+		next := d.queued[i][0]
+		d.queued[i] = d.queued[i][1:] // empty, not nil: the key tells it from a client that never queued
 		var err error
 		if next.Verb == Disconnect {
 			err = d.disconnect(r, next, at)
