@@ -81,6 +81,9 @@ type row struct {
 	// seen is the version each client (by its place in the clients) last
 	// read, 0 for none. Copies share it: a read replaces it (read).
 	seen []int
+	// The key's parts for values, and for pending with given, written when
+	// they change (rekey) rather than for every state the finder tries.
+	valuesKey, pendingKey string
 }
 
 // name is the row as pg_locks and the page name it: by its key, the
@@ -493,6 +496,7 @@ func (d *database) insert(r *demo.Run, client string, st statement, e *SQLStatem
 		return
 	}
 	w := &row{t: t, values: vals, rev: 1, writer: client}
+	w.rekey()
 	if t.name == d.resource && r.Index() > 1 {
 		d.twice(r, client, w, at)
 	}
@@ -745,6 +749,7 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 		}
 		before = visible(row, s)["value"]
 		row.pending = vals
+		row.rekey()
 		n++
 	}
 	e.Tag = "UPDATE " + strconv.Itoa(n)
@@ -912,6 +917,7 @@ func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 		d.oversold(r, client, w, at)
 	}
 	w.values, w.pending, w.given = w.pending, nil, nil
+	w.rekey()
 	w.rev++
 	w.writer = client
 	d.read(client, w)
@@ -945,7 +951,7 @@ func (d *database) oversold(r *demo.Run, client string, w *row, at int) {
 // release drops s's row locks and transaction-level advisory locks.
 func (d *database) release(r *demo.Run, s *backend, at int) {
 	for _, w := range s.rows {
-		w.locker, w.pending, w.given = nil, nil, nil
+		w.locker, w.pending, w.given, w.pendingKey = nil, nil, nil, ""
 		d.woken = append(d.woken, w.waiters...)
 		w.waiters = nil
 	}

@@ -311,3 +311,41 @@ func TestMaxConnectionsRefusesAndDisconnectFrees(t *testing.T) {
 		t.Fatalf("headline %+v, want B refused while A held the one connection", v)
 	}
 }
+
+// A row's key parts, written when its values change rather than for every
+// key, are what its values make: after every offer, and every offer after
+// it, at every frame of every scenario on the database, played on a copy
+// into one scratch run as the finder plays them.
+func TestRowKeysFollowTheirValues(t *testing.T) {
+	var scratch, next demo.Run
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		if sc.Store != DatabaseStore {
+			continue
+		}
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				r, err := demo.Replay(sc, on, step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := StaleRowKey(r.Store()); w != "" {
+					t.Fatalf("%s frame %d: row %s's key is stale", testkit.Name(sc, on), step, w)
+				}
+				offers, _ := r.Offers()
+				for _, o := range offers {
+					if !r.CopyTo(&scratch) || scratch.Free(o.Action) != nil {
+						continue
+					}
+					if w := StaleRowKey(scratch.Store()); w != "" {
+						t.Fatalf("%s frame %d after %s: row %s's key is stale", testkit.Name(sc, on), step, o.Action.Source, w)
+					}
+					for _, o2 := range offers {
+						if scratch.CopyTo(&next) && next.Free(o2.Action) == nil && StaleRowKey(next.Store()) != "" {
+							t.Fatalf("%s frame %d after %s, %s: a row's key is stale", testkit.Name(sc, on), step, o.Action.Source, o2.Action.Source)
+						}
+					}
+				}
+			}
+		}
+	}
+}
