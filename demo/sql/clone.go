@@ -47,6 +47,19 @@ type buffers struct {
 	queued   [][]demo.Action
 }
 
+// newWait is a wait for a statement to send, or for a copy's connection to
+// fill: the one the buffers keep from a statement already answered, if
+// any, else a new one. Most statements never wait, and one allocated for
+// each step the finder tries was a fifth of what it allocated.
+func (b *buffers) newWait() *wait {
+	if b == nil || b.wait == nil {
+		return new(wait)
+	}
+	w := b.wait
+	b.wait = nil
+	return w
+}
+
 // resize is s with n elements, in s's memory when it has room.
 func resize[T any](s []T, n int) []T {
 	if cap(s) >= n {
@@ -250,7 +263,7 @@ func (c *copier) movePointers(s *backend, prev spare) {
 	}
 	w := prev.wait
 	if w == nil {
-		w = new(wait)
+		w = c.buf.newWait()
 	}
 	got := w.got
 	*w = *s.wait

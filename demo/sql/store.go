@@ -322,26 +322,21 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 	if s == nil {
 		return &demo.ActionError{Action: a, Msg: fmt.Sprintf("every one of the pool's %d server connections is in use", d.pool)}
 	}
-	w := d.newWait()
+	w := d.buf.newWait()
 	*w = wait{st: st, sql: sql, client: c, sent: at, from: at}
 	d.run(r, s, w, at)
-	if s.wait != w && d.buf != nil {
-		d.buf.wait = w // answered: nothing names it, so the next statement may use it
+	if s.wait != w {
+		d.spareWait(w) // answered: nothing names it
 	}
 	return nil
 }
 
-// newWait is a wait for a statement to send: the one the copy's buffers
-// keep from a statement already answered, if any, else a new one. Most
-// statements never wait, and one allocated for each step the finder tries
-// was a fifth of what it allocated.
-func (d *database) newWait() *wait {
-	if d.buf == nil || d.buf.wait == nil {
-		return new(wait)
+// spareWait keeps w, the wait of a statement answered that nothing names
+// any more, for newWait.
+func (d *database) spareWait(w *wait) {
+	if d.buf != nil {
+		d.buf.wait = w
 	}
-	w := d.buf.wait
-	d.buf.wait = nil
-	return w
 }
 
 // run executes a statement, or resumes one that waited, on s at time at, and
@@ -728,10 +723,7 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 			continue
 		}
 		d.lockRow(s, row)
-		vals := map[string]string{}
-		for k, v := range visible(row, s) {
-			vals[k] = v
-		}
+		vals := maps.Clone(visible(row, s))
 		for _, a := range st.sets {
 			if a.ref != "" {
 				x, _ := strconv.ParseInt(vals[a.ref], 10, 64)
@@ -982,7 +974,9 @@ func (d *database) wake(r *demo.Run, at int) {
 		}
 		w.freed, w.row, w.adv = w.row, nil, nil
 		w.from, w.checked = at, false
-		d.run(r, s, w, at)
+		if d.run(r, s, w, at); s.wait != w {
+			d.spareWait(w)
+		}
 	}
 }
 
@@ -1081,6 +1075,7 @@ func (d *database) fail(r *demo.Run, s *backend, err *SQLError, at int) {
 		s.aborted = true
 	}
 	d.answered(r, s, w.client, at)
+	d.spareWait(w)
 }
 
 // unqueue takes s out of every lock's queue.
