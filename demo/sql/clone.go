@@ -42,7 +42,7 @@ type buffers struct {
 	spares   []spare
 	locks    []advisoryLock
 	lockOf   []*advisoryLock
-	wait     *wait // a statement's wait that nothing names, for the next (newWait)
+	waits    []*wait // waits of statements answered, which nothing names (newWait)
 	blocked  []*backend
 	queued   [][]demo.Action
 }
@@ -52,11 +52,11 @@ type buffers struct {
 // any, else a new one. Most statements never wait, and one allocated for
 // each step the finder tries was a fifth of what it allocated.
 func (b *buffers) newWait() *wait {
-	if b == nil || b.wait == nil {
+	if b == nil || len(b.waits) == 0 {
 		return new(wait)
 	}
-	w := b.wait
-	b.wait = nil
+	w := b.waits[len(b.waits)-1]
+	b.waits = b.waits[:len(b.waits)-1]
 	return w
 }
 

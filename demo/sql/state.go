@@ -101,8 +101,9 @@ func (d *database) Key(b []byte, now int) []byte {
 // finder tries: written for every key, they were a tenth of a search.
 func (w *row) rekey() {
 	var keys [16]string
-	w.valuesKey = string(appendCols(nil, w.values, w.t.cols, keys[:0]))
-	b := appendCols(nil, w.pending, w.t.cols, keys[:0])
+	var buf [256]byte // written here, then copied once into the string
+	w.valuesKey = string(appendCols(buf[:0], w.values, w.t.cols, keys[:0]))
+	b := appendCols(buf[:0], w.pending, w.t.cols, keys[:0])
 	w.pendingKey = string(appendGiven(b, w.given, w.t.cols, keys[:0]))
 }
 

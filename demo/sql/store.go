@@ -332,10 +332,11 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 }
 
 // spareWait keeps w, the wait of a statement answered that nothing names
-// any more, for newWait.
+// any more, for newWait: a few, as a step may answer one and a copy fill
+// another.
 func (d *database) spareWait(w *wait) {
-	if d.buf != nil {
-		d.buf.wait = w
+	if d.buf != nil && len(d.buf.waits) < 4 {
+		d.buf.waits = append(d.buf.waits, w)
 	}
 }
 
