@@ -377,12 +377,14 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 			return // woken, but the lock went to someone queued before it
 		}
 		w.logged = true
-		d.waits = append(d.waits, demo.Span{Lane: w.client, Owner: w.client, From: at, Open: true, Until: -1})
-		e.Waiting, e.Lock = true, blocked.lock()
-		if h := blocked.holder(); h != nil {
-			e.Holder = h.name
+		if r.Logs() { // a lean run shows no frame: no span, no answer
+			d.waits = append(d.waits, demo.Span{Lane: w.client, Owner: w.client, From: at, Open: true, Until: -1})
+			e.Waiting, e.Lock = true, blocked.lock()
+			if h := blocked.holder(); h != nil {
+				e.Holder = h.name
+			}
+			r.Log(e)
 		}
-		logStatement(r, e)
 		if h := blocked.holder(); h != nil && h.client == w.client {
 			r.Violate(demo.Violation{Kind: demo.WaitsOnItself, At: at, Client: w.client, Value: blocked.lock()})
 		}
@@ -390,7 +392,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 	}
 	s.wait = nil
 	d.blocked[d.who(w.client)] = nil
-	d.stopWaiting(w.client, at)
+	d.stopWaiting(r, w.client, at)
 	if e.Err != nil && s.inTx {
 		if implicit {
 			d.end(r, s, false, at)
@@ -1065,7 +1067,7 @@ func (d *database) fail(r *demo.Run, s *backend, err *SQLError, at int) {
 	e := SQLStatement{Head: r.HeadAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent, Err: err}
 	s.wait = nil
 	d.blocked[d.who(w.client)] = nil
-	d.stopWaiting(w.client, at)
+	d.stopWaiting(r, w.client, at)
 	logStatement(r, e)
 	if w.implicit {
 		d.end(r, s, false, at) // it was a transaction of its own, now over
@@ -1091,9 +1093,10 @@ func (d *database) unqueue(s *backend) {
 	}
 }
 
-// stopWaiting closes client's open wait span.
-func (d *database) stopWaiting(client string, at int) {
-	if !slices.ContainsFunc(d.waits, func(w demo.Span) bool { return w.Lane == client && w.Open }) {
+// stopWaiting closes client's open wait span. A lean run, which shows no
+// frame, keeps no spans.
+func (d *database) stopWaiting(r *demo.Run, client string, at int) {
+	if !r.Logs() || !slices.ContainsFunc(d.waits, func(w demo.Span) bool { return w.Lane == client && w.Open }) {
 		return
 	}
 	d.waits = slices.Clone(d.waits) // the finder's copies share the spans
@@ -1106,8 +1109,12 @@ func (d *database) stopWaiting(client string, at int) {
 
 // trace brings the spans of who holds locks up to date: a lane for each
 // client whose connection holds a row or advisory lock, and the server's own
-// lane for a pooled connection that holds one with no client at all.
-func (d *database) trace(at int) {
+// lane for a pooled connection that holds one with no client at all. A
+// lean run, which shows no frame, keeps no spans.
+func (d *database) trace(r *demo.Run, at int) {
+	if !r.Logs() {
+		return
+	}
 	now := map[string]bool{}
 	for _, s := range d.sessions {
 		held := len(s.rows) > 0
@@ -1312,7 +1319,7 @@ type WaitEdge struct {
 // client's program carries on with what it sent meanwhile.
 func (d *database) answered(r *demo.Run, s *backend, client string, at int) {
 	d.unbind(r, s)
-	d.trace(at)
+	d.trace(r, at)
 	d.wake(r, at)
 	i := d.who(client)
 	for len(d.queued[i]) > 0 && d.blocked[i] == nil {
