@@ -129,13 +129,13 @@ func (d *database) appendWait(b []byte, w *wait, now int) []byte {
 	return b
 }
 
-// appendRow names a row by its table and its place there; "-" for none.
+// appendRow names a row by its table and its place there, written when it
+// was inserted; "-" for none.
 func (d *database) appendRow(b []byte, w *row) []byte {
 	if w == nil {
 		return append(b, '-')
 	}
-	b = append(append(b, w.t.name...), '/')
-	return demo.KeyInt(b, int64(slices.Index(w.t.rows, w)))
+	return append(b, w.ref...)
 }
 
 // appendBackend names a connection by its place in the list; -1 for none

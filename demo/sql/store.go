@@ -82,8 +82,10 @@ type row struct {
 	// read, 0 for none. Copies share it: a read replaces it (read).
 	seen []int
 	// The key's parts for values, and for pending with given, written when
-	// they change (rekey) rather than for every state the finder tries.
-	valuesKey, pendingKey string
+	// they change (rekey) rather than for every state the finder tries; and
+	// its name in a key, its table's and its place there, which never
+	// changes, as a table only grows.
+	valuesKey, pendingKey, ref string
 }
 
 // name is the row as pg_locks and the page name it: by its key, the
@@ -494,6 +496,7 @@ func (d *database) insert(r *demo.Run, client string, st statement, e *SQLStatem
 		return
 	}
 	w := &row{t: t, values: vals, rev: 1, writer: client}
+	w.ref = string(demo.KeyInt(append([]byte(t.name), '/'), int64(len(t.rows))))
 	w.rekey()
 	if t.name == d.resource && r.Index() > 1 {
 		d.twice(r, client, w, at)
