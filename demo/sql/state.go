@@ -8,16 +8,18 @@ import (
 
 // Key is the database's whole state for the finder: every row with its
 // values, version, writer, locker, waiters, the columns its client's
-// program gave and the version each client read of it; every connection with its transaction, timeouts, locks and
-// the statement it waits in; the advisory locks; the pooler; each client's
-// variables, beliefs, and blocked and queued statements; and the lock service
-// beside it. Connections are named by their place in the list and rows by
-// table and place, so two runs that did the same in a different order
-// share a key. The diagram's spans are history, not state, and are left
-// out. It is written with appends alone, maps in the order of their keys:
-// the finder writes a key for every state it tries.
+// program gave and the version each client read of it; every connection
+// with its transaction, timeouts, locks and the statement it waits in; the
+// advisory locks; the pooler; each client's variables, beliefs, and blocked
+// and queued statements; and the lock service beside it. Connections are
+// named by their place in the list and rows by table and place, so two
+// runs that did the same in a different order share a key. The diagram's
+// spans are history, not state, and are left out. It is written with
+// appends alone, by client in the order of the scenario's clients, sorted,
+// and maps in the order of their keys: the finder writes a key for every
+// state it tries, so the parts that seldom change (a row's values and
+// name, a client's variables) are written when they change.
 func (d *database) Key(b []byte, now int) []byte {
-	var keys [16]string // a map's keys, sorted, without an allocation
 	for _, t := range d.tables {
 		for _, w := range t.rows {
 			b = d.appendRow(append(b, '|'), w)
@@ -64,9 +66,10 @@ func (d *database) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(append(b, '|'), int64(d.pool))
 	b = append(b, ' ', demo.KeyBit(d.pooled))
 	b = demo.KeyInt(append(b, ' '), int64(d.released))
-	for _, c := range clientKeys(d.vars, d.clients, keys[:0]) {
-		var inner [16]string
-		b = appendStrings(append(append(b, "|v "...), c...), d.vars[c], inner[:0])
+	for i, v := range d.vars {
+		if v.m != nil {
+			b = append(append(append(b, "|v "...), d.clients[i]...), v.key...)
+		}
 	}
 	for i, s := range d.blocked {
 		if s != nil {
@@ -82,9 +85,11 @@ func (d *database) Key(b []byte, now int) []byte {
 		}
 	}
 	b = append(b, '|')
-	for _, c := range clientKeys(d.beliefs, d.clients, keys[:0]) {
-		b = demo.KeyInt(append(append(b, c...), '='), int64(d.beliefs[c]))
-		b = append(b, ' ')
+	for i, n := range d.beliefs {
+		if n >= 0 {
+			b = demo.KeyInt(append(append(b, d.clients[i]...), '='), int64(n))
+			b = append(b, ' ')
+		}
 	}
 	for _, s := range d.woken {
 		b = d.appendBackend(append(b, ",w"...), s)
@@ -145,21 +150,6 @@ func (d *database) appendBackend(b []byte, s *backend) []byte {
 		return append(b, '-')
 	}
 	return demo.KeyInt(b, int64(slices.Index(d.sessions, s)))
-}
-
-// clientKeys is SortedKeys of a map by client, found along the
-// scenario's clients, sorted once, rather than sorted for every state
-// tried; a key of no client's sorts them all.
-func clientKeys[V any](m map[string]V, clients, keys []string) []string {
-	for _, c := range clients {
-		if _, ok := m[c]; ok {
-			keys = append(keys, c)
-		}
-	}
-	if len(keys) < len(m) {
-		return demo.SortedKeys(m, keys[:0])
-	}
-	return keys
 }
 
 // appendCols writes a row's values in the order of its table's columns,

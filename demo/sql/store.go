@@ -30,21 +30,21 @@ type database struct {
 	tables   []*table
 	sessions []*backend
 	advisory []*advisoryLock
-	pool     int  // server connections behind a transaction-mode pooler; 0: none
-	maxConns int  // max_connections: clients connect at their first statement; 0: all connected from the start
-	pooled   bool // clients go through the pooler
-	released int  // counts returns to the pool, for its LIFO order
-	opened   int  // connections opened so far, for their pids
-	vars     map[string]map[string]string
+	pool     int           // server connections behind a transaction-mode pooler; 0: none
+	maxConns int           // max_connections: clients connect at their first statement; 0: all connected from the start
+	pooled   bool          // clients go through the pooler
+	released int           // counts returns to the pool, for its LIFO order
+	opened   int           // connections opened so far, for their pids
+	vars     []programVars // by client, in the order of clients
 	// By client, in the order of clients: a client's statement that is
 	// waiting, and where; and what it sends once the statement returns,
 	// nil until it has sent something meanwhile.
 	blocked []*backend
 	queued  [][]demo.Action
-	beliefs map[string]int // advisory locks each client believes it holds
-	woken   []*backend     // waiters of locks just freed, to run again
-	holds   []demo.Span    // who actually held locks when, for the diagram
-	waits   []demo.Span    // who waited for a lock when
+	beliefs []int       // by client, advisory locks it believes it holds; -1 until it is told
+	woken   []*backend  // waiters of locks just freed, to run again
+	holds   []demo.Span // who actually held locks when, for the diagram
+	waits   []demo.Span // who waited for a lock when
 
 	resource string // the table the lock protects: its writes are judged
 
@@ -174,12 +174,13 @@ func (w *wait) lock() string {
 func newDatabase(sc *demo.Scenario) *database {
 	d := &database{
 		pool: sc.Pool, pooled: sc.Pool > 0, maxConns: sc.MaxConns,
-		vars: map[string]map[string]string{}, beliefs: map[string]int{},
 		lease: lockservice.New(), resource: sc.Resource,
 		clients: slices.Clip(slices.Compact(slices.Sorted(slices.Values(sc.Clients)))),
 	}
 	d.blocked = make([]*backend, len(d.clients))
 	d.queued = make([][]demo.Action, len(d.clients))
+	d.vars = make([]programVars, len(d.clients))
+	d.beliefs = slices.Repeat([]int{-1}, len(d.clients))
 	if !d.pooled && d.maxConns == 0 {
 		for _, c := range sc.Clients {
 			d.open(c, c)
@@ -299,7 +300,7 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 		d.setVar(c, "token", strconv.FormatInt(cl.Token, 10))
 	}
 	args := a.Args.(Args)
-	sql, err := substitute(args.SQL, d.vars[c])
+	sql, err := substitute(args.SQL, d.vars[d.who(c)].m)
 	if err != nil {
 		return &demo.ActionError{Action: a, Msg: err.Error()}
 	}
@@ -629,15 +630,13 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 		}
 		got = append(got, row)
 	}
-	if d.vars[w.client] == nil {
+	if d.vars[d.who(w.client)].m == nil {
 		d.setVars(w.client, map[string]string{}) // the key names a client that has read, even nothing
 	}
 	for _, row := range got {
 		vals := visible(row, s)
-		for _, c := range cols {
-			d.setVar(w.client, c, vals[c]) // what the client's program keeps from its read
-		}
-		if r.Logs() { // a lean run logs no answer to show
+		d.keep(w.client, cols, vals) // what the client's program keeps from its read
+		if r.Logs() {                // a lean run logs no answer to show
 			out := make([]string, len(cols))
 			for i, c := range cols {
 				out[i] = vals[c]
@@ -651,10 +650,16 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 	return nil
 }
 
-// setVar sets a variable of client's program. The finder's copies share
-// each client's map, so a change that is one replaces the map.
+// programVars are the variables of one client's program, nil until it
+// has read, and their part of the key, written when they change.
+type programVars struct {
+	m   map[string]string
+	key string
+}
+
+// setVar sets a variable of client's program, as keep does.
 func (d *database) setVar(client, name, v string) {
-	vars := d.vars[client]
+	vars := d.vars[d.who(client)].m
 	if old, ok := vars[name]; ok && old == v {
 		return
 	}
@@ -666,21 +671,50 @@ func (d *database) setVar(client, name, v string) {
 	d.setVars(client, vars)
 }
 
-// setVars gives client's program its variables. The finder's copies share
-// the map of every client's, so a change replaces it.
-func (d *database) setVars(client string, vars map[string]string) {
-	d.vars = maps.Clone(d.vars)
-	d.vars[client] = vars
+// keep sets the variables of client's program named cols to their values
+// in vals. The finder's copies share each client's map, so a change that
+// is one replaces the map, once for all of cols.
+func (d *database) keep(client string, cols []string, vals map[string]string) {
+	vars, changed := d.vars[d.who(client)].m, false
+	for _, c := range cols {
+		if old, ok := vars[c]; ok && old == vals[c] {
+			continue
+		}
+		if !changed {
+			vars, changed = maps.Clone(vars), true
+			if vars == nil {
+				vars = map[string]string{}
+			}
+		}
+		vars[c] = vals[c]
+	}
+	if changed {
+		d.setVars(client, vars)
+	}
 }
 
+// setVars gives client's program its variables, and writes their part of
+// the key. The finder's copies share the slice of every client's, so a
+// change replaces it.
+func (d *database) setVars(client string, vars map[string]string) {
+	var keys [16]string
+	var buf [256]byte
+	d.vars = slices.Clone(d.vars)
+	d.vars[d.who(client)] = programVars{vars, string(appendStrings(buf[:0], vars, keys[:0]))}
+}
+
+// belief is how many holds client believes it has.
+func (d *database) belief(client string) int { return max(d.beliefs[d.who(client)], 0) }
+
 // setBelief sets how many holds client believes it has; the finder's
-// copies share the map, so a change replaces it.
+// copies share the slice, so a change replaces it.
 func (d *database) setBelief(client string, n int) {
-	if v, ok := d.beliefs[client]; ok && v == n {
+	i := d.who(client)
+	if d.beliefs[i] == n {
 		return
 	}
-	d.beliefs = maps.Clone(d.beliefs)
-	d.beliefs[client] = n
+	d.beliefs = slices.Clone(d.beliefs)
+	d.beliefs[i] = n
 }
 
 // read records the version of row that client has seen. The finder's
@@ -807,7 +841,7 @@ func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatemen
 		}
 		// The client now believes it holds the lock: the first take starts
 		// its hold, a re-entry only counts.
-		if d.setBelief(w.client, d.beliefs[w.client]+1); d.beliefs[w.client] == 1 {
+		if d.setBelief(w.client, d.belief(w.client)+1); d.belief(w.client) == 1 {
 			if c := r.Client(w.client); c != nil {
 				r.Hold(c, -1)
 			}
@@ -838,8 +872,8 @@ func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatemen
 			d.settle(r, a, e.At)
 		}
 		// Either way the client believes it let go of one hold.
-		if d.beliefs[w.client] > 0 {
-			if d.setBelief(w.client, d.beliefs[w.client]-1); d.beliefs[w.client] == 0 {
+		if d.belief(w.client) > 0 {
+			if d.setBelief(w.client, d.belief(w.client)-1); d.belief(w.client) == 0 {
 				if c := r.Client(w.client); c != nil {
 					r.LetGo(c)
 				}
@@ -877,7 +911,7 @@ func (d *database) end(r *demo.Run, s *backend, commit bool, at int) {
 	// A transaction-level advisory lock ends with the transaction, and so
 	// does the client's belief in it.
 	if s.client != "" {
-		if c := r.Client(s.client); c != nil && c.Holds && d.beliefs[s.client] > 0 && !d.holdsSession(s) {
+		if c := r.Client(s.client); c != nil && c.Holds && d.belief(s.client) > 0 && !d.holdsSession(s) {
 			d.setBelief(s.client, 0)
 			r.LetGo(c)
 		}
