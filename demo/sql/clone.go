@@ -89,14 +89,17 @@ func (d *database) copyInto(n *database, old database) {
 	n.tables = c.tables(d.tables)
 	n.sessions = c.sessions(d.sessions)
 	n.advisory = c.locks(d.advisory)
-	// Now that every row and lock has its copy, the pointers move.
-	for _, t := range n.tables {
-		for _, w := range t.rows {
-			w.locker, w.waiters = c.backend(w.locker), c.backendList(w.waiters)
+	// Now that every row and lock has its copy, the pointers move, the
+	// lists of waiters into the memory of the earlier copy's (tables, locks).
+	for i, t := range d.tables {
+		for j, w := range t.rows {
+			cw := n.tables[i].rows[j]
+			cw.locker, cw.waiters = c.backend(w.locker), c.backendsInto(cw.waiters, w.waiters)
 		}
 	}
-	for _, a := range n.advisory {
-		a.owner, a.waiters = c.backend(a.owner), c.backendList(a.waiters)
+	for i, a := range d.advisory {
+		ca := n.advisory[i]
+		ca.owner, ca.waiters = c.backend(a.owner), c.backendsInto(ca.waiters, a.waiters)
 	}
 	n.blocked = resize(n.buf.blocked, len(d.blocked))
 	n.buf.blocked = n.blocked
@@ -161,8 +164,9 @@ func (c *copier) tables(src []*table) []*table {
 		ptrs = ptrs[len(t.rows):]
 		for j, w := range t.rows {
 			cw := &rows[j]
+			spare := cw.waiters // the earlier copy's, for copyInto to fill
 			*cw = *w
-			cw.t = ct
+			cw.t, cw.waiters = ct, spare
 			ct.rows[j] = cw
 		}
 		rows = rows[len(t.rows):]
@@ -205,7 +209,9 @@ func (c *copier) locks(src []*advisoryLock) []*advisoryLock {
 	b.lockOf, b.locks = resize(b.lockOf, len(src)), resize(b.locks, len(src))
 	out := b.lockOf[:len(src):len(src)]
 	for i, a := range src {
+		spare := b.locks[i].waiters // the earlier copy's, for copyInto to fill
 		b.locks[i] = *a
+		b.locks[i].waiters = spare
 		out[i] = &b.locks[i]
 	}
 	c.advisory = pairs[advisoryLock]{src, out}
@@ -232,19 +238,26 @@ func (c *copier) backend(s *backend) *backend {
 }
 
 func (c *copier) backendList(ss []*backend) []*backend {
-	if ss == nil {
+	return c.backendsInto(nil, ss)
+}
+
+// backendsInto is the copies of ss, in out's memory when it has room.
+// An empty list keeps out's memory, as nothing tells it from none.
+func (c *copier) backendsInto(out, ss []*backend) []*backend {
+	if ss == nil && out == nil {
 		return nil
 	}
-	out := make([]*backend, len(ss))
-	for i, s := range ss {
-		out[i] = c.backend(s)
+	out = out[:0]
+	for _, s := range ss {
+		out = append(out, c.backend(s))
 	}
 	return out
 }
 
-// rowsInto is the copies of ws, in out's memory when it has room.
+// rowsInto is the copies of ws, in out's memory when it has room; an empty
+// list keeps it too.
 func (c *copier) rowsInto(out, ws []*row) []*row {
-	if ws == nil {
+	if ws == nil && out == nil {
 		return nil
 	}
 	out = out[:0]
@@ -259,6 +272,9 @@ func (c *copier) rowsInto(out, ws []*row) []*row {
 func (c *copier) movePointers(s *backend, prev spare) {
 	s.rows = c.rowsInto(prev.rows, s.rows)
 	if s.wait == nil {
+		if prev.wait != nil && len(c.buf.waits) < 4 {
+			c.buf.waits = append(c.buf.waits, prev.wait) // for a statement or a later copy
+		}
 		return
 	}
 	w := prev.wait
