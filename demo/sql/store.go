@@ -932,16 +932,12 @@ func (d *database) holdsSession(s *backend) bool {
 // commit has replaced since, so its write is based on a value that is gone.
 func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 	client := s.client
-	var before, after []string
 	given := false
 	for _, c := range w.t.cols {
-		if w.values[c] != w.pending[c] {
-			before = append(before, c+"="+w.values[c])
-			after = append(after, c+"="+w.pending[c])
-			given = given || w.given[c]
-		}
+		given = given || w.given[c] && w.values[c] != w.pending[c]
 	}
 	if seen := w.seenBy(d.who(client)); seen > 0 && seen < w.rev && w.writer != client && given && !r.StaleNow(client, at) {
+		before, after := w.changes()
 		r.Violate(demo.Violation{Kind: demo.LostUpdate, At: at, Client: client, Other: w.writer,
 			Value: strings.Join(after, ", "), Before: strings.Join(before, ", ")})
 	}
@@ -953,6 +949,18 @@ func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 	w.rev++
 	w.writer = client
 	d.read(client, w)
+}
+
+// changes are the columns the pending version changes, as col=value,
+// before and after, for a lost update's verdict.
+func (w *row) changes() (before, after []string) {
+	for _, c := range w.t.cols {
+		if w.values[c] != w.pending[c] {
+			before = append(before, c+"="+w.values[c])
+			after = append(after, c+"="+w.pending[c])
+		}
+	}
+	return before, after
 }
 
 // oversold looks at a commit to the resource that takes a count below zero:
