@@ -543,20 +543,35 @@ func (v clientVar) fill(vars map[string]string) (string, error) {
 		return "", fmt.Errorf("$%s: the client has not read %s yet", v.name, v.name)
 	}
 	if v.sign == 0 {
-		if _, e := strconv.ParseInt(val, 10, 64); e != nil {
+		if _, ok := number(val); !ok {
 			return "'" + strings.ReplaceAll(val, "'", "''") + "'", nil
 		}
 		return val, nil
 	}
-	a, e1 := strconv.ParseInt(val, 10, 64)
-	b, e2 := strconv.ParseInt(v.digits, 10, 64)
-	if e1 != nil || e2 != nil {
+	a, ok1 := number(val)
+	b, ok2 := number(v.digits)
+	if !ok1 || !ok2 {
 		return "", fmt.Errorf("$%s: %q is not a number", v.name, val)
 	}
 	if v.sign == '-' {
 		b = -b
 	}
 	return strconv.FormatInt(a+b, 10), nil
+}
+
+// number is s as a whole number, as strconv.ParseInt reads it in base 10,
+// without the error ParseInt allocates for a word that is not one: the
+// finder compares and fills in words such as 'A' for every step it tries.
+func number(s string) (int64, bool) {
+	digits := s
+	if digits != "" && (digits[0] == '+' || digits[0] == '-') {
+		digits = digits[1:]
+	}
+	if digits == "" || strings.ContainsFunc(digits, func(c rune) bool { return c < '0' || c > '9' }) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
 func isNameByte(c byte) bool { return c >= 'a' && c <= 'z' || c == '_' || isDigit(c) }

@@ -553,9 +553,9 @@ func (c cond) holds(v string) bool {
 	if c.op == "=" {
 		return v == c.val
 	}
-	x, err1 := strconv.ParseInt(v, 10, 64)
-	y, err2 := strconv.ParseInt(c.val, 10, 64)
-	if err1 != nil || err2 != nil {
+	x, ok1 := number(v)
+	y, ok2 := number(c.val)
+	if !ok1 || !ok2 {
 		return false
 	}
 	switch c.op {
@@ -969,9 +969,9 @@ func (w *row) changes() (before, after []string) {
 // to date, so the verdict says where the count ended.
 func (d *database) oversold(r *demo.Run, client string, w *row, at int) {
 	for _, c := range w.t.cols[1:] {
-		old, err1 := strconv.ParseInt(w.values[c], 10, 64)
-		now, err2 := strconv.ParseInt(w.pending[c], 10, 64)
-		if err1 != nil || err2 != nil || now >= 0 || now >= old {
+		old, ok1 := number(w.values[c])
+		now, ok2 := number(w.pending[c])
+		if !ok1 || !ok2 || now >= 0 || now >= old {
 			continue
 		}
 		where := w.name() + " " + c

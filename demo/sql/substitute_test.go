@@ -78,3 +78,16 @@ func checkSubstitute(t *testing.T, s string) {
 		t.Fatalf("substitute(%q) = %q, %v; the regexp gave %q, %v", s, got, gotErr, want, wantErr)
 	}
 }
+
+// number reads a whole number as strconv.ParseInt does, and refuses what it
+// refuses: words, signs alone, spaces, numbers past 64 bits.
+func TestNumberAsParseInt(t *testing.T) {
+	for _, s := range []string{"", "0", "-0", "+7", "-", "+", "12a", "a12", " 1", "1 ", "'A'", "1_000", "0x10",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "٣"} {
+		n, ok := number(s)
+		want, err := strconv.ParseInt(s, 10, 64)
+		if ok != (err == nil) || ok && n != want {
+			t.Errorf("number(%q) = %d, %v; ParseInt gave %d, %v", s, n, ok, want, err)
+		}
+	}
+}
