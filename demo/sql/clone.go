@@ -9,9 +9,10 @@ import (
 
 // Clone is a deep copy for the finder. Rows, connections, waits and
 // advisory locks point at one another, so each is copied once and every
-// pointer is moved to its copy. A row's committed and pending values and
-// its given columns are shared, as are each client's variables: the
-// database replaces those maps, never changes one in place.
+// pointer is moved to its copy. A row's committed and pending values, its
+// given columns and the versions its clients read are shared, as are each
+// client's variables and beliefs: the database replaces those maps and
+// slices, never changes one in place.
 func (d *database) Clone() demo.Store {
 	n := &database{}
 	d.copyInto(n, database{})
@@ -19,8 +20,8 @@ func (d *database) Clone() demo.Store {
 }
 
 // CopyInto is Clone into dst, an earlier copy that nothing else uses: its
-// rows, tables, connections, locks and maps are filled again rather than
-// allocated for every step the finder tries.
+// rows, tables, connections, locks, waits and lists are filled again
+// rather than allocated for every step the finder tries.
 func (d *database) CopyInto(dst demo.Store) bool {
 	n, ok := dst.(*database)
 	if !ok || n == d {
@@ -68,17 +69,8 @@ func resize[T any](s []T, n int) []T {
 	return make([]T, n)
 }
 
-// refill is m emptied, or a new map when there is none.
-func refill[K comparable, V any](m map[K]V, n int) map[K]V {
-	if m == nil {
-		return make(map[K]V, n)
-	}
-	clear(m)
-	return m
-}
-
-// copyInto makes n a copy of d; old is what n was, whose buffers, maps and
-// lock service are reused.
+// copyInto makes n a copy of d; old is what n was, whose buffers and lock
+// service are reused.
 func (d *database) copyInto(n *database, old database) {
 	*n = *d
 	n.buf = old.buf
