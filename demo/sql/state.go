@@ -66,6 +66,20 @@ func (d *database) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(append(b, '|'), int64(d.pool))
 	b = append(b, ' ', demo.KeyBit(d.pooled))
 	b = demo.KeyInt(append(b, ' '), int64(d.released))
+	b = d.appendPrograms(b)
+	for _, s := range d.woken {
+		b = d.appendBackend(append(b, ",w"...), s)
+	}
+	if d.lease != nil {
+		b = d.lease.Key(append(b, '|'), now)
+	}
+	return b
+}
+
+// appendPrograms writes what the database keeps of each client's program,
+// by client: its variables, its statement that waits, what it queued
+// behind it, and how many advisory locks it believes it holds.
+func (d *database) appendPrograms(b []byte) []byte {
 	for i, v := range d.vars {
 		if v.m != nil {
 			b = append(append(append(b, "|v "...), d.clients[i]...), v.key...)
@@ -90,12 +104,6 @@ func (d *database) Key(b []byte, now int) []byte {
 			b = demo.KeyInt(append(append(b, d.clients[i]...), '='), int64(n))
 			b = append(b, ' ')
 		}
-	}
-	for _, s := range d.woken {
-		b = d.appendBackend(append(b, ",w"...), s)
-	}
-	if d.lease != nil {
-		b = d.lease.Key(append(b, '|'), now)
 	}
 	return b
 }
