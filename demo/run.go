@@ -228,10 +228,14 @@ func (r *Run) playEngine(c *Client, a Action) error {
 		r.JudgeWrite(c, w, "")
 	case Pause:
 		c.Paused = true
-		r.Log(ClientChange{Head: h, What: Paused})
+		if r.Logs() { // no rule reads a pause back: a lean run boxes none
+			r.Log(ClientChange{Head: h, What: Paused})
+		}
 	case Resume:
 		c.Paused = false
-		r.Log(ClientChange{Head: h, What: Resumed})
+		if r.Logs() {
+			r.Log(ClientChange{Head: h, What: Resumed})
+		}
 	case Crash:
 		c.Crashed, c.Blocked = true, false
 		r.endHold(c)

@@ -78,7 +78,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 			continue // the store refused it here: no state to explore
 		}
 		k := s.key(c, cand.next)
-		if _, dup := s.seen[k]; dup {
+		if s.seen.has(k) {
 			continue
 		}
 		step, ok := s.intern(played)
@@ -86,7 +86,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 			s.res.OutOfBudget = true
 			return true, nil
 		}
-		s.seen[k] = struct{}{}
+		s.seen.add(k)
 		child := cand.next
 		child.parent, child.step = id, step
 		s.nodes = append(s.nodes, child)

@@ -88,7 +88,7 @@ type search struct {
 	alongPath []uint16
 	space     *space
 	nodes     []node
-	seen      map[[2]uint64]struct{}
+	seen      keySet
 	steps     [][]demo.Action // what each node's last step played: its action, after any duties
 	index     map[string]uint16
 	buf       []byte
@@ -120,7 +120,7 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 	}
 	s := &search{
 		start: start, prop: prop, opt: opt, root: root, space: sp,
-		seen: map[[2]uint64]struct{}{}, index: map[string]uint16{},
+		index: map[string]uint16{},
 		kinds: map[demo.ViolationKind]bool{},
 		res:   Result{Start: start, Property: prop},
 	}
@@ -133,7 +133,7 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 		s.kinds[v.Kind] = true
 	}
 	s.nodes = append(s.nodes, node{parent: -1})
-	s.seen[s.key(root, node{})] = struct{}{}
+	s.seen.add(s.key(root, node{}))
 	s.res.States = 1
 	return s.res, s.run()
 }

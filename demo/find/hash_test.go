@@ -25,3 +25,47 @@ func TestHashTellsKeysApart(t *testing.T) {
 		}
 	}
 }
+
+// The seen set holds what a map holds: keys added are in it, others are
+// not, through its growth, keys that share a first word or a slot, and the
+// key of zeros, which marks an empty slot.
+func TestKeySetIsASet(t *testing.T) {
+	var s keySet
+	want := map[[2]uint64]bool{}
+	x := uint64(1)
+	next := func() uint64 { // a xorshift: deterministic, and spread
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return x
+	}
+	for i := range 20_000 {
+		var k [2]uint64
+		switch i % 4 {
+		case 0:
+			k = [2]uint64{next(), next()}
+		case 1:
+			k = [2]uint64{uint64(i) << 10, next()} // all in the same few slots
+		case 2:
+			k = [2]uint64{7, uint64(i)} // one first word
+		case 3:
+			k = [2]uint64{0, uint64(i / 4 % 4)} // the zero key among them
+		}
+		if got := s.has(k); got != want[k] {
+			t.Fatalf("key %d %x: has=%v before adding, want %v", i, k, got, want[k])
+		}
+		s.add(k)
+		want[k] = true
+		if miss := [2]uint64{next(), 1}; s.has(miss) != want[miss] {
+			t.Fatalf("key %x: has=%v, never added", miss, s.has(miss))
+		}
+	}
+	for k := range want {
+		if !s.has(k) {
+			t.Fatalf("key %x added, then not found", k)
+		}
+	}
+	if s.n+1 != len(want) || !s.zero {
+		t.Errorf("%d keys in slots and zero %v, want %d and the zero key", s.n, s.zero, len(want)-1)
+	}
+}

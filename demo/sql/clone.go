@@ -9,9 +9,10 @@ import (
 
 // Clone is a deep copy for the finder. Rows, connections, waits and
 // advisory locks point at one another, so each is copied once and every
-// pointer is moved to its copy. A row's committed and pending values and
-// its given columns are shared, as are each client's variables: the
-// database replaces those maps, never changes one in place.
+// pointer is moved to its copy. A row's committed and pending values, its
+// given columns and the versions its clients read are shared, as are each
+// client's variables and beliefs: the database replaces those maps and
+// slices, never changes one in place.
 func (d *database) Clone() demo.Store {
 	n := &database{}
 	d.copyInto(n, database{})
@@ -19,8 +20,8 @@ func (d *database) Clone() demo.Store {
 }
 
 // CopyInto is Clone into dst, an earlier copy that nothing else uses: its
-// rows, tables, connections, locks and maps are filled again rather than
-// allocated for every step the finder tries.
+// rows, tables, connections, locks, waits and lists are filled again
+// rather than allocated for every step the finder tries.
 func (d *database) CopyInto(dst demo.Store) bool {
 	n, ok := dst.(*database)
 	if !ok || n == d {
@@ -42,6 +43,22 @@ type buffers struct {
 	spares   []spare
 	locks    []advisoryLock
 	lockOf   []*advisoryLock
+	waits    []*wait // waits of statements answered, which nothing names (newWait)
+	blocked  []*backend
+	queued   [][]demo.Action
+}
+
+// newWait is a wait for a statement to send, or for a copy's connection to
+// fill: the one the buffers keep from a statement already answered, if
+// any, else a new one. Most statements never wait, and one allocated for
+// each step the finder tries was a fifth of what it allocated.
+func (b *buffers) newWait() *wait {
+	if b == nil || len(b.waits) == 0 {
+		return new(wait)
+	}
+	w := b.waits[len(b.waits)-1]
+	b.waits = b.waits[:len(b.waits)-1]
+	return w
 }
 
 // resize is s with n elements, in s's memory when it has room.
@@ -52,17 +69,8 @@ func resize[T any](s []T, n int) []T {
 	return make([]T, n)
 }
 
-// refill is m emptied, or a new map when there is none.
-func refill[K comparable, V any](m map[K]V, n int) map[K]V {
-	if m == nil {
-		return make(map[K]V, n)
-	}
-	clear(m)
-	return m
-}
-
-// copyInto makes n a copy of d; old is what n was, whose buffers, maps and
-// lock service are reused.
+// copyInto makes n a copy of d; old is what n was, whose buffers and lock
+// service are reused.
 func (d *database) copyInto(n *database, old database) {
 	*n = *d
 	n.buf = old.buf
@@ -73,18 +81,22 @@ func (d *database) copyInto(n *database, old database) {
 	n.tables = c.tables(d.tables)
 	n.sessions = c.sessions(d.sessions)
 	n.advisory = c.locks(d.advisory)
-	// Now that every row and lock has its copy, the pointers move.
-	for _, t := range n.tables {
-		for _, w := range t.rows {
-			w.locker, w.waiters = c.backend(w.locker), c.backendList(w.waiters)
+	// Now that every row and lock has its copy, the pointers move, the
+	// lists of waiters into the memory of the earlier copy's (tables, locks).
+	for i, t := range d.tables {
+		for j, w := range t.rows {
+			cw := n.tables[i].rows[j]
+			cw.locker, cw.waiters = c.backend(w.locker), c.backendsInto(cw.waiters, w.waiters)
 		}
 	}
-	for _, a := range n.advisory {
-		a.owner, a.waiters = c.backend(a.owner), c.backendList(a.waiters)
+	for i, a := range d.advisory {
+		ca := n.advisory[i]
+		ca.owner, ca.waiters = c.backend(a.owner), c.backendsInto(ca.waiters, a.waiters)
 	}
-	n.blocked = refill(old.blocked, len(d.blocked))
-	for name, s := range d.blocked {
-		n.blocked[name] = c.backend(s)
+	n.blocked = resize(n.buf.blocked, len(d.blocked))
+	n.buf.blocked = n.blocked
+	for i, s := range d.blocked {
+		n.blocked[i] = c.backend(s)
 	}
 	n.woken = c.backendList(d.woken)
 	// Every connection copied, closed ones too.
@@ -94,7 +106,7 @@ func (d *database) copyInto(n *database, old database) {
 	for _, s := range c.closed.to {
 		c.movePointers(s, spare{})
 	}
-	c.copyMaps(n, d, old)
+	c.copyMaps(n, d)
 	switch {
 	case d.lease == nil:
 	case old.lease != nil && d.lease.CopyInto(old.lease):
@@ -144,8 +156,9 @@ func (c *copier) tables(src []*table) []*table {
 		ptrs = ptrs[len(t.rows):]
 		for j, w := range t.rows {
 			cw := &rows[j]
+			spare := cw.waiters // the earlier copy's, for copyInto to fill
 			*cw = *w
-			cw.t = ct
+			cw.t, cw.waiters = ct, spare
 			ct.rows[j] = cw
 		}
 		rows = rows[len(t.rows):]
@@ -188,7 +201,9 @@ func (c *copier) locks(src []*advisoryLock) []*advisoryLock {
 	b.lockOf, b.locks = resize(b.lockOf, len(src)), resize(b.locks, len(src))
 	out := b.lockOf[:len(src):len(src)]
 	for i, a := range src {
+		spare := b.locks[i].waiters // the earlier copy's, for copyInto to fill
 		b.locks[i] = *a
+		b.locks[i].waiters = spare
 		out[i] = &b.locks[i]
 	}
 	c.advisory = pairs[advisoryLock]{src, out}
@@ -215,19 +230,26 @@ func (c *copier) backend(s *backend) *backend {
 }
 
 func (c *copier) backendList(ss []*backend) []*backend {
-	if ss == nil {
+	return c.backendsInto(nil, ss)
+}
+
+// backendsInto is the copies of ss, in out's memory when it has room.
+// An empty list keeps out's memory, as nothing tells it from none.
+func (c *copier) backendsInto(out, ss []*backend) []*backend {
+	if ss == nil && out == nil {
 		return nil
 	}
-	out := make([]*backend, len(ss))
-	for i, s := range ss {
-		out[i] = c.backend(s)
+	out = out[:0]
+	for _, s := range ss {
+		out = append(out, c.backend(s))
 	}
 	return out
 }
 
-// rowsInto is the copies of ws, in out's memory when it has room.
+// rowsInto is the copies of ws, in out's memory when it has room; an empty
+// list keeps it too.
 func (c *copier) rowsInto(out, ws []*row) []*row {
-	if ws == nil {
+	if ws == nil && out == nil {
 		return nil
 	}
 	out = out[:0]
@@ -242,11 +264,14 @@ func (c *copier) rowsInto(out, ws []*row) []*row {
 func (c *copier) movePointers(s *backend, prev spare) {
 	s.rows = c.rowsInto(prev.rows, s.rows)
 	if s.wait == nil {
+		if prev.wait != nil && len(c.buf.waits) < 4 {
+			c.buf.waits = append(c.buf.waits, prev.wait) // for a statement or a later copy
+		}
 		return
 	}
 	w := prev.wait
 	if w == nil {
-		w = new(wait)
+		w = c.buf.newWait()
 	}
 	got := w.got
 	*w = *s.wait
@@ -263,22 +288,15 @@ type spare struct {
 	wait *wait
 }
 
-// copyMaps copies the clients' queues, reads and beliefs, and the
-// diagram's spans, which are changed in place. The variables of each
-// client are shared: a change replaces a client's map (setVars).
-func (c *copier) copyMaps(n, d *database, old database) {
+// copyMaps copies the clients' queues and the diagram's spans, which are
+// changed in place. The variables of each client are shared: a change
+// replaces a client's map (setVars).
+func (c *copier) copyMaps(n, d *database) {
 	n.vars = d.vars
-	n.queued = refill(old.queued, len(d.queued))
-	for name, as := range d.queued {
-		n.queued[name] = slices.Clip(as) // an append moves it; the rest only pops its head
-	}
-	n.reads = refill(old.reads, len(d.reads))
-	for name, rs := range d.reads {
-		m := make(map[*row]int, len(rs))
-		for w, v := range rs {
-			m[c.row(w)] = v
-		}
-		n.reads[name] = m
+	n.queued = resize(n.buf.queued, len(d.queued))
+	n.buf.queued = n.queued
+	for i, as := range d.queued {
+		n.queued[i] = slices.Clip(as) // an append moves it; the rest only pops its head
 	}
 	// The beliefs and the diagram's spans are shared too: a change copies
 	// them first (setBelief, stopWaiting, trace), and a clipped slice moves

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -467,39 +466,124 @@ func parseMillis(v string) (int, error) {
 
 const maxMillis = 1_000_000_000
 
-var clientVar = regexp.MustCompile(`\$([a-z_][a-z_0-9]*)(\s*([+-])\s*([0-9]+))?`)
-
 // substitute fills in what the client's program computed from its last read:
 // "$balance - 30" becomes the number the client sends. This is the
 // read-modify-write of an application, done outside the database, which is
-// exactly where an update can be lost.
+// exactly where an update can be lost. A variable is $ and a name of
+// a-z, _ and digits, not starting with one, with an optional "+ N" or "- N"
+// after it; one the client has not read, or a sum of what is not a number,
+// is left as written and the last such is the error. It scans by hand: the
+// finder sends a statement for every step it tries, and a regexp was a
+// sixth of a search.
 func substitute(sql string, vars map[string]string) (string, error) {
+	i := strings.IndexByte(sql, '$')
+	if i < 0 {
+		return sql, nil // nothing to fill in
+	}
+	var b strings.Builder
+	b.Grow(len(sql) + 16)
 	var err error
-	out := clientVar.ReplaceAllStringFunc(sql, func(m string) string {
-		g := clientVar.FindStringSubmatch(m)
-		v, ok := vars[g[1]]
-		if !ok {
-			err = fmt.Errorf("$%s: the client has not read %s yet", g[1], g[1])
-			return m
+	for ; i >= 0; i = strings.IndexByte(sql, '$') {
+		b.WriteString(sql[:i])
+		v := scanVar(sql[i:])
+		if v.n == 0 {
+			b.WriteByte('$') // not a variable: a $ as any other character
+			sql = sql[i+1:]
+			continue
 		}
-		if g[2] == "" {
-			if _, e := strconv.ParseInt(v, 10, 64); e != nil {
-				return "'" + strings.ReplaceAll(v, "'", "''") + "'"
-			}
-			return v
+		out, e := v.fill(vars)
+		if e != nil {
+			out, err = sql[i:i+v.n], e
 		}
-		a, e1 := strconv.ParseInt(v, 10, 64)
-		b, e2 := strconv.ParseInt(g[4], 10, 64)
-		if e1 != nil || e2 != nil {
-			err = fmt.Errorf("$%s: %q is not a number", g[1], v)
-			return m
+		b.WriteString(out)
+		sql = sql[i+v.n:]
+	}
+	b.WriteString(sql)
+	return b.String(), err
+}
+
+// clientVar is one variable of a statement as scanVar reads it.
+type clientVar struct {
+	n      int    // its length from the $; 0: not a variable
+	name   string // without the $
+	sign   byte   // '+' or '-' before digits; 0 for none
+	digits string
+}
+
+// scanVar reads the variable at the start of s, which starts with $.
+func scanVar(s string) clientVar {
+	j := 1
+	if j == len(s) || !isNameByte(s[j]) || isDigit(s[j]) {
+		return clientVar{}
+	}
+	for j < len(s) && isNameByte(s[j]) {
+		j++
+	}
+	v := clientVar{n: j, name: s[1:j]}
+	k := skipSpace(s, j)
+	if k == len(s) || s[k] != '+' && s[k] != '-' {
+		return v
+	}
+	d := skipSpace(s, k+1)
+	e := d
+	for e < len(s) && isDigit(s[e]) {
+		e++
+	}
+	if e > d {
+		v.n, v.sign, v.digits = e, s[k], s[d:e]
+	}
+	return v
+}
+
+// fill is what the client sends for v: its value, quoted unless it is a
+// number, or the sum.
+func (v clientVar) fill(vars map[string]string) (string, error) {
+	val, ok := vars[v.name]
+	if !ok {
+		return "", fmt.Errorf("$%s: the client has not read %s yet", v.name, v.name)
+	}
+	if v.sign == 0 {
+		if _, ok := number(val); !ok {
+			return "'" + strings.ReplaceAll(val, "'", "''") + "'", nil
 		}
-		if g[3] == "-" {
-			b = -b
-		}
-		return strconv.FormatInt(a+b, 10)
-	})
-	return out, err
+		return val, nil
+	}
+	a, ok1 := number(val)
+	b, ok2 := number(v.digits)
+	if !ok1 || !ok2 {
+		return "", fmt.Errorf("$%s: %q is not a number", v.name, val)
+	}
+	if v.sign == '-' {
+		b = -b
+	}
+	return strconv.FormatInt(a+b, 10), nil
+}
+
+// number is s as a whole number, as strconv.ParseInt reads it in base 10,
+// without the error ParseInt allocates for a word that is not one: the
+// finder compares and fills in words such as 'A' for every step it tries.
+func number(s string) (int64, bool) {
+	digits := s
+	if digits != "" && (digits[0] == '+' || digits[0] == '-') {
+		digits = digits[1:]
+	}
+	if digits == "" || strings.ContainsFunc(digits, func(c rune) bool { return c < '0' || c > '9' }) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+func isNameByte(c byte) bool { return c >= 'a' && c <= 'z' || c == '_' || isDigit(c) }
+func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
+
+// skipSpace is the first index from i on of s that is not a space, as
+// RE2's \s reads one.
+func skipSpace(s string, i int) int {
+	for i < len(s) && strings.IndexByte("\t\n\f\r ", s[i]) >= 0 {
+		i++
+	}
+	return i
 }
 
 // parsed holds each statement text read so far: the finder sends the same

@@ -7,28 +7,35 @@ import (
 )
 
 // Key is the database's whole state for the finder: every row with its
-// values, version, writer, locker, waiters and the columns its client's
-// program gave; every connection with its transaction, timeouts, locks and
-// the statement it waits in; the advisory locks; the pooler; each client's
-// variables, reads, beliefs and queued statements; and the lock service
-// beside it. Connections are named by their place in the list and rows by
-// table and place, so two runs that did the same in a different order
-// share a key. The diagram's spans are history, not state, and are left
-// out. It is written with appends alone, maps in the order of their keys:
-// the finder writes a key for every state it tries.
+// values, version, writer, locker, waiters, the columns its client's
+// program gave and the version each client read of it; every connection
+// with its transaction, timeouts, locks and the statement it waits in; the
+// advisory locks; the pooler; each client's variables, beliefs, and blocked
+// and queued statements; and the lock service beside it. Connections are
+// named by their place in the list and rows by table and place, so two
+// runs that did the same in a different order share a key. The diagram's
+// spans are history, not state, and are left out. It is written with
+// appends alone, by client in the order of the scenario's clients, sorted,
+// and maps in the order of their keys: the finder writes a key for every
+// state it tries, so the parts that seldom change (a row's values and
+// name, a client's variables) are written when they change.
 func (d *database) Key(b []byte, now int) []byte {
-	var keys [16]string // a map's keys, sorted, without an allocation
 	for _, t := range d.tables {
 		for _, w := range t.rows {
 			b = d.appendRow(append(b, '|'), w)
-			b = appendCols(append(b, ' '), w.values, t.cols, keys[:0])
+			b = append(append(b, ' '), w.valuesKey...)
 			b = demo.KeyInt(append(b, ' '), int64(w.rev))
 			b = append(append(b, ' '), w.writer...)
 			b = d.appendBackend(append(b, ' '), w.locker)
-			b = appendCols(append(b, ' '), w.pending, t.cols, keys[:0])
-			b = appendGiven(b, w.given, t.cols, keys[:0])
+			b = append(append(b, ' '), w.pendingKey...)
 			for _, x := range w.waiters {
 				b = d.appendBackend(append(b, ','), x)
+			}
+			if w.seen != nil { // each client's version read, 0 for none
+				b = append(b, " r"...)
+				for _, v := range w.seen {
+					b = demo.KeyInt(b, int64(v))
+				}
 			}
 		}
 	}
@@ -59,28 +66,7 @@ func (d *database) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(append(b, '|'), int64(d.pool))
 	b = append(b, ' ', demo.KeyBit(d.pooled))
 	b = demo.KeyInt(append(b, ' '), int64(d.released))
-	for _, c := range clientKeys(d.vars, d.clients, keys[:0]) {
-		var inner [16]string
-		b = appendStrings(append(append(b, "|v "...), c...), d.vars[c], inner[:0])
-	}
-	for _, c := range clientKeys(d.blocked, d.clients, keys[:0]) {
-		b = d.appendBackend(append(append(b, "|b "...), c...), d.blocked[c])
-	}
-	for _, c := range clientKeys(d.queued, d.clients, keys[:0]) {
-		b = append(append(b, "|q "...), c...)
-		for _, a := range d.queued[c] {
-			b = append(append(b, ','), a.Source...)
-		}
-	}
-	for _, c := range clientKeys(d.reads, d.clients, keys[:0]) {
-		b = append(append(b, "|r "...), c...)
-		b = d.appendReads(b, d.reads[c])
-	}
-	b = append(b, '|')
-	for _, c := range clientKeys(d.beliefs, d.clients, keys[:0]) {
-		b = demo.KeyInt(append(append(b, c...), '='), int64(d.beliefs[c]))
-		b = append(b, ' ')
-	}
+	b = d.appendPrograms(b)
 	for _, s := range d.woken {
 		b = d.appendBackend(append(b, ",w"...), s)
 	}
@@ -88,6 +74,50 @@ func (d *database) Key(b []byte, now int) []byte {
 		b = d.lease.Key(append(b, '|'), now)
 	}
 	return b
+}
+
+// appendPrograms writes what the database keeps of each client's program,
+// by client: its variables, its statement that waits, what it queued
+// behind it, and how many advisory locks it believes it holds.
+func (d *database) appendPrograms(b []byte) []byte {
+	for i, v := range d.vars {
+		if v.m != nil {
+			b = append(append(append(b, "|v "...), d.clients[i]...), v.key...)
+		}
+	}
+	for i, s := range d.blocked {
+		if s != nil {
+			b = d.appendBackend(append(append(b, "|b "...), d.clients[i]...), s)
+		}
+	}
+	for i, q := range d.queued {
+		if q != nil { // emptied is not the same as never queued
+			b = append(append(b, "|q "...), d.clients[i]...)
+			for _, a := range q {
+				b = append(append(b, ','), a.Source...)
+			}
+		}
+	}
+	b = append(b, '|')
+	for i, n := range d.beliefs {
+		if n >= 0 {
+			b = demo.KeyInt(append(append(b, d.clients[i]...), '='), int64(n))
+			b = append(b, ' ')
+		}
+	}
+	return b
+}
+
+// rekey writes the parts of a row's key that its maps make: its committed
+// values, and its pending version with the columns its client gave. The
+// maps are replaced, never changed in place, and in few of the states the
+// finder tries: written for every key, they were a tenth of a search.
+func (w *row) rekey() {
+	var keys [16]string
+	var buf [256]byte // written here, then copied once into the string
+	w.valuesKey = string(appendCols(buf[:0], w.values, w.t.cols, keys[:0]))
+	b := appendCols(buf[:0], w.pending, w.t.cols, keys[:0])
+	w.pendingKey = string(appendGiven(b, w.given, w.t.cols, keys[:0]))
 }
 
 // appendWait writes a statement that waits for a lock.
@@ -112,27 +142,13 @@ func (d *database) appendWait(b []byte, w *wait, now int) []byte {
 	return b
 }
 
-// appendReads writes the version of each row a client read, in the rows'
-// order.
-func (d *database) appendReads(b []byte, reads map[*row]int) []byte {
-	for _, t := range d.tables {
-		for _, w := range t.rows {
-			if v, ok := reads[w]; ok {
-				b = d.appendRow(append(b, ' '), w)
-				b = demo.KeyInt(append(b, '='), int64(v))
-			}
-		}
-	}
-	return b
-}
-
-// appendRow names a row by its table and its place there; "-" for none.
+// appendRow names a row by its table and its place there, written when it
+// was inserted; "-" for none.
 func (d *database) appendRow(b []byte, w *row) []byte {
 	if w == nil {
 		return append(b, '-')
 	}
-	b = append(append(b, w.t.name...), '/')
-	return demo.KeyInt(b, int64(slices.Index(w.t.rows, w)))
+	return append(b, w.ref...)
 }
 
 // appendBackend names a connection by its place in the list; -1 for none
@@ -142,21 +158,6 @@ func (d *database) appendBackend(b []byte, s *backend) []byte {
 		return append(b, '-')
 	}
 	return demo.KeyInt(b, int64(slices.Index(d.sessions, s)))
-}
-
-// clientKeys is SortedKeys of a map by client, found along the
-// scenario's clients, sorted once, rather than sorted for every state
-// tried; a key of no client's sorts them all.
-func clientKeys[V any](m map[string]V, clients, keys []string) []string {
-	for _, c := range clients {
-		if _, ok := m[c]; ok {
-			keys = append(keys, c)
-		}
-	}
-	if len(keys) < len(m) {
-		return demo.SortedKeys(m, keys[:0])
-	}
-	return keys
 }
 
 // appendCols writes a row's values in the order of its table's columns,

@@ -30,19 +30,21 @@ type database struct {
 	tables   []*table
 	sessions []*backend
 	advisory []*advisoryLock
-	pool     int  // server connections behind a transaction-mode pooler; 0: none
-	maxConns int  // max_connections: clients connect at their first statement; 0: all connected from the start
-	pooled   bool // clients go through the pooler
-	released int  // counts returns to the pool, for its LIFO order
-	opened   int  // connections opened so far, for their pids
-	vars     map[string]map[string]string
-	blocked  map[string]*backend      // a client whose statement is waiting, and where
-	queued   map[string][]demo.Action // what it sends once the statement returns
-	reads    map[string]map[*row]int
-	beliefs  map[string]int // advisory locks each client believes it holds
-	woken    []*backend     // waiters of locks just freed, to run again
-	holds    []demo.Span    // who actually held locks when, for the diagram
-	waits    []demo.Span    // who waited for a lock when
+	pool     int           // server connections behind a transaction-mode pooler; 0: none
+	maxConns int           // max_connections: clients connect at their first statement; 0: all connected from the start
+	pooled   bool          // clients go through the pooler
+	released int           // counts returns to the pool, for its LIFO order
+	opened   int           // connections opened so far, for their pids
+	vars     []programVars // by client, in the order of clients
+	// By client, in the order of clients: a client's statement that is
+	// waiting, and where; and what it sends once the statement returns,
+	// nil until it has sent something meanwhile.
+	blocked []*backend
+	queued  [][]demo.Action
+	beliefs []int       // by client, advisory locks it believes it holds; -1 until it is told
+	woken   []*backend  // waiters of locks just freed, to run again
+	holds   []demo.Span // who actually held locks when, for the diagram
+	waits   []demo.Span // who waited for a lock when
 
 	resource string // the table the lock protects: its writes are judged
 
@@ -50,7 +52,7 @@ type database struct {
 	// whose table checks the tokens it issues: the Resource written in SQL.
 	lease *lockservice.Store
 
-	clients []string // the scenario's, sorted: the order of a key's maps by client
+	clients []string // the scenario's, sorted: the order of the slices and a key's maps by client
 	buf     *buffers // the arrays this copy's rows and connections live in (CopyInto)
 }
 
@@ -76,11 +78,27 @@ type row struct {
 	// stale read into the table.
 	given   map[string]bool
 	waiters []*backend
+	// seen is the version each client (by its place in the clients) last
+	// read, 0 for none. Copies share it: a read replaces it (read).
+	seen []int
+	// The key's parts for values, and for pending with given, written when
+	// they change (rekey) rather than for every state the finder tries; and
+	// its name in a key, its table's and its place there, which never
+	// changes, as a table only grows.
+	valuesKey, pendingKey, ref string
 }
 
 // name is the row as pg_locks and the page name it: by its key, the
 // table's first column (its primary key on the real server).
 func (w *row) name() string { return w.t.name + " " + w.t.cols[0] + "=" + w.values[w.t.cols[0]] }
+
+// seenBy is the version client i last read of the row, 0 for none.
+func (w *row) seenBy(i int) int {
+	if w.seen == nil {
+		return 0
+	}
+	return w.seen[i]
+}
 
 // key is the row's primary key.
 func (w *row) key() string { return w.values[w.t.cols[0]] }
@@ -156,11 +174,13 @@ func (w *wait) lock() string {
 func newDatabase(sc *demo.Scenario) *database {
 	d := &database{
 		pool: sc.Pool, pooled: sc.Pool > 0, maxConns: sc.MaxConns,
-		vars: map[string]map[string]string{}, blocked: map[string]*backend{},
-		queued: map[string][]demo.Action{}, reads: map[string]map[*row]int{}, beliefs: map[string]int{},
 		lease: lockservice.New(), resource: sc.Resource,
-		clients: slices.Compact(slices.Sorted(slices.Values(sc.Clients))),
+		clients: slices.Clip(slices.Compact(slices.Sorted(slices.Values(sc.Clients)))),
 	}
+	d.blocked = make([]*backend, len(d.clients))
+	d.queued = make([][]demo.Action, len(d.clients))
+	d.vars = make([]programVars, len(d.clients))
+	d.beliefs = slices.Repeat([]int{-1}, len(d.clients))
 	if !d.pooled && d.maxConns == 0 {
 		for _, c := range sc.Clients {
 			d.open(c, c)
@@ -184,6 +204,17 @@ func connName(c string, n int) string {
 		return c
 	}
 	return c + "#" + strconv.Itoa(n)
+}
+
+// who is client c's place among the scenario's clients, where the slices
+// by client keep its program's state. Every statement comes from one of
+// them: the run refuses an action of a client the scenario does not name.
+func (d *database) who(c string) int {
+	i, ok := slices.BinarySearch(d.clients, c)
+	if !ok {
+		panic("sql: a statement from " + c + ", who is not among the scenario's clients")
+	}
+	return i
 }
 
 func (d *database) table(name string) *table {
@@ -248,10 +279,10 @@ func (d *database) Do(r *demo.Run, a demo.Action) error {
 		return d.lease.Do(r, a) // acquire, renew, release: the lock service's
 	}
 	c := a.Who
-	if s := d.blocked[c]; s != nil {
+	if i := d.who(c); d.blocked[i] != nil {
 		// The client's program is stuck in the call that waits; what it
 		// does next goes out once that call returns.
-		d.queued[c] = append(d.queued[c], a)
+		d.queued[i] = append(d.queued[i], a)
 		return nil
 	}
 	if a.Verb == Disconnect {
@@ -269,7 +300,7 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 		d.setVar(c, "token", strconv.FormatInt(cl.Token, 10))
 	}
 	args := a.Args.(Args)
-	sql, err := substitute(args.SQL, d.vars[c])
+	sql, err := substitute(args.SQL, d.vars[d.who(c)].m)
 	if err != nil {
 		return &demo.ActionError{Action: a, Msg: err.Error()}
 	}
@@ -301,9 +332,22 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 	if s == nil {
 		return &demo.ActionError{Action: a, Msg: fmt.Sprintf("every one of the pool's %d server connections is in use", d.pool)}
 	}
-	w := &wait{st: st, sql: sql, client: c, sent: at, from: at}
+	w := d.buf.newWait()
+	*w = wait{st: st, sql: sql, client: c, sent: at, from: at}
 	d.run(r, s, w, at)
+	if s.wait != w {
+		d.spareWait(w) // answered: nothing names it
+	}
 	return nil
+}
+
+// spareWait keeps w, the wait of a statement answered that nothing names
+// any more, for newWait: a few, as a step may answer one and a copy fill
+// another.
+func (d *database) spareWait(w *wait) {
+	if d.buf != nil && len(d.buf.waits) < 4 {
+		d.buf.waits = append(d.buf.waits, w)
+	}
 }
 
 // run executes a statement, or resumes one that waited, on s at time at, and
@@ -312,7 +356,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 	e := SQLStatement{Head: r.HeadAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent}
 	if s.aborted && w.st.kind != stCommit && w.st.kind != stRollback {
 		e.Err = errAborted
-		r.Log(e)
+		logStatement(r, e)
 		return
 	}
 	if !w.started {
@@ -332,7 +376,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 			}
 		}
 		s.wait = w
-		d.blocked[w.client] = s
+		d.blocked[d.who(w.client)] = s
 		if blocked.row != nil {
 			blocked.row.waiters = append(blocked.row.waiters, s)
 		} else {
@@ -343,20 +387,22 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 			return // woken, but the lock went to someone queued before it
 		}
 		w.logged = true
-		d.waits = append(d.waits, demo.Span{Lane: w.client, Owner: w.client, From: at, Open: true, Until: -1})
-		e.Waiting, e.Lock = true, blocked.lock()
-		if h := blocked.holder(); h != nil {
-			e.Holder = h.name
+		if r.Logs() { // a lean run shows no frame: no span, no answer
+			d.waits = append(d.waits, demo.Span{Lane: w.client, Owner: w.client, From: at, Open: true, Until: -1})
+			e.Waiting, e.Lock = true, blocked.lock()
+			if h := blocked.holder(); h != nil {
+				e.Holder = h.name
+			}
+			r.Log(e)
 		}
-		r.Log(e)
 		if h := blocked.holder(); h != nil && h.client == w.client {
 			r.Violate(demo.Violation{Kind: demo.WaitsOnItself, At: at, Client: w.client, Value: blocked.lock()})
 		}
 		return
 	}
 	s.wait = nil
-	delete(d.blocked, w.client)
-	d.stopWaiting(w.client, at)
+	d.blocked[d.who(w.client)] = nil
+	d.stopWaiting(r, w.client, at)
 	if e.Err != nil && s.inTx {
 		if implicit {
 			d.end(r, s, false, at)
@@ -369,9 +415,18 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 	} else if implicit {
 		d.end(r, s, true, at)
 	}
-	r.Log(e)
+	logStatement(r, e)
 	d.check(r, w, &e, at)
 	d.answered(r, s, w.client, at)
+}
+
+// logStatement logs a statement's answer, unless the run is lean: no rule
+// reads one back, and boxing it as an event allocated for every step the
+// finder tries.
+func logStatement(r *demo.Run, e SQLStatement) {
+	if r.Logs() {
+		r.Log(e)
+	}
 }
 
 // node is the connection's name for the event header: with a pooler the
@@ -449,6 +504,8 @@ func (d *database) insert(r *demo.Run, client string, st statement, e *SQLStatem
 		return
 	}
 	w := &row{t: t, values: vals, rev: 1, writer: client}
+	w.ref = string(demo.KeyInt(append([]byte(t.name), '/'), int64(len(t.rows))))
+	w.rekey()
 	if t.name == d.resource && r.Index() > 1 {
 		d.twice(r, client, w, at)
 	}
@@ -503,9 +560,9 @@ func (c cond) holds(v string) bool {
 	if c.op == "=" {
 		return v == c.val
 	}
-	x, err1 := strconv.ParseInt(v, 10, 64)
-	y, err2 := strconv.ParseInt(c.val, 10, 64)
-	if err1 != nil || err2 != nil {
+	x, ok1 := number(v)
+	y, ok2 := number(c.val)
+	if !ok1 || !ok2 {
 		return false
 	}
 	switch c.op {
@@ -580,17 +637,19 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 		}
 		got = append(got, row)
 	}
-	if d.vars[w.client] == nil {
+	if d.vars[d.who(w.client)].m == nil {
 		d.setVars(w.client, map[string]string{}) // the key names a client that has read, even nothing
 	}
 	for _, row := range got {
 		vals := visible(row, s)
-		out := make([]string, len(cols))
-		for i, c := range cols {
-			out[i] = vals[c]
-			d.setVar(w.client, c, vals[c]) // what the client's program keeps from its read
+		d.keep(w.client, cols, vals) // what the client's program keeps from its read
+		if r.Logs() {                // a lean run logs no answer to show
+			out := make([]string, len(cols))
+			for i, c := range cols {
+				out[i] = vals[c]
+			}
+			e.Rows = append(e.Rows, out)
 		}
-		e.Rows = append(e.Rows, out)
 		d.read(w.client, row)
 	}
 	w.got = got
@@ -598,10 +657,16 @@ func (d *database) selectRows(r *demo.Run, s *backend, w *wait, e *SQLStatement)
 	return nil
 }
 
-// setVar sets a variable of client's program. The finder's copies share
-// each client's map, so a change that is one replaces the map.
+// programVars are the variables of one client's program, nil until it
+// has read, and their part of the key, written when they change.
+type programVars struct {
+	m   map[string]string
+	key string
+}
+
+// setVar sets a variable of client's program, as keep does.
 func (d *database) setVar(client, name, v string) {
-	vars := d.vars[client]
+	vars := d.vars[d.who(client)].m
 	if old, ok := vars[name]; ok && old == v {
 		return
 	}
@@ -613,29 +678,63 @@ func (d *database) setVar(client, name, v string) {
 	d.setVars(client, vars)
 }
 
-// setVars gives client's program its variables. The finder's copies share
-// the map of every client's, so a change replaces it.
-func (d *database) setVars(client string, vars map[string]string) {
-	d.vars = maps.Clone(d.vars)
-	d.vars[client] = vars
+// keep sets the variables of client's program named cols to their values
+// in vals. The finder's copies share each client's map, so a change that
+// is one replaces the map, once for all of cols.
+func (d *database) keep(client string, cols []string, vals map[string]string) {
+	vars, changed := d.vars[d.who(client)].m, false
+	for _, c := range cols {
+		if old, ok := vars[c]; ok && old == vals[c] {
+			continue
+		}
+		if !changed {
+			vars, changed = maps.Clone(vars), true
+			if vars == nil {
+				vars = map[string]string{}
+			}
+		}
+		vars[c] = vals[c]
+	}
+	if changed {
+		d.setVars(client, vars)
+	}
 }
+
+// setVars gives client's program its variables, and writes their part of
+// the key. The finder's copies share the slice of every client's, so a
+// change replaces it.
+func (d *database) setVars(client string, vars map[string]string) {
+	var keys [16]string
+	var buf [256]byte
+	d.vars = slices.Clone(d.vars)
+	d.vars[d.who(client)] = programVars{vars, string(appendStrings(buf[:0], vars, keys[:0]))}
+}
+
+// belief is how many holds client believes it has.
+func (d *database) belief(client string) int { return max(d.beliefs[d.who(client)], 0) }
 
 // setBelief sets how many holds client believes it has; the finder's
-// copies share the map, so a change replaces it.
+// copies share the slice, so a change replaces it.
 func (d *database) setBelief(client string, n int) {
-	if v, ok := d.beliefs[client]; ok && v == n {
+	i := d.who(client)
+	if d.beliefs[i] == n {
 		return
 	}
-	d.beliefs = maps.Clone(d.beliefs)
-	d.beliefs[client] = n
+	d.beliefs = slices.Clone(d.beliefs)
+	d.beliefs[i] = n
 }
 
-// read records the version of row that client has seen.
+// read records the version of row that client has seen. The finder's
+// copies share a row's versions seen, so a change replaces them.
 func (d *database) read(client string, w *row) {
-	if d.reads[client] == nil {
-		d.reads[client] = map[*row]int{}
+	i := d.who(client)
+	if w.seen != nil && w.seen[i] == w.rev {
+		return
 	}
-	d.reads[client][w] = w.rev
+	seen := make([]int, len(d.clients))
+	copy(seen, w.seen)
+	seen[i] = w.rev
+	w.seen = seen
 }
 
 func (d *database) lockRow(s *backend, w *row) {
@@ -671,10 +770,7 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 			continue
 		}
 		d.lockRow(s, row)
-		vals := map[string]string{}
-		for k, v := range visible(row, s) {
-			vals[k] = v
-		}
+		vals := maps.Clone(visible(row, s))
 		for _, a := range st.sets {
 			if a.ref != "" {
 				x, _ := strconv.ParseInt(vals[a.ref], 10, 64)
@@ -692,6 +788,7 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 		}
 		before = visible(row, s)["value"]
 		row.pending = vals
+		row.rekey()
 		n++
 	}
 	e.Tag = "UPDATE " + strconv.Itoa(n)
@@ -751,7 +848,7 @@ func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatemen
 		}
 		// The client now believes it holds the lock: the first take starts
 		// its hold, a re-entry only counts.
-		if d.setBelief(w.client, d.beliefs[w.client]+1); d.beliefs[w.client] == 1 {
+		if d.setBelief(w.client, d.belief(w.client)+1); d.belief(w.client) == 1 {
 			if c := r.Client(w.client); c != nil {
 				r.Hold(c, -1)
 			}
@@ -782,8 +879,8 @@ func (d *database) advisoryCall(r *demo.Run, s *backend, w *wait, e *SQLStatemen
 			d.settle(r, a, e.At)
 		}
 		// Either way the client believes it let go of one hold.
-		if d.beliefs[w.client] > 0 {
-			if d.setBelief(w.client, d.beliefs[w.client]-1); d.beliefs[w.client] == 0 {
+		if d.belief(w.client) > 0 {
+			if d.setBelief(w.client, d.belief(w.client)-1); d.belief(w.client) == 0 {
 				if c := r.Client(w.client); c != nil {
 					r.LetGo(c)
 				}
@@ -821,7 +918,7 @@ func (d *database) end(r *demo.Run, s *backend, commit bool, at int) {
 	// A transaction-level advisory lock ends with the transaction, and so
 	// does the client's belief in it.
 	if s.client != "" {
-		if c := r.Client(s.client); c != nil && c.Holds && d.beliefs[s.client] > 0 && !d.holdsSession(s) {
+		if c := r.Client(s.client); c != nil && c.Holds && d.belief(s.client) > 0 && !d.holdsSession(s) {
 			d.setBelief(s.client, 0)
 			r.LetGo(c)
 		}
@@ -842,16 +939,12 @@ func (d *database) holdsSession(s *backend) bool {
 // commit has replaced since, so its write is based on a value that is gone.
 func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 	client := s.client
-	var before, after []string
 	given := false
 	for _, c := range w.t.cols {
-		if w.values[c] != w.pending[c] {
-			before = append(before, c+"="+w.values[c])
-			after = append(after, c+"="+w.pending[c])
-			given = given || w.given[c]
-		}
+		given = given || w.given[c] && w.values[c] != w.pending[c]
 	}
-	if seen, ok := d.reads[client][w]; ok && seen < w.rev && w.writer != client && given && !r.StaleNow(client, at) {
+	if seen := w.seenBy(d.who(client)); seen > 0 && seen < w.rev && w.writer != client && given && !r.StaleNow(client, at) {
+		before, after := w.changes()
 		r.Violate(demo.Violation{Kind: demo.LostUpdate, At: at, Client: client, Other: w.writer,
 			Value: strings.Join(after, ", "), Before: strings.Join(before, ", ")})
 	}
@@ -859,9 +952,22 @@ func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 		d.oversold(r, client, w, at)
 	}
 	w.values, w.pending, w.given = w.pending, nil, nil
+	w.rekey()
 	w.rev++
 	w.writer = client
 	d.read(client, w)
+}
+
+// changes are the columns the pending version changes, as col=value,
+// before and after, for a lost update's verdict.
+func (w *row) changes() (before, after []string) {
+	for _, c := range w.t.cols {
+		if w.values[c] != w.pending[c] {
+			before = append(before, c+"="+w.values[c])
+			after = append(after, c+"="+w.pending[c])
+		}
+	}
+	return before, after
 }
 
 // oversold looks at a commit to the resource that takes a count below zero:
@@ -870,9 +976,9 @@ func (d *database) commitRow(r *demo.Run, s *backend, w *row, at int) {
 // to date, so the verdict says where the count ended.
 func (d *database) oversold(r *demo.Run, client string, w *row, at int) {
 	for _, c := range w.t.cols[1:] {
-		old, err1 := strconv.ParseInt(w.values[c], 10, 64)
-		now, err2 := strconv.ParseInt(w.pending[c], 10, 64)
-		if err1 != nil || err2 != nil || now >= 0 || now >= old {
+		old, ok1 := number(w.values[c])
+		now, ok2 := number(w.pending[c])
+		if !ok1 || !ok2 || now >= 0 || now >= old {
 			continue
 		}
 		where := w.name() + " " + c
@@ -892,7 +998,7 @@ func (d *database) oversold(r *demo.Run, client string, w *row, at int) {
 // release drops s's row locks and transaction-level advisory locks.
 func (d *database) release(r *demo.Run, s *backend, at int) {
 	for _, w := range s.rows {
-		w.locker, w.pending, w.given = nil, nil, nil
+		w.locker, w.pending, w.given, w.pendingKey = nil, nil, nil, ""
 		d.woken = append(d.woken, w.waiters...)
 		w.waiters = nil
 	}
@@ -923,7 +1029,9 @@ func (d *database) wake(r *demo.Run, at int) {
 		}
 		w.freed, w.row, w.adv = w.row, nil, nil
 		w.from, w.checked = at, false
-		d.run(r, s, w, at)
+		if d.run(r, s, w, at); s.wait != w {
+			d.spareWait(w)
+		}
 	}
 }
 
@@ -1010,9 +1118,9 @@ func (d *database) fail(r *demo.Run, s *backend, err *SQLError, at int) {
 	d.unqueue(s)
 	e := SQLStatement{Head: r.HeadAt(at, w.client, d.node(s)), Session: s.name, SQL: w.sql, Sent: w.sent, Err: err}
 	s.wait = nil
-	delete(d.blocked, w.client)
-	d.stopWaiting(w.client, at)
-	r.Log(e)
+	d.blocked[d.who(w.client)] = nil
+	d.stopWaiting(r, w.client, at)
+	logStatement(r, e)
 	if w.implicit {
 		d.end(r, s, false, at) // it was a transaction of its own, now over
 	} else {
@@ -1022,6 +1130,7 @@ func (d *database) fail(r *demo.Run, s *backend, err *SQLError, at int) {
 		s.aborted = true
 	}
 	d.answered(r, s, w.client, at)
+	d.spareWait(w)
 }
 
 // unqueue takes s out of every lock's queue.
@@ -1036,9 +1145,10 @@ func (d *database) unqueue(s *backend) {
 	}
 }
 
-// stopWaiting closes client's open wait span.
-func (d *database) stopWaiting(client string, at int) {
-	if !slices.ContainsFunc(d.waits, func(w demo.Span) bool { return w.Lane == client && w.Open }) {
+// stopWaiting closes client's open wait span. A lean run, which shows no
+// frame, keeps no spans.
+func (d *database) stopWaiting(r *demo.Run, client string, at int) {
+	if !r.Logs() || !slices.ContainsFunc(d.waits, func(w demo.Span) bool { return w.Lane == client && w.Open }) {
 		return
 	}
 	d.waits = slices.Clone(d.waits) // the finder's copies share the spans
@@ -1051,8 +1161,12 @@ func (d *database) stopWaiting(client string, at int) {
 
 // trace brings the spans of who holds locks up to date: a lane for each
 // client whose connection holds a row or advisory lock, and the server's own
-// lane for a pooled connection that holds one with no client at all.
-func (d *database) trace(at int) {
+// lane for a pooled connection that holds one with no client at all. A
+// lean run, which shows no frame, keeps no spans.
+func (d *database) trace(r *demo.Run, at int) {
+	if !r.Logs() {
+		return
+	}
 	now := map[string]bool{}
 	for _, s := range d.sessions {
 		held := len(s.rows) > 0
@@ -1135,7 +1249,7 @@ func (d *database) State(r *demo.Run) any {
 			ss.State = "active"
 			ss.Query, ss.Since = s.wait.sql, s.wait.sent
 			ss.Waiting = s.wait.lock()
-			for _, a := range d.queued[s.wait.client] {
+			for _, a := range d.queued[d.who(s.wait.client)] {
 				if args, ok := a.Args.(Args); ok {
 					ss.Next = append(ss.Next, args.SQL)
 				} else {
@@ -1257,11 +1371,12 @@ type WaitEdge struct {
 // client's program carries on with what it sent meanwhile.
 func (d *database) answered(r *demo.Run, s *backend, client string, at int) {
 	d.unbind(r, s)
-	d.trace(at)
+	d.trace(r, at)
 	d.wake(r, at)
-	for len(d.queued[client]) > 0 && d.blocked[client] == nil {
-		next := d.queued[client][0]
-		d.queued[client] = d.queued[client][1:]
+	i := d.who(client)
+	for len(d.queued[i]) > 0 && d.blocked[i] == nil {
+		next := d.queued[i][0]
+		d.queued[i] = d.queued[i][1:] // empty, not nil: the key tells it from a client that never queued
 		var err error
 		if next.Verb == Disconnect {
 			err = d.disconnect(r, next, at)

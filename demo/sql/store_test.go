@@ -311,3 +311,89 @@ func TestMaxConnectionsRefusesAndDisconnectFrees(t *testing.T) {
 		t.Fatalf("headline %+v, want B refused while A held the one connection", v)
 	}
 }
+
+// A row's key parts, written when its values change rather than for every
+// key, are what its values make: after every offer, and every offer after
+// it, at every frame of every scenario on the database, played on a copy
+// into one scratch run as the finder plays them.
+func TestRowKeysFollowTheirValues(t *testing.T) {
+	var scratch, next demo.Run
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		if sc.Store != DatabaseStore {
+			continue
+		}
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				r, err := demo.Replay(sc, on, step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := StaleRowKey(r.Store()); w != "" {
+					t.Fatalf("%s frame %d: row %s's key is stale", testkit.Name(sc, on), step, w)
+				}
+				offers, _ := r.Offers()
+				for _, o := range offers {
+					if !r.CopyTo(&scratch) || scratch.Free(o.Action) != nil {
+						continue
+					}
+					if w := StaleRowKey(scratch.Store()); w != "" {
+						t.Fatalf("%s frame %d after %s: row %s's key is stale", testkit.Name(sc, on), step, o.Action.Source, w)
+					}
+					for _, o2 := range offers {
+						if scratch.CopyTo(&next) && next.Free(o2.Action) == nil && StaleRowKey(next.Store()) != "" {
+							t.Fatalf("%s frame %d after %s, %s: a row's key is stale", testkit.Name(sc, on), step, o.Action.Source, o2.Action.Source)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The key tells apart states that play differently, and only those: what a
+// client read and at which version, what it kept, whether its statement
+// waits and what it queued behind it, whether it believes it holds a lock.
+// Histories that differ only in the order of independent steps share one.
+func TestKeyTellsStatesApart(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("lost-update")
+	key := func(play ...string) string {
+		r, err := demo.Place{Sc: sc, Step: 1, Play: strings.Join(play, "\n")}.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r.Key(nil))
+	}
+	const (
+		begin  = "A sql BEGIN"
+		read   = "A sql SELECT balance FROM accounts WHERE id = 1"
+		lock   = "A sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE"
+		bBegin = "B sql BEGIN"
+		bRead  = "B sql SELECT balance FROM accounts WHERE id = 1"
+		bLock  = "B sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE"
+		bWrite = "B sql UPDATE accounts SET balance = 100 WHERE id = 1" // a new version, the same value
+		bEnd   = "B sql COMMIT"
+	)
+	same := [][2][]string{
+		{{begin, bBegin}, {bBegin, begin}},
+		{{read, bRead}, {bRead, read}},
+	}
+	for _, p := range same {
+		if key(p[0]...) != key(p[1]...) {
+			t.Errorf("%q and %q have different keys", p[0], p[1])
+		}
+	}
+	differ := [][2][]string{
+		{{}, {begin}},
+		{{}, {read}},                                       // A read the row and kept its balance
+		{{bWrite, read}, {read, bWrite}},                   // A read version 2, or version 1 before B's
+		{{begin, lock, bLock}, {begin, lock}},              // B waits for A's row lock
+		{{begin, lock, bLock, bEnd}, {begin, lock, bLock}}, // and queued its COMMIT behind it
+		{{bRead}, {read}},                                  // who read it
+		{{"A sql SELECT pg_advisory_lock(7)"}, {}},         // A believes it holds a lock
+	}
+	for _, p := range differ {
+		if key(p[0]...) == key(p[1]...) {
+			t.Errorf("%q and %q have the same key", p[0], p[1])
+		}
+	}
+}
