@@ -88,9 +88,7 @@ func (s *service) Key(b []byte, now int) []byte {
 			b = append(append(b, ' '), t...)
 		}
 		b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
-		for _, t := range []int{ss.start, ss.beat, ss.deadline, ss.ended} {
-			b = demo.RelTime(append(b, ','), t, now)
-		}
+		b = ss.keyTimes(b, now)
 	}
 	for _, z := range s.entries { // sorted by path
 		b = append(append(b, '|'), z.path...)
@@ -98,7 +96,7 @@ func (s *service) Key(b []byte, now int) []byte {
 		b = demo.KeyInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)))
 		b = append(b, ',', demo.KeyBit(z.ephemeral), ',')
 		b = demo.KeyInt(b, z.lockIndex)
-		b = demo.RelTime(append(b, ','), max(z.delayUntil-now, -1)+now, now) // a lock-delay past is no delay
+		b = demo.RelTime(append(b, ','), max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
 	}
 	for _, c := range s.cversion {
 		b = demo.KeyInt(append(append(append(b, '|'), c.path...), '='), int64(c.n))
@@ -107,6 +105,23 @@ func (s *service) Key(b []byte, now int) []byte {
 	for _, w := range s.watches {
 		b = append(append(b, ' '), w.client...)
 		b = append(append(append(b, ','), w.path...), ',', demo.KeyBit(w.children))
+	}
+	return b
+}
+
+// keyTimes appends what the session's times can still decide. An ended
+// session plays no keep-alive and is never ended again: only that it ended
+// counts, not when. A live one's keep-alives fall at start+k*ttl/per, the
+// same instants with start moved by a whole ttl (k moves by per), so start
+// is written as the last such instant at or before now: sessions opened a
+// multiple of the timeout apart, or seen that much later, are one state.
+func (ss *session) keyTimes(b []byte, now int) []byte {
+	if ss.ended >= 0 {
+		return append(b, 'x')
+	}
+	start := now - (now-ss.start)%ss.ttl
+	for _, t := range []int{start, ss.beat, ss.deadline} {
+		b = demo.RelTime(append(b, ','), t, now)
 	}
 	return b
 }

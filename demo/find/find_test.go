@@ -62,6 +62,32 @@ func TestKeyIsTheState(t *testing.T) {
 	}
 }
 
+// A consensus session's key keeps only what its times can still decide: the
+// keep-alives fall on the same instants a whole timeout later, and a session
+// that has ended is ended whenever it ended. A keep-alive's phase does count.
+func TestSessionKeyIsItsFuture(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("zookeeper-session-expiry")
+	key := func(play string) string {
+		r, err := demo.Place{Sc: sc, Step: 1, Play: play}.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r.Key(nil))
+	}
+	if key("") != key("tick 10000") {
+		t.Error("the sessions a timeout (10 s) later are not the same state")
+	}
+	if key("A pause\ntick 10000") != key("A pause\ntick 10000\ntick 10000") {
+		t.Error("a session ended 10 s ago is not the same state as one ended just now")
+	}
+	if key("") == key("tick 1000") {
+		t.Error("sessions 1 s into their keep-alive period have the key of sessions at its start")
+	}
+	if key("A pause") == key("A pause\ntick 9000") {
+		t.Error("a paused client's session 9 s nearer its deadline has the same key")
+	}
+}
+
 // The partial fix's way around that the texts name is in the model too:
 // with the watchdog on, a pause past the lock's remaining TTL stops the
 // renewals, B takes the lock, and A's late write lands over B's.
