@@ -51,9 +51,11 @@ func (s *service) CopyInto(dst demo.Store) bool {
 	}
 	entries := d.entries[:0]
 	for _, z := range s.entries {
-		c := new(znode)
+		var c *znode
 		if n := len(spare); n > 0 {
 			c, spare = spare[n-1], spare[:n-1]
+		} else {
+			c = new(znode)
 		}
 		*c = *z
 		if i := slices.Index(s.sessions, z.owner); z.owner != nil {

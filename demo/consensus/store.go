@@ -188,7 +188,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	ss.beat, ss.deadline = r.Now(), r.Now()+ss.life(s.kind)
 	s.sessions = append(s.sessions, ss)
 	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, sa.TTL, ss.ttl, ss.lockDelay, s.zxid, true
-	r.Log(e)
+	logged(r, e)
 	return nil
 }
 
@@ -204,7 +204,7 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 	}
 	if s.entries.get(path) != nil {
 		e.Created = ""
-		r.Log(e)
+		logged(r, e)
 		return nil
 	}
 	s.zxid++
@@ -212,7 +212,7 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 	s.entries.put(n)
 	s.cversion.inc(parent)
 	e.Created, e.Zxid, e.OK = path, n.zxid, true
-	r.Log(e)
+	logged(r, e)
 	s.fire(r, []string{parent}, nil)
 	return n
 }
@@ -236,7 +236,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		ss.mine = key
 		owner := s.under(a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
-		r.Log(e)
+		logged(r, e)
 		if owner.path == key {
 			// The Txn's own read shows our key is the oldest: Lock returns.
 			s.grant(r, c, ss, owner.zxid)
@@ -266,7 +266,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 			e.OK, e.Zxid = true, k.lockIndex
 		}
 		e.Rev = s.zxid
-		r.Log(e)
+		logged(r, e)
 		if e.OK {
 			ss.mine = a.Path
 			s.grant(r, c, ss, k.lockIndex)
@@ -308,7 +308,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 		s.watches = append(s.watches, watch{client: c.Name, path: parent, children: true})
 		ss.waitOn = parent
 	}
-	r.Log(e)
+	logged(r, e)
 	if at == 0 {
 		// A child watch left by ls -w stays armed on the server even now
 		// that this client holds the lock: it will fire once more, for nothing.
@@ -324,7 +324,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
 	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	r.Log(x)
+	logged(r, x)
 }
 
 // etcdCheck is concurrency.Mutex after its Txn: the key with the lowest
@@ -343,7 +343,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Path, e.Zxid, e.Rev, e.OK = pfx, mine.zxid-1, s.zxid, true
 	s.reads++
 	if prev == nil {
-		r.Log(e)
+		logged(r, e)
 		ss.waitOn = ""
 		s.grant(r, c, ss, mine.zxid)
 		return
@@ -351,7 +351,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
 	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	r.Log(e)
+	logged(r, e)
 }
 
 // grant is the recipe's conclusion: c holds the lock, with token, for as
@@ -359,7 +359,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 func (s *service) grant(r *demo.Run, c *demo.Client, ss *session, token int64) {
 	c.Token = token
 	r.Hold(c, ss.deadline)
-	r.Log(LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
+	logged(r, LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
 }
 
 // fire delivers the one-shot watches on what changed: a child watch on each
@@ -383,7 +383,7 @@ func (s *service) fire(r *demo.Run, parents, gone []string) {
 		case s.kind == EtcdStore:
 			typ = "DELETE"
 		}
-		r.Log(WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
+		logged(r, WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
 	}
 	for _, w := range fired {
 		c, ss := r.Client(w.client), s.sessionOf(w.client)
@@ -420,7 +420,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 			e.OK = true
 		}
 		e.Rev = s.zxid
-		r.Log(e)
+		logged(r, e)
 		r.LetGo(c)
 		ss.mine = ""
 		return
@@ -431,7 +431,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		e.OK = true
 	}
 	e.Rev = s.zxid
-	r.Log(e)
+	logged(r, e)
 	r.LetGo(c)
 	mine := ss.mine
 	ss.mine, ss.waitOn = "", ""
@@ -458,7 +458,7 @@ func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 		ss.mine, ss.waitOn = "", ""
 	}
 	e.Known = ss.known
-	r.Log(e)
+	logged(r, e)
 }
 
 // elapse plays the keep-alives of every running client and ends each session
@@ -524,12 +524,12 @@ func (s *service) end(r *demo.Run, ss *session) {
 			// that long it is still, in effect, the old holder's.
 			r.ExtendHold(c, e.DelayUntil)
 		}
-		r.Log(e)
+		logged(r, e)
 		return
 	}
 	e.Deleted = gone
 	s.remove(gone)
-	r.Log(e)
+	logged(r, e)
 	parents := make([]string, 0, len(gone))
 	for _, p := range gone {
 		parents = append(parents, parentOf(p))
@@ -616,4 +616,13 @@ type EntryState struct {
 type WatchState struct {
 	Client, Path string
 	Children     bool
+}
+
+// logged logs e unless r is the finder's lean run, which would drop it: no
+// rule reads a consensus service's events back, and boxing one as an Event
+// allocates for every step the finder tries.
+func logged[E demo.Event](r *demo.Run, e E) {
+	if r.Logs() {
+		r.Log(e)
+	}
 }
