@@ -78,15 +78,13 @@ func (r *Run) Holdings() []Holding { return r.holdings }
 // the resource, every holding, the violations found (by what they are, not
 // when they were found) and the store's key, with every time relative to
 // now. Two runs with the same key play every later action alike.
-func (r *Run) Key(b []byte) []byte {
+func (r *Run) Key(b []byte) []byte { return r.key(b, nil) }
+
+// key is Key for r renamed by n; nil renames nobody.
+func (r *Run) key(b []byte, n *Renaming) []byte {
 	now := r.now
-	for _, c := range r.clients {
-		b = append(b, '|', flags(c.Paused, c.Crashed, c.Blocked, c.Holds))
-		b = KeyInt(b, c.Token)
-		b = append(b, ',')
-		b = append(b, c.Value...)
-		b = append(b, ',')
-		b = RelTime(b, c.Until, now)
+	for j := range r.clients {
+		b = r.clientKey(append(b, '|'), n.From(j))
 	}
 	b = append(b, '|')
 	b = append(b, r.res.data...)
@@ -95,10 +93,10 @@ func (r *Run) Key(b []byte) []byte {
 	b = append(b, ',')
 	// Whose value the resource has decides whom a late write is judged to
 	// have overwritten.
-	b = append(b, r.lastWrote...)
+	b = n.AppendName(b, r.lastWrote)
 	for _, h := range r.holdings {
 		b = append(b, '|')
-		b = append(b, h.Client...)
+		b = n.AppendName(b, h.Client)
 		b = append(b, ',')
 		b = KeyInt(b, h.Token)
 		for _, t := range []int{h.From, h.Until, h.Ended} {
@@ -107,12 +105,15 @@ func (r *Run) Key(b []byte) []byte {
 	}
 	for _, v := range r.violations {
 		b = append(b, '!', byte(v.Kind))
-		b = append(b, v.Client...)
+		b = n.AppendName(b, v.Client)
 		b = append(b, ',')
-		b = append(b, v.Other...)
+		b = n.AppendName(b, v.Other)
 		b = RelTime(append(b, ','), v.At, now)
 	}
 	b = append(b, '#')
+	if k, ok := r.store.(Renamer); ok && n != nil {
+		return k.KeyRenamed(b, now, n)
+	}
 	if k, ok := r.store.(Keyer); ok {
 		return k.Key(b, now)
 	}
@@ -124,6 +125,17 @@ func (r *Run) Key(b []byte) []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// clientKey appends client i's belief, without its name.
+func (r *Run) clientKey(b []byte, i int) []byte {
+	c := &r.clients[i]
+	b = append(b, flags(c.Paused, c.Crashed, c.Blocked, c.Holds))
+	b = KeyInt(b, c.Token)
+	b = append(b, ',')
+	b = append(b, c.Value...)
+	b = append(b, ',')
+	return RelTime(b, c.Until, r.now)
 }
 
 // flags packs four booleans into one byte of a key.

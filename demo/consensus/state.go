@@ -78,24 +78,54 @@ func (s *service) CopyInto(dst demo.Store) bool {
 // counts of notifications and reads change nothing that follows, and are
 // left out. It is written with appends alone: the finder writes a key for
 // every state it tries.
-func (s *service) Key(b []byte, now int) []byte {
-	b = demo.KeyInt(b, s.zxid)
+func (s *service) Key(b []byte, now int) []byte { return s.key(b, now, nil) }
+
+// Renames: ZooKeeper's clients differ only by name. Its lock nodes are
+// numbered in queue order, sessions that end at one instant end in that
+// order (Elapse), and no rule reads a session's id, which is made from its
+// client's name. etcd's keys carry the id, and a Consul lock's sessions
+// that end at once end in the order they were opened.
+func (s *service) Renames() bool { return s.kind == ZooKeeperStore }
+
+// KeyRenamed is Key for the state renamed by n: the sessions in their
+// clients' renamed order, each client by its place, with no id.
+func (s *service) KeyRenamed(b []byte, now int, n *demo.Renaming) []byte { return s.key(b, now, n) }
+
+// ClientKey is what the service keeps for client alone: its sessions and
+// the watches it left, without its name.
+func (s *service) ClientKey(b []byte, now int, client string) []byte {
 	for _, ss := range s.sessions {
-		b = append(append(b, '|'), ss.client...)
-		b = append(append(b, ' '), ss.id...)
-		for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
-			b = demo.KeyInt(append(b, ' '), int64(v))
+		if ss.client == client {
+			b = ss.key(append(b, '|'), now)
 		}
-		for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
-			b = append(append(b, ' '), t...)
+	}
+	for _, w := range s.watches {
+		if w.client == client {
+			b = append(append(append(b, ' '), w.path...), ',', demo.KeyBit(w.children))
 		}
-		b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
-		b = ss.keyTimes(b, now)
+	}
+	return b
+}
+
+// key is Key for the state renamed by n; nil renames nobody.
+func (s *service) key(b []byte, now int, n *demo.Renaming) []byte {
+	var places [16]int
+	order := s.sessionOrder(places[:0], n)
+	b = demo.KeyInt(b, s.zxid)
+	for _, i := range order {
+		ss := s.sessions[i]
+		b = append(b, '|')
+		if n == nil {
+			b = append(append(append(b, ss.client...), ' '), ss.id...)
+		} else {
+			b = n.AppendName(b, ss.client)
+		}
+		b = ss.key(b, now)
 	}
 	for _, z := range s.entries { // sorted by path
 		b = append(append(b, '|'), z.path...)
 		b = demo.KeyInt(append(b, ','), z.zxid)
-		b = demo.KeyInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)))
+		b = demo.KeyInt(append(b, ','), int64(s.placeOf(order, z.owner)))
 		b = append(b, ',', demo.KeyBit(z.ephemeral), ',')
 		b = demo.KeyInt(b, z.lockIndex)
 		b = demo.RelTime(append(b, ','), max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
@@ -105,10 +135,57 @@ func (s *service) Key(b []byte, now int) []byte {
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {
-		b = append(append(b, ' '), w.client...)
+		b = n.AppendName(append(b, ' '), w.client)
 		b = append(append(append(b, ','), w.path...), ',', demo.KeyBit(w.children))
 	}
 	return b
+}
+
+// sessionOrder appends the sessions' indices in the order a key writes
+// them: as listed, or renamed by n, by their clients' places.
+func (s *service) sessionOrder(order []int, n *demo.Renaming) []int {
+	if n == nil {
+		for i := range s.sessions {
+			order = append(order, i)
+		}
+		return order
+	}
+	for j := range n.Names {
+		name := n.Names[n.From(j)]
+		for i, ss := range s.sessions {
+			if ss.client == name {
+				order = append(order, i)
+			}
+		}
+	}
+	for i, ss := range s.sessions {
+		if n.Slot(ss.client) < 0 {
+			order = append(order, i)
+		}
+	}
+	return order
+}
+
+// placeOf is owner's place among the sessions in order; -1 for none.
+func (s *service) placeOf(order []int, owner *session) int {
+	for k, i := range order {
+		if s.sessions[i] == owner {
+			return k
+		}
+	}
+	return -1
+}
+
+// key appends the session without its client or id.
+func (ss *session) key(b []byte, now int) []byte {
+	for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
+		b = demo.KeyInt(append(b, ' '), int64(v))
+	}
+	for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
+		b = append(append(b, ' '), t...)
+	}
+	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
+	return ss.keyTimes(b, now)
 }
 
 // keyTimes appends what the session's times can still decide. An ended

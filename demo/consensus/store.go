@@ -486,7 +486,16 @@ func (s *service) Elapse(r *demo.Run, since int) {
 			due = append(due, ss)
 		}
 	}
-	sort.SliceStable(due, func(i, j int) bool { return due[i].deadline < due[j].deadline })
+	sort.SliceStable(due, func(i, j int) bool {
+		if due[i].deadline != due[j].deadline {
+			return due[i].deadline < due[j].deadline
+		}
+		// ZooKeeper's sessions that end at one instant end in the order
+		// of their lock nodes, the queue's, whoever their clients are
+		// (Renames); one without a node owns nothing, so its place among
+		// them changes nothing.
+		return s.kind == ZooKeeperStore && due[i].mine < due[j].mine
+	})
 	for _, ss := range due {
 		// What follows happened at the deadline, not when anyone looked.
 		r.AsOf(ss.deadline, func() { s.end(r, ss) })

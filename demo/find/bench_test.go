@@ -23,6 +23,7 @@ func BenchmarkFindRedis(b *testing.B)       { benchFind(b, "no-lease", true) }
 func BenchmarkFindRedlock(b *testing.B)     { benchFind(b, "redlock-quorum", true) }
 func BenchmarkFindConsensus(b *testing.B)   { benchFind(b, "etcd-lease", true) }
 func BenchmarkFindZooKeeper(b *testing.B)   { benchFind(b, "zookeeper-session-expiry", true) }
+func BenchmarkFindRecipe(b *testing.B)      { benchFind(b, "zookeeper-recipe", true) }
 func BenchmarkFindDatabase(b *testing.B)    { benchFind(b, "deadlock", true) }
 
 const benchStates = 100_000

@@ -1,0 +1,88 @@
+package demo
+
+// Interchangeable clients. Where some clients run the same program (five
+// clients queueing on one ZooKeeper lock, three of them only locking), two
+// states that differ only in which of them did what have the same future,
+// with the names swapped, and break a property alike. The finder keys such
+// a state as the one renamed into a canonical order, so it explores one of
+// them. Only a store that says its future does not depend on its clients'
+// names (Renamer) is keyed so.
+
+// Renaming is a permutation of a run's clients: To[i] is the place client
+// i takes in the renamed state. The zero Renaming, and a nil one, rename
+// nobody and write names as they are.
+type Renaming struct {
+	Names []string // the run's clients, in the scenario's order
+	To    []int
+}
+
+// Slot is the place the client called name takes, or -1 for a name that is
+// no client's (or no renaming).
+func (n *Renaming) Slot(name string) int {
+	if n == nil {
+		return -1
+	}
+	for i, c := range n.Names {
+		if c == name {
+			return n.To[i]
+		}
+	}
+	return -1
+}
+
+// From is the client that takes place j.
+func (n *Renaming) From(j int) int {
+	if n == nil {
+		return j
+	}
+	for i, t := range n.To {
+		if t == j {
+			return i
+		}
+	}
+	return j
+}
+
+// AppendName appends a client's name to a key as its place in the renamed
+// state (a zero byte and the place, which no name has), and any other name
+// as it is.
+func (n *Renaming) AppendName(b []byte, name string) []byte {
+	if j := n.Slot(name); j >= 0 {
+		return append(b, 0, byte(j))
+	}
+	return append(b, name...)
+}
+
+// Renamer is a Keyer that can write its key for the state renamed: every
+// client named by its place in the renamed state, and what the store keeps
+// per client in the renamed order.
+type Renamer interface {
+	Keyer
+	// Renames reports whether the store's future depends on its clients'
+	// names only up to a renaming: no rule orders clients by name or by the
+	// order they came in, and no action's arguments name a client.
+	Renames() bool
+	// ClientKey appends what the store keeps for client alone, without
+	// its name, to order interchangeable clients by.
+	ClientKey(b []byte, now int, client string) []byte
+	// KeyRenamed is Key for the state renamed by n.
+	KeyRenamed(b []byte, now int, n *Renaming) []byte
+}
+
+// Renames reports whether r's key can be written for r renamed.
+func (r *Run) Renames() bool {
+	k, ok := r.store.(Renamer)
+	return ok && k.Renames()
+}
+
+// ClientKey appends what r keeps for client i alone, its belief and what
+// the store keeps for it, without its name; only for a run that Renames.
+func (r *Run) ClientKey(b []byte, i int) []byte {
+	b = r.clientKey(b, i)
+	return r.store.(Renamer).ClientKey(b, r.now, r.clients[i].Name)
+}
+
+// KeyRenamed is Key for r renamed by n, for a run that Renames: two runs
+// that are a renaming of each other, by n and by m, have n's key for the
+// one and m's for the other when the renamed states are the same.
+func (r *Run) KeyRenamed(b []byte, n *Renaming) []byte { return r.key(b, n) }
