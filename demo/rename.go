@@ -8,12 +8,40 @@ package demo
 // them. Only a store that says its future does not depend on its clients'
 // names (Renamer) is keyed so.
 
-// Renaming is a permutation of a run's clients: To[i] is the place client
-// i takes in the renamed state. The zero Renaming, and a nil one, rename
-// nobody and write names as they are.
+// Renaming is a permutation of a run's clients: client i takes place
+// To(i) in the renamed state. A nil Renaming renames nobody and writes
+// names as they are.
 type Renaming struct {
-	Names []string // the run's clients, in the scenario's order
-	To    []int
+	names    []string // the run's clients, in the scenario's order
+	to, from []int
+	// Values: the resource's value, where it is a client's name, is that
+	// client's own write, so it is renamed with the client.
+	Values bool
+}
+
+// NewRenaming is the renaming of the clients called names that renames
+// nobody.
+func NewRenaming(names []string) *Renaming {
+	n := &Renaming{names: names, to: make([]int, len(names)), from: make([]int, len(names))}
+	for i := range names {
+		n.to[i], n.from[i] = i, i
+	}
+	return n
+}
+
+// Names is the run's clients, in the scenario's order.
+func (n *Renaming) Names() []string { return n.names }
+
+// Move has client i take place j; a whole permutation's moves make a
+// renaming.
+func (n *Renaming) Move(i, j int) { n.to[i], n.from[j] = j, i }
+
+// To is the place client i takes.
+func (n *Renaming) To(i int) int {
+	if n == nil {
+		return i
+	}
+	return n.to[i]
 }
 
 // Slot is the place the client called name takes, or -1 for a name that is
@@ -22,9 +50,9 @@ func (n *Renaming) Slot(name string) int {
 	if n == nil {
 		return -1
 	}
-	for i, c := range n.Names {
+	for i, c := range n.names {
 		if c == name {
-			return n.To[i]
+			return n.to[i]
 		}
 	}
 	return -1
@@ -35,12 +63,16 @@ func (n *Renaming) From(j int) int {
 	if n == nil {
 		return j
 	}
-	for i, t := range n.To {
-		if t == j {
-			return i
-		}
+	return n.from[j]
+}
+
+// AppendValue appends the resource's value to a key: renamed where it is a
+// client's own write (Values), as it is otherwise.
+func (n *Renaming) AppendValue(b []byte, v string) []byte {
+	if n != nil && n.Values {
+		return n.AppendName(b, v)
 	}
-	return j
+	return append(b, v...)
 }
 
 // AppendName appends a client's name to a key as its place in the renamed

@@ -87,7 +87,7 @@ func (r *Run) key(b []byte, n *Renaming) []byte {
 		b = r.clientKey(append(b, '|'), n.From(j))
 	}
 	b = append(b, '|')
-	b = append(b, r.res.data...)
+	b = n.AppendValue(b, r.res.data)
 	b = append(b, ',')
 	b = KeyInt(b, r.res.maxToken)
 	b = append(b, ',')

@@ -150,8 +150,9 @@ func (s *service) sessionOrder(order []int, n *demo.Renaming) []int {
 		}
 		return order
 	}
-	for j := range n.Names {
-		name := n.Names[n.From(j)]
+	names := n.Names()
+	for j := range names {
+		name := names[n.From(j)]
 		for i, ss := range s.sessions {
 			if ss.client == name {
 				order = append(order, i)

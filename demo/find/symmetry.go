@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -25,23 +26,20 @@ import (
 
 // interchangeable groups the clients that can be renamed into each other,
 // by index, in groups of two or more; none unless the store Renames.
-func interchangeable(root *demo.Run, sp *space) [][]int {
+func interchangeable(root *demo.Run, sp *space, rn *demo.Renaming) [][]int {
 	if !root.Renames() {
 		return nil
 	}
-	names := make([]string, len(sp.programs))
-	for i := range names {
-		names[i] = root.Clients()[i].Name
-	}
+	rn.Values = sp.ownValues(rn.Names())
 	var groups [][]int
-	grouped := make([]bool, len(names))
-	for i := range names {
+	grouped := make([]bool, len(rn.Names()))
+	for i := range rn.Names() {
 		if grouped[i] {
 			continue
 		}
 		g := []int{i}
-		for j := i + 1; j < len(names); j++ {
-			if !grouped[j] && sp.alike(i, j) && swapKeepsStart(root, names, i, j) {
+		for j := i + 1; j < len(grouped); j++ {
+			if !grouped[j] && sp.alike(i, j, rn.Values) && swapKeepsStart(root, rn, i, j) {
 				g, grouped[j] = append(g, j), true
 			}
 		}
@@ -52,45 +50,67 @@ func interchangeable(root *demo.Run, sp *space) [][]int {
 	return groups
 }
 
+// ownValues reports whether every value a client writes that is a
+// client's name is the writer's own: then the resource's value is renamed
+// with its writer, and clients that each write their own name are alike.
+func (sp *space) ownValues(names []string) bool {
+	for _, prog := range sp.programs {
+		for _, a := range prog {
+			if w, ok := a.Args.(demo.WriteArgs); ok && w.Value != a.Who && slices.Contains(names, w.Value) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // alike reports whether clients i and j make the same calls and have the
 // same duty, but for who makes them.
-func (sp *space) alike(i, j int) bool {
-	if len(sp.programs[i]) != len(sp.programs[j]) || !sameCall(sp.duties[i], sp.duties[j]) {
+func (sp *space) alike(i, j int, values bool) bool {
+	if len(sp.programs[i]) != len(sp.programs[j]) || !sameCall(sp.duties[i], sp.duties[j], values) {
 		return false
 	}
 	for k, a := range sp.programs[i] {
-		if !sameCall(a, sp.programs[j][k]) {
+		if !sameCall(a, sp.programs[j][k], values) {
 			return false
 		}
 	}
 	return true
 }
 
-// sameCall reports whether a and b are one call made by two clients.
-func sameCall(a, b demo.Action) bool {
+// sameCall reports whether a and b are one call made by two clients: the
+// same verb and arguments, or, where values are renamed, each writing its
+// own name.
+func sameCall(a, b demo.Action, values bool) bool {
+	if a.Verb == demo.Write && values && ownWrite(a) && ownWrite(b) {
+		return true
+	}
 	return a.Verb == b.Verb && reflect.DeepEqual(a.Args, b.Args) &&
 		strings.TrimPrefix(a.Source, a.Who) == strings.TrimPrefix(b.Source, b.Who)
 }
 
+// ownWrite reports whether a is its client writing its own name.
+func ownWrite(a demo.Action) bool {
+	w, ok := a.Args.(demo.WriteArgs)
+	return a.Verb == demo.Write && ok && w.Value == a.Who
+}
+
 // swapKeepsStart reports whether the start is its own renaming with i and
 // j swapped: the two clients start alike.
-func swapKeepsStart(root *demo.Run, names []string, i, j int) bool {
-	same := &demo.Renaming{Names: names, To: make([]int, len(names))}
-	swap := &demo.Renaming{Names: names, To: make([]int, len(names))}
-	for k := range names {
-		same.To[k], swap.To[k] = k, k
-	}
-	swap.To[i], swap.To[j] = j, i
-	return bytes.Equal(root.KeyRenamed(nil, same), root.KeyRenamed(nil, swap))
+func swapKeepsStart(root *demo.Run, rn *demo.Renaming, i, j int) bool {
+	same := root.KeyRenamed(nil, rn)
+	rn.Move(i, j)
+	rn.Move(j, i)
+	swapped := root.KeyRenamed(nil, rn)
+	rn.Move(i, i)
+	rn.Move(j, j)
+	return bytes.Equal(same, swapped)
 }
 
 // canonical sets s.renaming to the renaming of r (at node n) that orders
 // each group by what its clients keep alone.
 func (s *search) canonical(r *demo.Run, n node) *demo.Renaming {
-	to := s.renaming.To
-	for i := range to {
-		to[i] = i
-	}
+	rn := s.renaming
 	for _, g := range s.space.groups {
 		for _, i := range g {
 			b := r.ClientKey(s.alone[i][:0], i)
@@ -105,11 +125,11 @@ func (s *search) canonical(r *demo.Run, n node) *demo.Renaming {
 			}
 		}
 		for k, i := range order {
-			to[i] = g[k]
+			rn.Move(i, g[k])
 		}
 		s.order = order
 	}
-	return s.renaming
+	return rn
 }
 
 // renamedNode appends the pauses spent and each client's place in its
@@ -117,7 +137,8 @@ func (s *search) canonical(r *demo.Run, n node) *demo.Renaming {
 func renamedNode(b []byte, n node, rn *demo.Renaming) []byte {
 	var paused uint16
 	var pcs uint64
-	for i, j := range rn.To {
+	for i := range rn.Names() {
+		j := rn.To(i)
 		paused |= uint16(n.paused>>i&1) << j
 		pcs |= uint64(n.pc(i)) << (4 * j)
 	}
@@ -128,14 +149,12 @@ func renamedNode(b []byte, n node, rn *demo.Renaming) []byte {
 // symmetric finds the interchangeable clients and readies the key's
 // renaming.
 func (s *search) symmetric(root *demo.Run) {
-	s.space.groups = interchangeable(root, s.space)
-	if len(s.space.groups) == 0 {
-		return
+	var names []string
+	for _, c := range root.Clients()[:len(s.space.programs)] {
+		names = append(names, c.Name)
 	}
-	n := len(s.space.programs)
-	s.renaming = &demo.Renaming{To: make([]int, n)}
-	for _, c := range root.Clients()[:n] {
-		s.renaming.Names = append(s.renaming.Names, c.Name)
+	rn := demo.NewRenaming(names)
+	if s.space.groups = interchangeable(root, s.space, rn); len(s.space.groups) > 0 {
+		s.renaming, s.alone = rn, make([][]byte, len(names))
 	}
-	s.alone = make([][]byte, n)
 }

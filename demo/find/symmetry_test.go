@@ -10,8 +10,8 @@ import (
 )
 
 // recipe is a search from zookeeper-recipe's start, whose C, D and E only
-// lock: interchangeable. A and B also write, each its own name, so they
-// are not.
+// lock: interchangeable. A and B lock, write their own names and unlock:
+// interchangeable too, with the resource's value renamed with its writer.
 func recipe(t *testing.T, on bool) *search {
 	t.Helper()
 	sc, _ := testkit.Catalog(t).Get("zookeeper-recipe")
@@ -25,8 +25,8 @@ func recipe(t *testing.T, on bool) *search {
 
 func TestInterchangeableClients(t *testing.T) {
 	for _, on := range []bool{false, true} {
-		if got := recipe(t, on).space.groups; !slices.EqualFunc(got, [][]int{{2, 3, 4}}, slices.Equal) {
-			t.Errorf("on=%v: interchangeable %v, want C, D and E ([[2 3 4]])", on, got)
+		if got := recipe(t, on).space.groups; !slices.EqualFunc(got, [][]int{{0, 1}, {2, 3, 4}}, slices.Equal) {
+			t.Errorf("on=%v: interchangeable %v, want A and B, and C, D and E ([[0 1] [2 3 4]])", on, got)
 		}
 	}
 	for _, id := range []string{"zookeeper-session-expiry", "etcd-lease", "lock-delay", "gc-pause", "deadlock"} {
@@ -65,9 +65,10 @@ func keyAfter(t *testing.T, s *search, play string) [2]uint64 {
 	return s.key(r, n)
 }
 
-// Two states that differ only in which of C, D and E did what share a key;
-// two that are not a renaming of each other do not, nor do two that would
-// be one only if A, or a client's own history, were renamed.
+// Two states that differ only in which of C, D and E, or of A and B, did
+// what share a key; two that are not a renaming of each other do not, nor
+// do two that would be one only if A and C, or a client's own history,
+// were renamed.
 func TestRenamingsShareAKey(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		s := recipe(t, on)
@@ -76,6 +77,9 @@ func TestRenamingsShareAKey(t *testing.T) {
 			{"C lock /locks/row-42\nD pause", "E lock /locks/row-42\nC pause"},
 			{"D lock /locks/row-42\nD pause\ntick 10000", "E lock /locks/row-42\nE pause\ntick 10000"},
 			{"A lock /locks/row-42\nC lock /locks/row-42\nE lock /locks/row-42", "A lock /locks/row-42\nD lock /locks/row-42\nC lock /locks/row-42"},
+			{"A lock /locks/row-42\nA write A\nB lock /locks/row-42", "B lock /locks/row-42\nB write B\nA lock /locks/row-42"},
+			{"A lock /locks/row-42\nA write A\nC lock /locks/row-42\nA pause", "B lock /locks/row-42\nB write B\nE lock /locks/row-42\nB pause"},
+			{"A lock /locks/row-42\nA write A\nA unlock /locks/row-42\nB lock /locks/row-42", "B lock /locks/row-42\nB write B\nB unlock /locks/row-42\nA lock /locks/row-42"},
 		}
 		for _, p := range same {
 			if keyAfter(t, s, p[0]) != keyAfter(t, s, p[1]) {
@@ -88,6 +92,7 @@ func TestRenamingsShareAKey(t *testing.T) {
 			{"C lock /locks/row-42", "C lock /locks/row-42\nD lock /locks/row-42"},
 			{"C lock /locks/row-42\nD lock /locks/row-42\nC pause", "C lock /locks/row-42\nD lock /locks/row-42\nD pause"},
 			{"A pause", "C pause"},
+			{"A lock /locks/row-42\nA write A\nB lock /locks/row-42", "A lock /locks/row-42\nA write A\nB lock /locks/row-42\nB pause"},
 		}
 		for _, p := range apart {
 			if keyAfter(t, s, p[0]) == keyAfter(t, s, p[1]) {
