@@ -110,7 +110,7 @@ func (r *Run) Renames() bool {
 // ClientKey appends what r keeps for client i alone, its belief and what
 // the store keeps for it, without its name; only for a run that Renames.
 func (r *Run) ClientKey(b []byte, i int) []byte {
-	b = r.clientKey(b, i)
+	b = r.clientKey(b, i, nil)
 	return r.store.(Renamer).ClientKey(b, r.now, r.clients[i].Name)
 }
 

@@ -205,3 +205,9 @@ func (ss *session) keyTimes(b []byte, now int) []byte {
 	}
 	return b
 }
+
+// PastByOrder: the service plays as of an earlier moment only a session's
+// end at its deadline, and a live session's deadline is always later than
+// now (Elapse ends the others), so it is later than any moment the run was
+// keyed at.
+func (s *service) PastByOrder() bool { return true }
