@@ -96,7 +96,11 @@ func (s *service) KeyRenamed(b []byte, now int, n *demo.Renaming) []byte { retur
 func (s *service) ClientKey(b []byte, now int, client string) []byte {
 	for _, ss := range s.sessions {
 		if ss.client == client {
-			b = ss.key(append(b, '|'), now)
+			// What tells two clients' sessions apart, without the
+			// timeouts interchangeable clients share.
+			b = append(append(append(append(b, '|'), ss.known...), ' '), ss.mine...)
+			b = append(append(append(b, ' '), ss.waitOn...), ' ', demo.KeyBit(ss.herd))
+			b = ss.keyTimes(b, now)
 		}
 	}
 	for _, w := range s.watches {
@@ -142,26 +146,24 @@ func (s *service) key(b []byte, now int, n *demo.Renaming) []byte {
 }
 
 // sessionOrder appends the sessions' indices in the order a key writes
-// them: as listed, or renamed by n, by their clients' places.
+// them: as listed, or renamed by n, by their clients' places (a name that
+// is no client's after them all), in the listed order for one client.
 func (s *service) sessionOrder(order []int, n *demo.Renaming) []int {
-	if n == nil {
-		for i := range s.sessions {
-			order = append(order, i)
-		}
-		return order
-	}
-	names := n.Names()
-	for j := range names {
-		name := names[n.From(j)]
-		for i, ss := range s.sessions {
-			if ss.client == name {
-				order = append(order, i)
+	var places [16]int
+	for i, ss := range s.sessions {
+		order = append(order, i)
+		if n != nil && i < len(places) {
+			if places[i] = n.Slot(ss.client); places[i] < 0 {
+				places[i] = len(places)
 			}
 		}
 	}
-	for i, ss := range s.sessions {
-		if n.Slot(ss.client) < 0 {
-			order = append(order, i)
+	if n == nil || len(order) > len(places) {
+		return order
+	}
+	for k := 1; k < len(order); k++ { // insertion sort, stable: a few sessions
+		for m := k; m > 0 && places[order[m]] < places[order[m-1]]; m-- {
+			order[m], order[m-1] = order[m-1], order[m]
 		}
 	}
 	return order

@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -199,7 +200,7 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 	e.Path = path
 	parent := parentOf(path)
 	if ss != nil {
-		path = fmt.Sprintf("%s%010d", path, s.cversion.get(parent))
+		path = sequential(path, s.cversion.get(parent))
 		e.Sequential = true
 	}
 	if s.entries.get(path) != nil {
@@ -234,7 +235,8 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		s.zxid++
 		s.entries.put(&znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true})
 		ss.mine = key
-		owner := s.under(a.Path)[0]
+		var queue [8]*znode
+		owner := s.under(queue[:0], a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
 		logged(r, e)
 		if owner.path == key {
@@ -274,16 +276,15 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	}
 }
 
-// under returns the entries below prefix, oldest first (lowest czxid or
-// create revision), as a lock recipe orders its queue.
-func (s *service) under(prefix string) []*znode {
-	var out []*znode
+// under appends to out the entries below prefix, oldest first (lowest
+// czxid or create revision), as a lock recipe orders its queue.
+func (s *service) under(out []*znode, prefix string) []*znode {
 	for _, e := range s.entries {
 		if p := e.path; strings.HasPrefix(p, prefix) && p != prefix && parentOf(p) == strings.TrimSuffix(prefix, "/") {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].zxid < out[j].zxid })
+	slices.SortFunc(out, func(a, b *znode) int { return cmp.Compare(a.zxid, b.zxid) })
 	return out
 }
 
@@ -291,11 +292,14 @@ func (s *service) under(prefix string) []*znode {
 // sequence number holds the lock; anyone else waits on a watch.
 func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	parent := parentOf(ss.mine)
-	kids := s.under(parent + "/")
-	names := make([]string, len(kids))
+	var queue [8]*znode
+	kids := s.under(queue[:0], parent+"/")
+	var names []string // only for the log: a lean run keeps no event
 	at := 0
 	for i, k := range kids {
-		names[i] = k.path[len(parent)+1:]
+		if r.Logs() {
+			names = append(names, k.path[len(parent)+1:])
+		}
 		if k.path == ss.mine {
 			at = i
 		}
@@ -334,7 +338,8 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	mine := s.entries.get(ss.mine)
 	pfx := parentOf(ss.mine) + "/"
 	var prev *znode
-	for _, k := range s.under(pfx) {
+	var queue [8]*znode
+	for _, k := range s.under(queue[:0], pfx) {
 		if k.zxid < mine.zxid {
 			prev = k
 		}
@@ -634,4 +639,14 @@ func logged[E demo.Event](r *demo.Run, e E) {
 	if r.Logs() {
 		r.Log(e)
 	}
+}
+
+// sequential is path with ZooKeeper's ten-digit sequence number n, written
+// without fmt: the finder creates a node for many of the steps it tries.
+func sequential(path string, n int) string {
+	var d [10]byte
+	for i := len(d) - 1; i >= 0; i-- {
+		d[i], n = byte('0'+n%10), n/10
+	}
+	return path + string(d[:])
 }
