@@ -85,9 +85,11 @@ func (n *Renaming) AppendName(b []byte, name string) []byte {
 	return append(b, name...)
 }
 
-// Renamer is a Keyer that can write its key for the state renamed: every
-// client named by its place in the renamed state, and what the store keeps
-// per client in the renamed order.
+// Renamer is a Keyer that can write its key for the state renamed: what
+// it keeps for each client alone, without the client's name, and the rest
+// with every client named by its place in the renamed state. The finder
+// writes each client's part once, orders interchangeable clients by it and
+// writes the parts in the renamed order.
 type Renamer interface {
 	Keyer
 	// Renames reports whether the store's future depends on its clients'
@@ -95,10 +97,10 @@ type Renamer interface {
 	// order they came in, and no action's arguments name a client.
 	Renames() bool
 	// ClientKey appends what the store keeps for client alone, without
-	// its name, to order interchangeable clients by.
+	// its name.
 	ClientKey(b []byte, now int, client string) []byte
-	// KeyRenamed is Key for the state renamed by n.
-	KeyRenamed(b []byte, now int, n *Renaming) []byte
+	// KeyShared appends the rest of the store's state, renamed by n.
+	KeyShared(b []byte, now int, n *Renaming) []byte
 }
 
 // Renames reports whether r's key can be written for r renamed.
@@ -107,14 +109,39 @@ func (r *Run) Renames() bool {
 	return ok && k.Renames()
 }
 
-// ClientKey appends what r keeps for client i alone, its belief and what
-// the store keeps for it, without its name; only for a run that Renames.
-func (r *Run) ClientKey(b []byte, i int) []byte {
-	b = r.clientKey(b, i, nil)
-	return r.store.(Renamer).ClientKey(b, r.now, r.clients[i].Name)
+// ClientKeys sets alone[i] to what r keeps for client i alone, its belief
+// and what the store keeps for it, without its name, for a run that
+// Renames. Each is part of r's key renamed (KeyRenamed).
+func (r *Run) ClientKeys(alone [][]byte) {
+	var buf [32]int
+	past := r.past(buf[:0])
+	st := r.store.(Renamer)
+	for i := range r.clients {
+		b := r.clientKey(alone[i][:0], i, past)
+		alone[i] = st.ClientKey(b, r.now, r.clients[i].Name)
+	}
 }
 
-// KeyRenamed is Key for r renamed by n, for a run that Renames: two runs
-// that are a renaming of each other, by n and by m, have n's key for the
-// one and m's for the other when the renamed states are the same.
-func (r *Run) KeyRenamed(b []byte, n *Renaming) []byte { return r.key(b, n) }
+// KeyShared appends the rest of r's key renamed by n, for a run that
+// Renames: the resource, the holdings, the violations and the store's
+// shared state, with every client by its place.
+func (r *Run) KeyShared(b []byte, n *Renaming) []byte {
+	var buf [32]int
+	b = r.keyShared(b, n, r.past(buf[:0]))
+	return r.store.(Renamer).KeyShared(b, r.now, n)
+}
+
+// KeyRenamed is r's key renamed by n, for a run that Renames: each
+// client's part (ClientKeys) in the renamed order, each with its length,
+// then the rest (KeyShared). Two runs that are a renaming of each other,
+// by n and by m, have n's key for the one and m's for the other when the
+// renamed states are the same.
+func (r *Run) KeyRenamed(b []byte, n *Renaming) []byte {
+	alone := make([][]byte, len(r.clients))
+	r.ClientKeys(alone)
+	for j := range alone {
+		part := alone[n.From(j)]
+		b = append(KeyInt(b, int64(len(part))), part...)
+	}
+	return r.KeyShared(b, n)
+}

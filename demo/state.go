@@ -78,16 +78,31 @@ func (r *Run) Holdings() []Holding { return r.holdings }
 // the resource, every holding, the violations found (by what they are, not
 // when they were found) and the store's key, with every time relative to
 // now. Two runs with the same key play every later action alike.
-func (r *Run) Key(b []byte) []byte { return r.key(b, nil) }
-
-// key is Key for r renamed by n; nil renames nobody.
-func (r *Run) key(b []byte, n *Renaming) []byte {
-	now := r.now
+func (r *Run) Key(b []byte) []byte {
 	var buf [32]int
 	past := r.past(buf[:0])
-	for j := range r.clients {
-		b = r.clientKey(append(b, '|'), n.From(j), past)
+	for i := range r.clients {
+		b = r.clientKey(append(b, '|'), i, past)
 	}
+	b = r.keyShared(b, nil, past)
+	if k, ok := r.store.(Keyer); ok {
+		return k.Key(b, r.now)
+	}
+	// Without the store's own key, only the same history is the same
+	// state: never merging two states is slow but never wrong.
+	b = KeyInt(b, int64(r.now))
+	for _, a := range r.free {
+		b = append(b, a.Source...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// keyShared appends the resource, the holdings and the violations, every
+// client named by its place under n (nil: by name), every moment before
+// now in past by its order.
+func (r *Run) keyShared(b []byte, n *Renaming, past []int) []byte {
+	now := r.now
 	b = append(b, '|')
 	b = n.AppendValue(b, r.res.data)
 	b = append(b, ',')
@@ -112,21 +127,7 @@ func (r *Run) key(b []byte, n *Renaming) []byte {
 		b = n.AppendName(b, v.Other)
 		b = RelTime(append(b, ','), byOrder(past, v.At, now), now)
 	}
-	b = append(b, '#')
-	if k, ok := r.store.(Renamer); ok && n != nil {
-		return k.KeyRenamed(b, now, n)
-	}
-	if k, ok := r.store.(Keyer); ok {
-		return k.Key(b, now)
-	}
-	// Without the store's own key, only the same history is the same
-	// state: never merging two states is slow but never wrong.
-	b = KeyInt(b, int64(now))
-	for _, a := range r.free {
-		b = append(b, a.Source...)
-		b = append(b, '\n')
-	}
-	return b
+	return append(b, '#')
 }
 
 // PastByOrder is a store whose rules never judge a moment before the run's

@@ -78,7 +78,14 @@ func (s *service) CopyInto(dst demo.Store) bool {
 // counts of notifications and reads change nothing that follows, and are
 // left out. It is written with appends alone: the finder writes a key for
 // every state it tries.
-func (s *service) Key(b []byte, now int) []byte { return s.key(b, now, nil) }
+func (s *service) Key(b []byte, now int) []byte {
+	b = demo.KeyInt(b, s.zxid)
+	for _, ss := range s.sessions {
+		b = append(append(append(append(b, '|'), ss.client...), ' '), ss.id...)
+		b = ss.key(b, now)
+	}
+	return s.keyRest(b, now, nil)
+}
 
 // Renames: ZooKeeper's clients differ only by name. Its lock nodes are
 // numbered in queue order, sessions that end at one instant end in that
@@ -87,50 +94,37 @@ func (s *service) Key(b []byte, now int) []byte { return s.key(b, now, nil) }
 // that end at once end in the order they were opened.
 func (s *service) Renames() bool { return s.kind == ZooKeeperStore }
 
-// KeyRenamed is Key for the state renamed by n: the sessions in their
-// clients' renamed order, each client by its place, with no id.
-func (s *service) KeyRenamed(b []byte, now int, n *demo.Renaming) []byte { return s.key(b, now, n) }
-
-// ClientKey is what the service keeps for client alone: its sessions and
-// the watches it left, without its name.
+// ClientKey is client's sessions, in the order they were opened, without
+// its name or their ids (an id is made from the client's name).
 func (s *service) ClientKey(b []byte, now int, client string) []byte {
 	for _, ss := range s.sessions {
 		if ss.client == client {
-			// What tells two clients' sessions apart, without the
-			// timeouts interchangeable clients share.
-			b = append(append(append(append(b, '|'), ss.known...), ' '), ss.mine...)
-			b = append(append(append(b, ' '), ss.waitOn...), ' ', demo.KeyBit(ss.herd))
-			b = ss.keyTimes(b, now)
-		}
-	}
-	for _, w := range s.watches {
-		if w.client == client {
-			b = append(append(append(b, ' '), w.path...), ',', demo.KeyBit(w.children))
+			b = ss.key(append(b, '|'), now)
 		}
 	}
 	return b
 }
 
-// key is Key for the state renamed by n; nil renames nobody.
-func (s *service) key(b []byte, now int, n *demo.Renaming) []byte {
-	var places [16]int
-	order := s.sessionOrder(places[:0], n)
+// KeyShared is the rest of the state renamed by n: each znode's owner by
+// its client's place and the session's among the client's, each watch's
+// client by its place.
+func (s *service) KeyShared(b []byte, now int, n *demo.Renaming) []byte {
 	b = demo.KeyInt(b, s.zxid)
-	for _, i := range order {
-		ss := s.sessions[i]
-		b = append(b, '|')
-		if n == nil {
-			b = append(append(append(b, ss.client...), ' '), ss.id...)
-		} else {
-			b = n.AppendName(b, ss.client)
+	for _, ss := range s.sessions {
+		if n.Slot(ss.client) < 0 { // no client's: kept apart, as listed
+			b = ss.key(append(append(b, '|'), ss.client...), now)
 		}
-		b = ss.key(b, now)
 	}
+	return s.keyRest(b, now, n)
+}
+
+// keyRest is the znodes, the child versions and the watches, renamed by n;
+// nil renames nobody.
+func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
 	for _, z := range s.entries { // sorted by path
 		b = append(append(b, '|'), z.path...)
 		b = demo.KeyInt(append(b, ','), z.zxid)
-		b = demo.KeyInt(append(b, ','), int64(s.placeOf(order, z.owner)))
-		b = append(b, ',', demo.KeyBit(z.ephemeral), ',')
+		b = append(s.appendOwner(append(b, ','), z.owner, n), ',', demo.KeyBit(z.ephemeral), ',')
 		b = demo.KeyInt(b, z.lockIndex)
 		b = demo.RelTime(append(b, ','), max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
 	}
@@ -145,38 +139,21 @@ func (s *service) key(b []byte, now int, n *demo.Renaming) []byte {
 	return b
 }
 
-// sessionOrder appends the sessions' indices in the order a key writes
-// them: as listed, or renamed by n, by their clients' places (a name that
-// is no client's after them all), in the listed order for one client.
-func (s *service) sessionOrder(order []int, n *demo.Renaming) []int {
-	var places [16]int
-	for i, ss := range s.sessions {
-		order = append(order, i)
-		if n != nil && i < len(places) {
-			if places[i] = n.Slot(ss.client); places[i] < 0 {
-				places[i] = len(places)
-			}
+// appendOwner appends a znode's owner: its session's place in the list, or
+// renamed by n, its client's place and the session's among the client's;
+// -1 for none.
+func (s *service) appendOwner(b []byte, owner *session, n *demo.Renaming) []byte {
+	i := slices.Index(s.sessions, owner)
+	if n == nil || i < 0 {
+		return demo.KeyInt(b, int64(i))
+	}
+	k := 0
+	for _, ss := range s.sessions[:i] {
+		if ss.client == owner.client {
+			k++
 		}
 	}
-	if n == nil || len(order) > len(places) {
-		return order
-	}
-	for k := 1; k < len(order); k++ { // insertion sort, stable: a few sessions
-		for m := k; m > 0 && places[order[m]] < places[order[m-1]]; m-- {
-			order[m], order[m-1] = order[m-1], order[m]
-		}
-	}
-	return order
-}
-
-// placeOf is owner's place among the sessions in order; -1 for none.
-func (s *service) placeOf(order []int, owner *session) int {
-	for k, i := range order {
-		if s.sessions[i] == owner {
-			return k
-		}
-	}
-	return -1
+	return demo.KeyInt(n.AppendName(b, owner.client), int64(k))
 }
 
 // key appends the session without its client or id.

@@ -188,8 +188,7 @@ func (s *search) run() error {
 // with a chance far below a lifetime's.
 func (s *search) key(r *demo.Run, n node) [2]uint64 {
 	if len(s.space.groups) > 0 {
-		rn := s.canonical(r, n)
-		s.buf = renamedNode(r.KeyRenamed(s.buf[:0], rn), n, rn)
+		s.buf = s.renamedKey(s.buf[:0], r, n)
 		return hash128(s.buf)
 	}
 	s.buf = r.Key(s.buf[:0])

@@ -2,7 +2,6 @@ package find
 
 import (
 	"bytes"
-	"encoding/binary"
 	"reflect"
 	"slices"
 	"strings"
@@ -32,8 +31,8 @@ func interchangeable(root *demo.Run, sp *space, rn *demo.Renaming) [][]int {
 	}
 	rn.Values = sp.ownValues(rn.Names())
 	var groups [][]int
-	grouped := make([]bool, len(rn.Names()))
-	for i := range rn.Names() {
+	grouped := make([]bool, len(sp.programs)) // the clients the finder follows
+	for i := range grouped {
 		if grouped[i] {
 			continue
 		}
@@ -107,16 +106,16 @@ func swapKeepsStart(root *demo.Run, rn *demo.Renaming, i, j int) bool {
 	return bytes.Equal(same, swapped)
 }
 
-// canonical sets s.renaming to the renaming of r (at node n) that orders
-// each group by what its clients keep alone.
+// canonical writes into s.alone what each client of r (at node n) keeps
+// alone, with its place in its program and its pause spent, and sets
+// s.renaming to the renaming that orders each group by it.
 func (s *search) canonical(r *demo.Run, n node) *demo.Renaming {
 	rn := s.renaming
+	r.ClientKeys(s.alone)
+	for i, b := range s.alone {
+		s.alone[i] = append(b, byte(n.pc(i)), byte(n.paused>>i&1))
+	}
 	for _, g := range s.space.groups {
-		for _, i := range g {
-			b := r.ClientKey(s.alone[i][:0], i)
-			b = append(b, byte(n.pc(i)), byte(n.paused>>i&1))
-			s.alone[i] = b
-		}
 		// Insertion sort: a group is a few clients.
 		order := append(s.order[:0], g...)
 		for k := 1; k < len(order); k++ {
@@ -132,25 +131,23 @@ func (s *search) canonical(r *demo.Run, n node) *demo.Renaming {
 	return rn
 }
 
-// renamedNode appends the pauses spent and each client's place in its
-// program, each at its place in the renamed state.
-func renamedNode(b []byte, n node, rn *demo.Renaming) []byte {
-	var paused uint16
-	var pcs uint64
-	for i := range rn.Names() {
-		j := rn.To(i)
-		paused |= uint16(n.paused>>i&1) << j
-		pcs |= uint64(n.pc(i)) << (4 * j)
+// renamedKey appends the key of r (at node n) renamed into its canonical
+// order: each client's part, with its length, in that order, then the
+// rest with every client by its place.
+func (s *search) renamedKey(b []byte, r *demo.Run, n node) []byte {
+	rn := s.canonical(r, n)
+	for j := range s.alone {
+		part := s.alone[rn.From(j)]
+		b = append(demo.KeyInt(b, int64(len(part))), part...)
 	}
-	b = binary.LittleEndian.AppendUint16(b, paused)
-	return binary.LittleEndian.AppendUint64(b, pcs)
+	return r.KeyShared(b, rn)
 }
 
 // symmetric finds the interchangeable clients and readies the key's
 // renaming.
 func (s *search) symmetric(root *demo.Run) {
 	var names []string
-	for _, c := range root.Clients()[:len(s.space.programs)] {
+	for _, c := range root.Clients() {
 		names = append(names, c.Name)
 	}
 	rn := demo.NewRenaming(names)
