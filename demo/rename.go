@@ -85,6 +85,12 @@ func (n *Renaming) AppendName(b []byte, name string) []byte {
 	return append(b, name...)
 }
 
+// AppendClient appends client i (by its place among the run's clients) to
+// a key as AppendName appends its name.
+func (n *Renaming) AppendClient(b []byte, i int) []byte {
+	return append(b, 0, byte(n.To(i)))
+}
+
 // Renamer is a Keyer that can write its key for the state renamed: what
 // it keeps for each client alone, without the client's name, and the rest
 // with every client named by its place in the renamed state. The finder
@@ -96,9 +102,9 @@ type Renamer interface {
 	// names only up to a renaming: no rule orders clients by name or by the
 	// order they came in, and no action's arguments name a client.
 	Renames() bool
-	// ClientKey appends what the store keeps for client alone, without
-	// its name.
-	ClientKey(b []byte, now int, client string) []byte
+	// ClientKeys appends to alone[i] what the store keeps for client i
+	// (by its place among the run's clients) alone, without its name.
+	ClientKeys(alone [][]byte, now int)
 	// KeyShared appends the rest of the store's state, renamed by n.
 	KeyShared(b []byte, now int, n *Renaming) []byte
 }
@@ -115,11 +121,10 @@ func (r *Run) Renames() bool {
 func (r *Run) ClientKeys(alone [][]byte) {
 	var buf [32]int
 	past := r.past(buf[:0])
-	st := r.store.(Renamer)
 	for i := range r.clients {
-		b := r.clientKey(alone[i][:0], i, past)
-		alone[i] = st.ClientKey(b, r.now, r.clients[i].Name)
+		alone[i] = r.clientKey(alone[i][:0], i, past)
 	}
+	r.store.(Renamer).ClientKeys(alone, r.now)
 }
 
 // KeyShared appends the rest of r's key renamed by n, for a run that

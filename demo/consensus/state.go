@@ -94,28 +94,20 @@ func (s *service) Key(b []byte, now int) []byte {
 // that end at once end in the order they were opened.
 func (s *service) Renames() bool { return s.kind == ZooKeeperStore }
 
-// ClientKey is client's sessions, in the order they were opened, without
-// its name or their ids (an id is made from the client's name).
-func (s *service) ClientKey(b []byte, now int, client string) []byte {
+// ClientKeys appends each client's sessions to its part, in the order
+// they were opened, without its name or their ids (an id is made from the
+// client's name).
+func (s *service) ClientKeys(alone [][]byte, now int) {
 	for _, ss := range s.sessions {
-		if ss.client == client {
-			b = ss.key(append(b, '|'), now)
-		}
+		alone[ss.who] = ss.key(append(alone[ss.who], '|'), now)
 	}
-	return b
 }
 
 // KeyShared is the rest of the state renamed by n: each znode's owner by
 // its client's place and the session's among the client's, each watch's
 // client by its place.
 func (s *service) KeyShared(b []byte, now int, n *demo.Renaming) []byte {
-	b = demo.KeyInt(b, s.zxid)
-	for _, ss := range s.sessions {
-		if n.Slot(ss.client) < 0 { // no client's: kept apart, as listed
-			b = ss.key(append(append(b, '|'), ss.client...), now)
-		}
-	}
-	return s.keyRest(b, now, n)
+	return s.keyRest(demo.KeyInt(b, s.zxid), now, n)
 }
 
 // keyRest is the znodes, the child versions and the watches, renamed by n;
@@ -149,11 +141,11 @@ func (s *service) appendOwner(b []byte, owner *session, n *demo.Renaming) []byte
 	}
 	k := 0
 	for _, ss := range s.sessions[:i] {
-		if ss.client == owner.client {
+		if ss.who == owner.who {
 			k++
 		}
 	}
-	return demo.KeyInt(n.AppendName(b, owner.client), int64(k))
+	return demo.KeyInt(n.AppendClient(b, owner.who), int64(k))
 }
 
 // key appends the session without its client or id.

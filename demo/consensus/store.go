@@ -36,6 +36,7 @@ const consulMinTTL = 10000
 // session is one client's session (ZooKeeper, Consul) or lease (etcd).
 type session struct {
 	client    string
+	who       int // the client's place among the run's clients, for a renamed key
 	id        string
 	ttl       int // negotiated, ms
 	every     int // the library's keep-alive period, ms: ttl/per
@@ -161,6 +162,7 @@ func (s *service) Do(r *demo.Run, a demo.Action) error {
 func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	sa := a.Args.(SessionArgs)
 	ss := &session{client: c.Name, id: s.sessionID(c.Name), ttl: sa.TTL, start: r.Now(), ended: -1}
+	ss.who = slices.IndexFunc(r.Clients(), func(o demo.Client) bool { return o.Name == c.Name })
 	e := s.call(r, c, OpSession)
 	switch s.kind {
 	case ZooKeeperStore:
