@@ -79,51 +79,123 @@ func (r *Run) Holdings() []Holding { return r.holdings }
 // when they were found) and the store's key, with every time relative to
 // now. Two runs with the same key play every later action alike.
 func (r *Run) Key(b []byte) []byte {
-	now := r.now
-	for _, c := range r.clients {
-		b = append(b, '|', flags(c.Paused, c.Crashed, c.Blocked, c.Holds))
-		b = KeyInt(b, c.Token)
-		b = append(b, ',')
-		b = append(b, c.Value...)
-		b = append(b, ',')
-		b = RelTime(b, c.Until, now)
+	var buf [32]int
+	past := r.past(buf[:0])
+	for i := range r.clients {
+		b = r.clientKey(append(b, '|'), i, past)
 	}
-	b = append(b, '|')
-	b = append(b, r.res.data...)
-	b = append(b, ',')
-	b = KeyInt(b, r.res.maxToken)
-	b = append(b, ',')
-	// Whose value the resource has decides whom a late write is judged to
-	// have overwritten.
-	b = append(b, r.lastWrote...)
-	for _, h := range r.holdings {
-		b = append(b, '|')
-		b = append(b, h.Client...)
-		b = append(b, ',')
-		b = KeyInt(b, h.Token)
-		for _, t := range []int{h.From, h.Until, h.Ended} {
-			b = RelTime(append(b, ','), t, now)
-		}
-	}
-	for _, v := range r.violations {
-		b = append(b, '!', byte(v.Kind))
-		b = append(b, v.Client...)
-		b = append(b, ',')
-		b = append(b, v.Other...)
-		b = RelTime(append(b, ','), v.At, now)
-	}
-	b = append(b, '#')
+	b = r.keyShared(b, nil, past)
 	if k, ok := r.store.(Keyer); ok {
-		return k.Key(b, now)
+		return k.Key(b, r.now)
 	}
 	// Without the store's own key, only the same history is the same
 	// state: never merging two states is slow but never wrong.
-	b = KeyInt(b, int64(now))
+	b = KeyInt(b, int64(r.now))
 	for _, a := range r.free {
 		b = append(b, a.Source...)
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// keyShared appends the resource, the holdings and the violations, every
+// client named by its place under n (nil: by name), every moment before
+// now in past by its order.
+func (r *Run) keyShared(b []byte, n *Renaming, past []int) []byte {
+	now := r.now
+	b = append(b, '|')
+	b = n.AppendValue(b, r.res.data)
+	b = append(b, ',')
+	b = KeyInt(b, r.res.maxToken)
+	b = append(b, ',')
+	// Whose value the resource has decides whom a late write is judged to
+	// have overwritten.
+	b = n.AppendName(b, r.lastWrote)
+	for _, h := range r.holdings {
+		b = append(b, '|')
+		b = n.AppendName(b, h.Client)
+		b = append(b, ',')
+		b = KeyInt(b, h.Token)
+		for _, t := range []int{h.From, h.Until, h.Ended} {
+			b = RelTime(append(b, ','), byOrder(past, t, now), now)
+		}
+	}
+	for _, v := range r.violations {
+		b = append(b, '!', byte(v.Kind))
+		b = n.AppendName(b, v.Client)
+		b = append(b, ',')
+		b = n.AppendName(b, v.Other)
+		b = RelTime(append(b, ','), byOrder(past, v.At, now), now)
+	}
+	return append(b, '#')
+}
+
+// PastByOrder is a store whose rules never judge a moment before the run's
+// now when it is keyed: a store that plays something as of an earlier
+// moment (AsOf) plays it as of a moment after that, as a consensus session
+// ends at its deadline, which is later than any moment the run stood at
+// with the session alive. For such a store the run's holdings and
+// violations before now are only ever compared with each other and with
+// moments from now on, so their order decides what follows, not how long
+// ago they were. (A client's Until is only shown: it goes by order too.)
+type PastByOrder interface {
+	PastByOrder() bool
+}
+
+// past appends, for a store that is PastByOrder, the distinct moments
+// before now that the clients' leases, the holdings and the violations
+// name, latest first; nil
+// (every moment as it is) for any other store, or for more than fit.
+func (r *Run) past(p []int) []int {
+	if k, ok := r.store.(PastByOrder); !ok || !k.PastByOrder() {
+		return nil
+	}
+	room := cap(p)
+	add := func(t int) {
+		if t >= 0 && t < r.now && !slices.Contains(p, t) {
+			p = append(p, t)
+		}
+	}
+	for _, c := range r.clients {
+		add(c.Until)
+	}
+	for _, h := range r.holdings {
+		add(h.From)
+		add(h.Until)
+		add(h.Ended)
+	}
+	for _, v := range r.violations {
+		add(v.At)
+	}
+	if len(p) > room {
+		return nil // what did not fit would be told apart from what did
+	}
+	slices.Sort(p)
+	slices.Reverse(p)
+	return p
+}
+
+// byOrder is t for a key: a moment before now, among the past moments,
+// as now less its place among them (the latest is now-1), so that two
+// runs whose past moments come in the same order, and fall alike around
+// now, have one key; t itself otherwise.
+func byOrder(past []int, t, now int) int {
+	if i := slices.Index(past, t); i >= 0 {
+		return now - 1 - i
+	}
+	return t
+}
+
+// clientKey appends client i's belief, without its name, with its lease's
+// end by its place among the past moments, if it is one of them.
+func (r *Run) clientKey(b []byte, i int, past []int) []byte {
+	c := &r.clients[i]
+	b = append(b, flags(c.Paused, c.Crashed, c.Blocked, c.Holds))
+	b = KeyInt(b, c.Token)
+	b = append(b, ',')
+	b = append(b, c.Value...)
+	b = append(b, ',')
+	return RelTime(b, byOrder(past, c.Until, r.now), r.now)
 }
 
 // flags packs four booleans into one byte of a key.

@@ -51,9 +51,11 @@ func (s *service) CopyInto(dst demo.Store) bool {
 	}
 	entries := d.entries[:0]
 	for _, z := range s.entries {
-		c := new(znode)
+		var c *znode
 		if n := len(spare); n > 0 {
 			c, spare = spare[n-1], spare[:n-1]
+		} else {
+			c = new(znode)
 		}
 		*c = *z
 		if i := slices.Index(s.sessions, z.owner); z.owner != nil {
@@ -79,34 +81,104 @@ func (s *service) CopyInto(dst demo.Store) bool {
 func (s *service) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(b, s.zxid)
 	for _, ss := range s.sessions {
-		b = append(append(b, '|'), ss.client...)
-		b = append(append(b, ' '), ss.id...)
-		for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
-			b = demo.KeyInt(append(b, ' '), int64(v))
-		}
-		for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
-			b = append(append(b, ' '), t...)
-		}
-		b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
-		for _, t := range []int{ss.start, ss.beat, ss.deadline, ss.ended} {
-			b = demo.RelTime(append(b, ','), t, now)
-		}
+		b = append(append(append(append(b, '|'), ss.client...), ' '), ss.id...)
+		b = ss.key(b, now)
 	}
+	return s.keyRest(b, now, nil)
+}
+
+// Renames: ZooKeeper's clients differ only by name. Its lock nodes are
+// numbered in queue order, sessions that end at one instant end in that
+// order (Elapse), and no rule reads a session's id, which is made from its
+// client's name. etcd's keys carry the id, and a Consul lock's sessions
+// that end at once end in the order they were opened.
+func (s *service) Renames() bool { return s.kind == ZooKeeperStore }
+
+// ClientKeys appends each client's sessions to its part, in the order
+// they were opened, without its name or their ids (an id is made from the
+// client's name).
+func (s *service) ClientKeys(alone [][]byte, now int) {
+	for _, ss := range s.sessions {
+		alone[ss.who] = ss.key(append(alone[ss.who], '|'), now)
+	}
+}
+
+// KeyShared is the rest of the state renamed by n: each znode's owner by
+// its client's place and the session's among the client's, each watch's
+// client by its place.
+func (s *service) KeyShared(b []byte, now int, n *demo.Renaming) []byte {
+	return s.keyRest(demo.KeyInt(b, s.zxid), now, n)
+}
+
+// keyRest is the znodes, the child versions and the watches, renamed by n;
+// nil renames nobody.
+func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
 	for _, z := range s.entries { // sorted by path
 		b = append(append(b, '|'), z.path...)
 		b = demo.KeyInt(append(b, ','), z.zxid)
-		b = demo.KeyInt(append(b, ','), int64(slices.Index(s.sessions, z.owner)))
-		b = append(b, ',', demo.KeyBit(z.ephemeral), ',')
+		b = append(s.appendOwner(append(b, ','), z.owner, n), ',', demo.KeyBit(z.ephemeral), ',')
 		b = demo.KeyInt(b, z.lockIndex)
-		b = demo.RelTime(append(b, ','), max(z.delayUntil-now, -1)+now, now) // a lock-delay past is no delay
+		b = demo.RelTime(append(b, ','), max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
 	}
 	for _, c := range s.cversion {
 		b = demo.KeyInt(append(append(append(b, '|'), c.path...), '='), int64(c.n))
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {
-		b = append(append(b, ' '), w.client...)
+		b = n.AppendName(append(b, ' '), w.client)
 		b = append(append(append(b, ','), w.path...), ',', demo.KeyBit(w.children))
 	}
 	return b
 }
+
+// appendOwner appends a znode's owner: its session's place in the list, or
+// renamed by n, its client's place and the session's among the client's;
+// -1 for none.
+func (s *service) appendOwner(b []byte, owner *session, n *demo.Renaming) []byte {
+	i := slices.Index(s.sessions, owner)
+	if n == nil || i < 0 {
+		return demo.KeyInt(b, int64(i))
+	}
+	k := 0
+	for _, ss := range s.sessions[:i] {
+		if ss.who == owner.who {
+			k++
+		}
+	}
+	return demo.KeyInt(n.AppendClient(b, owner.who), int64(k))
+}
+
+// key appends the session without its client or id.
+func (ss *session) key(b []byte, now int) []byte {
+	for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
+		b = demo.KeyInt(append(b, ' '), int64(v))
+	}
+	for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
+		b = append(append(b, ' '), t...)
+	}
+	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
+	return ss.keyTimes(b, now)
+}
+
+// keyTimes appends what the session's times can still decide. An ended
+// session plays no keep-alive and is never ended again: only that it ended
+// counts, not when. A live one's keep-alives fall at start+k*ttl/per, the
+// same instants with start moved by a whole ttl (k moves by per), so start
+// is written as the last such instant at or before now: sessions opened a
+// multiple of the timeout apart, or seen that much later, are one state.
+func (ss *session) keyTimes(b []byte, now int) []byte {
+	if ss.ended >= 0 {
+		return append(b, 'x')
+	}
+	start := now - (now-ss.start)%ss.ttl
+	for _, t := range []int{start, ss.beat, ss.deadline} {
+		b = demo.RelTime(append(b, ','), t, now)
+	}
+	return b
+}
+
+// PastByOrder: the service plays as of an earlier moment only a session's
+// end at its deadline, and a live session's deadline is always later than
+// now (Elapse ends the others), so it is later than any moment the run was
+// keyed at.
+func (s *service) PastByOrder() bool { return true }

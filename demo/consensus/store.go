@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -35,6 +36,7 @@ const consulMinTTL = 10000
 // session is one client's session (ZooKeeper, Consul) or lease (etcd).
 type session struct {
 	client    string
+	who       int // the client's place among the run's clients, for a renamed key
 	id        string
 	ttl       int // negotiated, ms
 	every     int // the library's keep-alive period, ms: ttl/per
@@ -160,6 +162,7 @@ func (s *service) Do(r *demo.Run, a demo.Action) error {
 func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	sa := a.Args.(SessionArgs)
 	ss := &session{client: c.Name, id: s.sessionID(c.Name), ttl: sa.TTL, start: r.Now(), ended: -1}
+	ss.who = slices.IndexFunc(r.Clients(), func(o demo.Client) bool { return o.Name == c.Name })
 	e := s.call(r, c, OpSession)
 	switch s.kind {
 	case ZooKeeperStore:
@@ -188,7 +191,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	ss.beat, ss.deadline = r.Now(), r.Now()+ss.life(s.kind)
 	s.sessions = append(s.sessions, ss)
 	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, sa.TTL, ss.ttl, ss.lockDelay, s.zxid, true
-	r.Log(e)
+	logged(r, e)
 	return nil
 }
 
@@ -199,12 +202,12 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 	e.Path = path
 	parent := parentOf(path)
 	if ss != nil {
-		path = fmt.Sprintf("%s%010d", path, s.cversion.get(parent))
+		path = sequential(path, s.cversion.get(parent))
 		e.Sequential = true
 	}
 	if s.entries.get(path) != nil {
 		e.Created = ""
-		r.Log(e)
+		logged(r, e)
 		return nil
 	}
 	s.zxid++
@@ -212,7 +215,7 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 	s.entries.put(n)
 	s.cversion.inc(parent)
 	e.Created, e.Zxid, e.OK = path, n.zxid, true
-	r.Log(e)
+	logged(r, e)
 	s.fire(r, []string{parent}, nil)
 	return n
 }
@@ -234,9 +237,10 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		s.zxid++
 		s.entries.put(&znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true})
 		ss.mine = key
-		owner := s.under(a.Path)[0]
+		var queue [8]*znode
+		owner := s.under(queue[:0], a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
-		r.Log(e)
+		logged(r, e)
 		if owner.path == key {
 			// The Txn's own read shows our key is the oldest: Lock returns.
 			s.grant(r, c, ss, owner.zxid)
@@ -266,7 +270,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 			e.OK, e.Zxid = true, k.lockIndex
 		}
 		e.Rev = s.zxid
-		r.Log(e)
+		logged(r, e)
 		if e.OK {
 			ss.mine = a.Path
 			s.grant(r, c, ss, k.lockIndex)
@@ -274,16 +278,15 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	}
 }
 
-// under returns the entries below prefix, oldest first (lowest czxid or
-// create revision), as a lock recipe orders its queue.
-func (s *service) under(prefix string) []*znode {
-	var out []*znode
+// under appends to out the entries below prefix, oldest first (lowest
+// czxid or create revision), as a lock recipe orders its queue.
+func (s *service) under(out []*znode, prefix string) []*znode {
 	for _, e := range s.entries {
 		if p := e.path; strings.HasPrefix(p, prefix) && p != prefix && parentOf(p) == strings.TrimSuffix(prefix, "/") {
 			out = append(out, e)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].zxid < out[j].zxid })
+	slices.SortFunc(out, func(a, b *znode) int { return cmp.Compare(a.zxid, b.zxid) })
 	return out
 }
 
@@ -291,11 +294,14 @@ func (s *service) under(prefix string) []*znode {
 // sequence number holds the lock; anyone else waits on a watch.
 func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	parent := parentOf(ss.mine)
-	kids := s.under(parent + "/")
-	names := make([]string, len(kids))
+	var queue [8]*znode
+	kids := s.under(queue[:0], parent+"/")
+	var names []string // only for the log: a lean run keeps no event
 	at := 0
 	for i, k := range kids {
-		names[i] = k.path[len(parent)+1:]
+		if r.Logs() {
+			names = append(names, k.path[len(parent)+1:])
+		}
 		if k.path == ss.mine {
 			at = i
 		}
@@ -308,7 +314,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 		s.watches = append(s.watches, watch{client: c.Name, path: parent, children: true})
 		ss.waitOn = parent
 	}
-	r.Log(e)
+	logged(r, e)
 	if at == 0 {
 		// A child watch left by ls -w stays armed on the server even now
 		// that this client holds the lock: it will fire once more, for nothing.
@@ -324,7 +330,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
 	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	r.Log(x)
+	logged(r, x)
 }
 
 // etcdCheck is concurrency.Mutex after its Txn: the key with the lowest
@@ -334,7 +340,8 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	mine := s.entries.get(ss.mine)
 	pfx := parentOf(ss.mine) + "/"
 	var prev *znode
-	for _, k := range s.under(pfx) {
+	var queue [8]*znode
+	for _, k := range s.under(queue[:0], pfx) {
 		if k.zxid < mine.zxid {
 			prev = k
 		}
@@ -343,7 +350,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Path, e.Zxid, e.Rev, e.OK = pfx, mine.zxid-1, s.zxid, true
 	s.reads++
 	if prev == nil {
-		r.Log(e)
+		logged(r, e)
 		ss.waitOn = ""
 		s.grant(r, c, ss, mine.zxid)
 		return
@@ -351,7 +358,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
 	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	r.Log(e)
+	logged(r, e)
 }
 
 // grant is the recipe's conclusion: c holds the lock, with token, for as
@@ -359,7 +366,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 func (s *service) grant(r *demo.Run, c *demo.Client, ss *session, token int64) {
 	c.Token = token
 	r.Hold(c, ss.deadline)
-	r.Log(LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
+	logged(r, LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
 }
 
 // fire delivers the one-shot watches on what changed: a child watch on each
@@ -383,7 +390,7 @@ func (s *service) fire(r *demo.Run, parents, gone []string) {
 		case s.kind == EtcdStore:
 			typ = "DELETE"
 		}
-		r.Log(WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
+		logged(r, WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
 	}
 	for _, w := range fired {
 		c, ss := r.Client(w.client), s.sessionOf(w.client)
@@ -420,7 +427,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 			e.OK = true
 		}
 		e.Rev = s.zxid
-		r.Log(e)
+		logged(r, e)
 		r.LetGo(c)
 		ss.mine = ""
 		return
@@ -431,7 +438,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		e.OK = true
 	}
 	e.Rev = s.zxid
-	r.Log(e)
+	logged(r, e)
 	r.LetGo(c)
 	mine := ss.mine
 	ss.mine, ss.waitOn = "", ""
@@ -458,7 +465,7 @@ func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 		ss.mine, ss.waitOn = "", ""
 	}
 	e.Known = ss.known
-	r.Log(e)
+	logged(r, e)
 }
 
 // elapse plays the keep-alives of every running client and ends each session
@@ -486,7 +493,16 @@ func (s *service) Elapse(r *demo.Run, since int) {
 			due = append(due, ss)
 		}
 	}
-	sort.SliceStable(due, func(i, j int) bool { return due[i].deadline < due[j].deadline })
+	sort.SliceStable(due, func(i, j int) bool {
+		if due[i].deadline != due[j].deadline {
+			return due[i].deadline < due[j].deadline
+		}
+		// ZooKeeper's sessions that end at one instant end in the order
+		// of their lock nodes, the queue's, whoever their clients are
+		// (Renames); one without a node owns nothing, so its place among
+		// them changes nothing.
+		return s.kind == ZooKeeperStore && due[i].mine < due[j].mine
+	})
 	for _, ss := range due {
 		// What follows happened at the deadline, not when anyone looked.
 		r.AsOf(ss.deadline, func() { s.end(r, ss) })
@@ -524,12 +540,12 @@ func (s *service) end(r *demo.Run, ss *session) {
 			// that long it is still, in effect, the old holder's.
 			r.ExtendHold(c, e.DelayUntil)
 		}
-		r.Log(e)
+		logged(r, e)
 		return
 	}
 	e.Deleted = gone
 	s.remove(gone)
-	r.Log(e)
+	logged(r, e)
 	parents := make([]string, 0, len(gone))
 	for _, p := range gone {
 		parents = append(parents, parentOf(p))
@@ -616,4 +632,23 @@ type EntryState struct {
 type WatchState struct {
 	Client, Path string
 	Children     bool
+}
+
+// logged logs e unless r is the finder's lean run, which would drop it: no
+// rule reads a consensus service's events back, and boxing one as an Event
+// allocates for every step the finder tries.
+func logged[E demo.Event](r *demo.Run, e E) {
+	if r.Logs() {
+		r.Log(e)
+	}
+}
+
+// sequential is path with ZooKeeper's ten-digit sequence number n, written
+// without fmt: the finder creates a node for many of the steps it tries.
+func sequential(path string, n int) string {
+	var d [10]byte
+	for i := len(d) - 1; i >= 0; i-- {
+		d[i], n = byte('0'+n%10), n/10
+	}
+	return path + string(d[:])
 }

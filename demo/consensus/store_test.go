@@ -140,3 +140,20 @@ func TestConsulLockDelay(t *testing.T) {
 		t.Fatalf("acquisitions=%+v, want true, false (delay until 35000), true with LockIndex 2", acq)
 	}
 }
+
+// ZooKeeper's sessions that end at one instant end in the order of their
+// lock nodes, whichever client opened its session first: B queued first,
+// so B's session ends first, and its ending wakes nobody but A's watch.
+func TestSessionsEndInQueueOrder(t *testing.T) {
+	f := play(t, "zookeeper", "A session 10000", "B session 10000", "A create /l",
+		"B lock /l", "A lock /l", "A pause", "B pause", "tick 20000")
+	var ended []string
+	for _, e := range f.Events {
+		if s, ok := e.(SessionEnded); ok {
+			ended = append(ended, s.Client)
+		}
+	}
+	if !slices.Equal(ended, []string{"B", "A"}) {
+		t.Fatalf("sessions ended %v, want B's then A's (B's node is first in the queue)", ended)
+	}
+}

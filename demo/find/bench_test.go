@@ -22,6 +22,8 @@ func BenchmarkFindLockService(b *testing.B) { benchFind(b, "gc-pause", true) }
 func BenchmarkFindRedis(b *testing.B)       { benchFind(b, "no-lease", true) }
 func BenchmarkFindRedlock(b *testing.B)     { benchFind(b, "redlock-quorum", true) }
 func BenchmarkFindConsensus(b *testing.B)   { benchFind(b, "etcd-lease", true) }
+func BenchmarkFindZooKeeper(b *testing.B)   { benchFind(b, "zookeeper-session-expiry", true) }
+func BenchmarkFindRecipe(b *testing.B)      { benchFind(b, "zookeeper-recipe", true) }
 func BenchmarkFindDatabase(b *testing.B)    { benchFind(b, "deadlock", true) }
 
 const benchStates = 100_000

@@ -98,11 +98,24 @@ type search struct {
 	name      []byte        // a step's name, reused (intern)
 	res       Result
 	kinds     map[demo.ViolationKind]bool
+	renaming  *demo.Renaming // the renaming key writes the state as (symmetry.go)
+	alone     [][]byte       // what each client keeps alone, to order a group by
+	order     []int          // a group in that order
 }
 
 // Find searches from start for the shortest history that breaks prop.
 // An error is a start that does not play, or a family with no free play.
 func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
+	s, err := newSearch(start, prop, opt)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.explore()
+}
+
+// newSearch readies a search from start: its run, its space and the
+// clients it may take as interchangeable.
+func newSearch(start demo.Place, prop demo.Property, opt Options) (*search, error) {
 	if opt.Depth <= 0 {
 		opt.Depth = DefaultDepth
 	}
@@ -111,12 +124,12 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 	}
 	root, err := start.Run()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	sp, err := newSpace(start, root)
 	root.Lean() // the search keeps each state's history, and plays its frames anew
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	s := &search{
 		start: start, prop: prop, opt: opt, root: root, space: sp,
@@ -124,8 +137,14 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 		kinds: map[demo.ViolationKind]bool{},
 		res:   Result{Start: start, Property: prop},
 	}
-	for _, v := range root.Violations() {
-		if prop.Breaks(v, root.Holdings()) {
+	s.symmetric(root)
+	return s, nil
+}
+
+// explore judges the start, then searches from it.
+func (s *search) explore() (Result, error) {
+	for _, v := range s.root.Violations() {
+		if s.prop.Breaks(v, s.root.Holdings()) {
 			// Broken where it starts: the empty history is the shortest.
 			s.res.Found, s.res.Violation = true, v
 			return s.res, nil
@@ -133,9 +152,10 @@ func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 		s.kinds[v.Kind] = true
 	}
 	s.nodes = append(s.nodes, node{parent: -1})
-	s.seen.add(s.key(root, node{}))
+	s.seen.add(s.key(s.root, node{}))
 	s.res.States = 1
-	return s.res, s.run()
+	err := s.run()
+	return s.res, err
 }
 
 // run explores level by level: each level's nodes are the states first
@@ -167,6 +187,10 @@ func (s *search) run() error {
 // place in its program, hashed to 128 bits: two different states share one
 // with a chance far below a lifetime's.
 func (s *search) key(r *demo.Run, n node) [2]uint64 {
+	if len(s.space.groups) > 0 {
+		s.buf = s.renamedKey(s.buf[:0], r, n)
+		return hash128(s.buf)
+	}
 	s.buf = r.Key(s.buf[:0])
 	s.buf = binary.LittleEndian.AppendUint16(s.buf, n.paused)
 	s.buf = binary.LittleEndian.AppendUint64(s.buf, n.pcs)

@@ -63,6 +63,58 @@ func TestKeyIsTheState(t *testing.T) {
 	}
 }
 
+// A consensus session's key keeps only what its times can still decide: the
+// keep-alives fall on the same instants a whole timeout later, and a session
+// that has ended is ended whenever it ended. A keep-alive's phase does count.
+func TestSessionKeyIsItsFuture(t *testing.T) {
+	sc, _ := testkit.Catalog(t).Get("zookeeper-session-expiry")
+	key := func(play string) string {
+		r, err := demo.Place{Sc: sc, Step: 1, Play: play}.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r.Key(nil))
+	}
+	if key("") != key("tick 10000") {
+		t.Error("the sessions a timeout (10 s) later are not the same state")
+	}
+	if key("A pause\ntick 10000") != key("A pause\ntick 10000\ntick 10000") {
+		t.Error("a session ended 10 s ago is not the same state as one ended just now")
+	}
+	if key("") == key("tick 1000") {
+		t.Error("sessions 1 s into their keep-alive period have the key of sessions at its start")
+	}
+	if key("A pause") == key("A pause\ntick 9000") {
+		t.Error("a paused client's session 9 s nearer its deadline has the same key")
+	}
+}
+
+// Where the store judges nothing before the moment it is keyed at
+// (demo.PastByOrder: the consensus services), a holding's past moments go
+// by their order, not by how long ago they were: A's lease that ran out
+// 10 s or 20 s ago, with A still paused and believing, is one state; one
+// that runs out just now is another. The lock service keeps them apart.
+func TestPastGoesByOrder(t *testing.T) {
+	key := func(id, play string) string {
+		sc, _ := testkit.Catalog(t).Get(id)
+		r, err := demo.Place{Sc: sc, Step: 1, Play: play}.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(r.Key(nil))
+	}
+	const held = "A lock /locks/row-42\nA pause\ntick 10000"
+	if key("zookeeper-session-expiry", held+"\ntick 10000") != key("zookeeper-session-expiry", held+"\ntick 10000\ntick 10000") {
+		t.Error("a lease that ran out 10 s ago and one that ran out 20 s ago have different keys")
+	}
+	if key("zookeeper-session-expiry", held) == key("zookeeper-session-expiry", held+"\ntick 10000") {
+		t.Error("a lease that runs out now and one that ran out 10 s ago share a key")
+	}
+	if key("gc-pause", "A acquire 10\ntick 20") == key("gc-pause", "A acquire 10\ntick 20\ntick 20") {
+		t.Error("the lock service's lease that ran out 10 and 30 ago share a key: it does not go by order")
+	}
+}
+
 // The partial fix's way around that the texts name is in the model too:
 // with the watchdog on, a pause past the lock's remaining TTL stops the
 // renewals, B takes the lock, and A's late write lands over B's.

@@ -35,6 +35,7 @@ type space struct {
 	duties   []demo.Action   // each client's background duty; Verb "" for none
 	world    []demo.Action   // node actions, then time passing, in order
 	own      []ownActions    // each client's pause, resume and crash, by index
+	groups   [][]int         // interchangeable clients, by index (symmetry.go)
 }
 
 // ownActions are what the world may do to one client, written once rather
