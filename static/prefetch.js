@@ -228,6 +228,10 @@
     if (got) {
       was = was.split('name="run" value=""').join('name="run" value="' + got.run + '"');
       giveRun(demo(), got.run);
+      // The frames one click away were fetched without ids, for a click
+      // made before this answer; from now on a click wants them with the
+      // run's, so they are fetched again (prefetch looks once settled).
+      refill();
     }
     if (html === was) return;
     var frag = parsed(html), next = frag.getElementById("demo"), old = parsed(was).getElementById("demo"), shown = demo();

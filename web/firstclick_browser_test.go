@@ -12,29 +12,25 @@ import (
 )
 
 // A page's first click paints its frame before the server answers it: the
-// frame fetched without ids is painted at once, and the answer, when it comes, brings the run key into the
-// forms on screen, so the next click moves the same run. The server holds
-// every post until the test lets it go, so a click painted only from its
-// answer would not show frame 2 in time.
+// frame fetched without ids is painted at once, and the answer, when it
+// comes, brings the run key into the forms on screen, so the next click
+// moves the same run; the frames one click away are then fetched again
+// with the run's ids, so the second click is painted before its answer
+// too. The server holds every post until the test lets it go, so a click
+// painted only from its answer would not show its frame in time.
 func TestBrowserFirstClickPrefetched(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
 	var posts postLog
-	hold := make(chan struct{})
+	hold := make(chan struct{}, 2) // a token lets one post through
 	srv := httptest.NewServer(posts.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			<-hold
 		}
 		s.ServeHTTP(w, r)
 	})))
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			close(hold)
-		}
-	}
+	release := func() { hold <- struct{}{} }
 	t.Cleanup(srv.Close)
-	t.Cleanup(release)
+	t.Cleanup(func() { close(hold) })
 	t.Cleanup(s.follow.Close)
 	env := &browserEnv{browser: testkit.Chromium(t, browserBudget), base: srv.URL, sc: gcPause(t)}
 	b := openTab(t, env, tabBudget)
@@ -57,9 +53,11 @@ func TestBrowserFirstClickPrefetched(t *testing.T) {
 	runKey := regexp.MustCompile(`^[0-9a-f]{32}$`)
 	run := testkit.WaitFor(t, b.ctx, waitBudget, "the run key in the forms", `(document.querySelector('#demo input[name="run"]') || {}).value || ''`, func(s string) bool { return runKey.MatchString(s) })
 	testkit.WaitFor(t, b.ctx, waitBudget, "the follow link", `(document.querySelector('[data-testid="follow-link"]') || {}).pathname || ''`, func(s string) bool { return s != "" })
+	testkit.WaitFor(t, b.ctx, waitBudget, "the frames one click away, with the run's ids", `document.documentElement.dataset.prefetch === 'idle'`, func(ok bool) bool { return ok })
 	b.click("step")
+	waitPosts("the second step's post, held", 2)
 	waitShown(t, b.ctx, waitBudget, `[data-testid="step-index"]`, "3 / 7")
-	waitPosts("the second step's post", 2)
+	release()
 	got := posts.since(0)
 	if got[0].Get("run") != "" || got[1].Get("run") != run {
 		t.Errorf("the posts' run keys are %q then %q, want none then the first answer's %q", got[0].Get("run"), got[1].Get("run"), run)
