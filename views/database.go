@@ -79,6 +79,11 @@ func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool)
 	case demo.ChargedTwice:
 		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
 	case demo.TooManyClients:
+		// Before names the holders that wait for a lock: the failure that
+		// spread from the lock, which the plain refusal is not.
+		if v.Before != "" {
+			return fmt.Sprintf(T(lang, key+".waiting"), v.Client, at, v.Value, v.Other, v.Before), true
+		}
 		return fmt.Sprintf(T(lang, key), v.Client, at, v.Value, v.Other), true
 	}
 	return "", false

@@ -47,6 +47,7 @@ func init() {
 		"ev.sql-refused":                         {"%[1]s: 接続を断られた (FATAL 53300、max_connections %[2]d がすべて使用中)", "%[1]s: connection refused (FATAL 53300: all %[2]d of max_connections in use)"},
 		"ev.sql-closed":                          {"%[1]s が接続を閉じる", "%[1]s closes its connection"},
 		"verdict.too-many-clients":               {"接続の枯渇: %[1]s は %[2]s に接続すらできなかった (FATAL 53300 too many clients)。max_connections の %[3]s 本は、すべて %[4]s が持っていた。", "Connections ran out: %[1]s could not even connect at %[2]s (FATAL 53300, too many clients). All %[3]s of max_connections were held, by %[4]s."},
+		"verdict.too-many-clients.waiting":       {"接続の枯渇: %[1]s は %[2]s に接続すらできなかった (FATAL 53300 too many clients)。max_connections の %[3]s 本は、すべて %[4]s が持っていた。%[5]s はロックを待っていた。", "Connections ran out: %[1]s could not even connect at %[2]s (FATAL 53300, too many clients). All %[3]s of max_connections were held, by %[4]s, while %[5]s waited for a lock."},
 		"verdict.too-many-clients.short":         {"接続の枯渇", "connections ran out"},
 		"legend.too-many-clients":                {"max_connections がすべてふさがり、ロックと関係のない要求が接続できなかった。", "Every one of max_connections was taken, and a request that wanted no lock could not connect."},
 		"verdict.oversold.short":                 {"売り越し", "oversold"},
