@@ -106,3 +106,20 @@ func TestFindIsBounded(t *testing.T) {
 	delete(s.finder.running, addrKey("192.0.2.1"))
 	testkit.MustStatus(t, testkit.Get(t, s, u), http.StatusOK)
 }
+
+// The operator's budget bounds a search from the page: with -find-states
+// 300, gc-pause with fencing on (197,561 states to depth 8) stops at 300
+// and says how deep every history was tried.
+func TestFindTakesTheOperatorsBudget(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FindStates = 300
+	s := newTestServer(t, cfg)
+	u := views.Place{Place: demo.Place{Sc: gcPause(t), On: true, Step: 1}, Lang: "en"}.FindURL()
+	doc := testkit.Parse(t, testkit.Get(t, s, u, "HX-Request", "true").Body.Bytes())
+	if got := testkit.Attr(t, doc, "find-result", "data-states"); got != "300" {
+		t.Errorf("with -find-states 300 the search explored %s states", got)
+	}
+	if doc.Find(`[data-testid="find-budget"]`).Length() != 1 {
+		t.Errorf("a search cut short by the budget does not say so: %s", testkit.TestID(t, doc, "find-result"))
+	}
+}

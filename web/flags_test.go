@@ -75,6 +75,8 @@ func TestValidate(t *testing.T) {
 		"-idle-timeout 0s":           "-idle-timeout",
 		"-public-url ftp://x":        "-public-url",
 		"-public-url https://x/path": "-public-url",
+		"-find-states 0":             "-find-states",
+		"-find-time 0s":              "-find-time",
 	} {
 		cfg, err := bind(t, nil, strings.Fields(args)...)
 		if err != nil {
