@@ -138,11 +138,14 @@ func refused(p Place, r *Run, offers []Offer) {
 		if err == nil {
 			continue
 		}
-		msg := err.Error()
+		why := Text{EN: err.Error(), JA: "いまのモデルの状態では受け付けられない"}
 		var ae *ActionError
 		if errors.As(err, &ae) {
-			msg = ae.Msg
+			why.EN = ae.Msg
+			if ae.JA != "" {
+				why.JA = ae.JA
+			}
 		}
-		offers[i].Why = Text{EN: msg, JA: "いまのモデルの状態では受け付けられない"}
+		offers[i].Why = why
 	}
 }

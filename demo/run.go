@@ -38,6 +38,7 @@ func (h Holding) validAt(t int) bool {
 type ActionError struct {
 	Action Action
 	Msg    string
+	JA     string // Msg in Japanese, where the store words it; "" for none
 }
 
 func (e *ActionError) Error() string { return fmt.Sprintf("%q: %s", e.Action.Source, e.Msg) }
@@ -144,17 +145,17 @@ func (r *Run) Apply(a Action) error {
 	}
 	spec, takes := r.sc.Family.Verb(r.sc.Store, a.Verb)
 	if !takes && !a.Verb.Engine() {
-		return &ActionError{a, fmt.Sprintf("%s does not apply to the %s store", a.Verb, r.sc.Store)}
+		return &ActionError{Action: a, Msg: fmt.Sprintf("%s does not apply to the %s store", a.Verb, r.sc.Store)}
 	}
 	if spec.Node {
 		return r.store.Do(r, a)
 	}
 	c := r.Client(a.Who)
 	if c == nil {
-		return &ActionError{a, "unknown client"}
+		return &ActionError{Action: a, Msg: "unknown client"}
 	}
 	if why := clientCannot(c, a, spec); why != (Text{}) {
-		return &ActionError{a, why.EN}
+		return &ActionError{Action: a, Msg: why.EN, JA: why.JA}
 	}
 	if !a.Verb.Engine() {
 		return r.store.Do(r, a)

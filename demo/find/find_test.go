@@ -284,27 +284,27 @@ func TestRefusesAsCannot(t *testing.T) {
 // once, which is how B counts it again.
 func TestDelayedRestartKeepsTheNodeDown(t *testing.T) {
 	sc, _ := testkit.Catalog(t).Get("redlock-restart")
-	upWhy := func(on bool, play string) string {
+	upWhy := func(on bool, play string) demo.Text {
 		offers, err := demo.Place{Sc: sc, On: on, Step: 1, Play: play}.Offers()
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, o := range offers {
 			if o.Action.Source == "redis3 up" {
-				return o.Why.EN
+				return o.Why
 			}
 		}
 		t.Fatalf("on=%v after %q: no offer of redis3 up", on, play)
-		return ""
+		return demo.Text{}
 	}
-	if why := upWhy(true, "redis3 down\ntick 9999"); !strings.Contains(why, "delayed restart: 1 ms to go") {
-		t.Errorf("delayed restart on, 9,999 ms after the crash: redis3 up is offered with %q, want it refused with 1 ms to go", why)
+	if why := upWhy(true, "redis3 down\ntick 9999"); !strings.Contains(why.EN, "delayed restart: 1 ms to go") || !strings.Contains(why.JA, "遅延再起動") {
+		t.Errorf("delayed restart on, 9,999 ms after the crash: redis3 up is offered with %q / %q, want it refused with 1 ms to go, in both languages", why.EN, why.JA)
 	}
-	if why := upWhy(true, "redis3 down\ntick 10000"); why != "" {
-		t.Errorf("delayed restart on, 10 s after the crash: redis3 up is refused: %q", why)
+	if why := upWhy(true, "redis3 down\ntick 10000"); why != (demo.Text{}) {
+		t.Errorf("delayed restart on, 10 s after the crash: redis3 up is refused: %q", why.EN)
 	}
-	if why := upWhy(false, "redis3 down"); why != "" {
-		t.Errorf("delayed restart off: redis3 up right after the crash is refused: %q", why)
+	if why := upWhy(false, "redis3 down"); why != (demo.Text{}) {
+		t.Errorf("delayed restart off: redis3 up right after the crash is refused: %q", why.EN)
 	}
 	if _, err := (demo.Place{Sc: sc, On: true, Step: 1, Play: "redis3 down\nredis3 up"}).Frame(); err == nil {
 		t.Error("delayed restart on: a history with redis3 up right after its crash plays")

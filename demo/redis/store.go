@@ -565,7 +565,9 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 			n.hold = a.Args.(HoldArgs).MS
 		case Up:
 			if left := n.held(r.Now()); left > 0 {
-				return &demo.ActionError{Action: a, Msg: fmt.Sprintf("%s stays down %d ms after its crash, a delayed restart: %d ms to go", n.Name, n.hold, left)}
+				return &demo.ActionError{Action: a,
+					Msg: fmt.Sprintf("%s stays down %d ms after its crash, a delayed restart: %d ms to go", n.Name, n.hold, left),
+					JA:  fmt.Sprintf("%s は落ちてから %d ms は止めたままにする (遅延再起動)。あと %d ms", n.Name, n.hold, left)}
 			}
 			if !n.Up {
 				s.resync(n)
