@@ -17,6 +17,8 @@
   var refused = new Set(); // addresses answered with an error
   var spent = { requests: 0, bytes: 0 }, guess = 5000; // a frame's bytes, till measured
   var moves = [], sending = false, offline = false, retry = 0, waiting = null, htmxBusy = 0, unpainted = false;
+  var nextTask = new MessageChannel();
+  nextTask.port1.onmessage = function () { unpainted = false; };
   // The run key and follow id the first answer brought, before the frame on
   // screen (painted ahead of that answer) carries them.
   var known = null;
@@ -224,14 +226,14 @@
   // does not play twice and a click waiting on a form keeps its form.
   // Anything less alike is painted whole.
   function settle(html, was, url) {
-    var got = idsOf(html);
+    var got = idsOf(html), first = was.indexOf('name="run" value=""') >= 0;
     if (got) {
       was = was.split('name="run" value=""').join('name="run" value="' + got.run + '"');
       giveRun(demo(), got.run);
-      // The frames one click away were fetched without ids, for a click
-      // made before this answer; from now on a click wants them with the
-      // run's, so they are fetched again (prefetch looks once settled).
-      refill();
+      // The first answer: the frames one click away were fetched without
+      // ids, for a click made before it; from now on a click wants them
+      // with the run's, so they are fetched again (prefetch looks later).
+      if (first) refill();
     }
     if (html === was) return;
     var frag = parsed(html), next = frag.getElementById("demo"), old = parsed(was).getElementById("demo"), shown = demo();
@@ -302,8 +304,10 @@
     // next task is a click of its own on the new frame, even before the
     // paint (a key pressed the moment the frame is there). A frame painted
     // for any other reason (a first click's answer) has no echo to drop.
+    // The next task is a message's, not a timer's: a browser may hold a
+    // page's timers back for a second, and a key pressed meanwhile was lost.
     unpainted = true;
-    setTimeout(function () { unpainted = false; }, 0);
+    nextTask.port2.postMessage(0);
     moves.push({ action: form.getAttribute("hx-post"), body: body.toString(), painted: html });
     // Posted after the paint, which sending would delay.
     if (doc.hidden) send();

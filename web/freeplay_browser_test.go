@@ -98,12 +98,13 @@ func TestBrowserFreePlay(t *testing.T) {
 }
 
 // waitFreeFrame waits until the page shows free-play frame f, n actions
-// in, at rest, and checks its clock, its resource and its verdict against
-// the model.
+// in, at rest, with the address bar at its address (set after the paint),
+// and checks its clock, its resource and its verdict against the model.
 func (b *tab) waitFreeFrame(n int, f demo.Frame) {
 	b.t.Helper()
 	b.waitJS(fmt.Sprintf("free-play frame %d", n), fmt.Sprintf(`document.querySelectorAll('#demo .free-history li').length === %d &&
-		!document.querySelector('.htmx-request, .htmx-added, .htmx-settling, .htmx-swapping') && document.readyState === 'complete'`, n))
+		!document.querySelector('.htmx-request, .htmx-added, .htmx-settling, .htmx-swapping') && document.readyState === 'complete' &&
+		new URL(document.getElementById('share-link').value, location.href).href === location.href`, n))
 	s := b.screen()
 	if want := fmt.Sprintf("t=%d", f.Now); s.Now != want {
 		b.t.Fatalf("free-play frame %d shows %s, want %s", n, s.Now, want)
