@@ -17,8 +17,6 @@
   var refused = new Set(); // addresses answered with an error
   var spent = { requests: 0, bytes: 0 }, guess = 5000; // a frame's bytes, till measured
   var moves = [], sending = false, offline = false, retry = 0, waiting = null, htmxBusy = 0, unpainted = false;
-  var nextTask = new MessageChannel();
-  nextTask.port1.onmessage = function () { unpainted = false; };
   // The run key and follow id the first answer brought, before the frame on
   // screen (painted ahead of that answer) carries them.
   var known = null;
@@ -275,7 +273,7 @@
     var form = e.detail.elt, ev = e.detail.triggeringEvent;
     if (htmxBusy || !form || form.tagName !== "FORM" || e.detail.verb !== "post" || !demo() || !demo().contains(form) ||
         e.detail.path !== form.getAttribute("hx-post")) return;
-    // A click on a frame not painted yet (two clicks in one task, as a
+    // A click on a frame not painted yet (two clicks in one script, as a
     // quick double click makes before any answer) is the first one's echo.
     if (unpainted) { e.preventDefault(); return; }
     var by = ev && ev.submitter;
@@ -300,14 +298,15 @@
     if (by && by.name) body.set(by.name, by.value);
     var html = fill(f.html, v);
     paint(html, to);
-    // A second click in this same task is the first's echo; one in the
-    // next task is a click of its own on the new frame, even before the
-    // paint (a key pressed the moment the frame is there). A frame painted
-    // for any other reason (a first click's answer) has no echo to drop.
-    // The next task is a message's, not a timer's: a browser may hold a
-    // page's timers back for a second, and a key pressed meanwhile was lost.
+    // A second click in this same script is the first's echo (a quick
+    // double click before any answer); any later one is a click of its own
+    // on the new frame, even before the paint (a key pressed the moment the
+    // frame is there). A frame painted for any other reason (a first
+    // click's answer) has no echo to drop. The flag ends with the script,
+    // at its microtasks: a timer or a message, the next task, may wait
+    // behind input, which a browser runs first, and the key was dropped.
     unpainted = true;
-    nextTask.port2.postMessage(0);
+    Promise.resolve().then(function () { unpainted = false; });
     moves.push({ action: form.getAttribute("hx-post"), body: body.toString(), painted: html });
     // Posted after the paint, which sending would delay.
     if (doc.hidden) send();

@@ -242,7 +242,7 @@ func TestBrowser(t *testing.T) {
 		}
 		mark := posts.len()
 
-		// Two clicks back to back, in one task, as a quick double click does
+		// Two clicks back to back, in one script, as a quick double click does
 		// before the first answer is back. The step form has hx-post and
 		// htmx's default sync: while the form's first request is in flight,
 		// a second one is queued, and dropped once the swap has replaced its
