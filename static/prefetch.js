@@ -93,6 +93,7 @@
   // After each painted frame: a new budget.
   function refill() {
     spent = { requests: 0, bytes: 0 };
+    ready.clear();
     doc.documentElement.dataset.prefetch = "busy"; // until prefetch has looked
     idle(prefetch);
   }
@@ -101,7 +102,7 @@
   // say on <html data-prefetch> whether it is done for now.
   function prefetch() {
     if (doc.hidden || !demo()) return; // visibilitychange starts it again
-    var want = wanted(!!ids());
+    var withIDs = !!ids(), want = wanted(withIDs);
     var keep = new Set(want);
     pending.forEach(function (ctl, a) { if (!keep.has(a)) { ctl.abort(); pending.delete(a); } });
     if (!offline) {
@@ -112,7 +113,46 @@
         fetchFrame(a);
       });
     }
-    doc.documentElement.dataset.prefetch = pending.size ? "busy" : "idle";
+    var busy = pending.size > 0;
+    if (prepare(withIDs)) { busy = true; idle(prefetch); }
+    doc.documentElement.dataset.prefetch = busy ? "busy" : "idle";
+  }
+
+  // The frames one click away, parsed ahead as a click would paint them
+  // (its html: the fragment), each painted once: parsing was a millisecond
+  // of a click. Emptied with each painted frame (refill).
+  var ready = new Map();
+
+  // prepare does one piece of the idle work for a frame one click away and
+  // says whether it did any: parse it, or lay it out once, out of sight, if
+  // this tab has not yet. A frame's first layout in a tab pays for its
+  // fonts, fallback glyphs and shaping (a cold step's layout took about
+  // twice a warm one's: docs/prefetch.md), better paid now than in the
+  // click.
+  function prepare(withIDs) {
+    var near = links(demo()).slice(0, MAX_REQUESTS), v = withIDs ? ids() : null;
+    for (var i = 0; i < near.length; i++) {
+      var f = frames.get(address(near[i], withIDs)), html = f && fill(f.html, v);
+      if (!f || ready.has(html) && f.warm) continue;
+      if (!ready.has(html)) { ready.set(html, parsed(html)); return true; }
+      f.warm = true;
+      var d = ready.get(html).getElementById("demo");
+      if (!d) continue;
+      d = d.cloneNode(true);
+      Array.prototype.forEach.call(d.querySelectorAll("[id]"), function (el) { el.removeAttribute("id"); });
+      d.removeAttribute("id");
+      var box = doc.createElement("div");
+      box.className = "warm-up";
+      box.setAttribute("aria-hidden", "true");
+      box.inert = true;
+      box.style.width = demo().offsetWidth + "px";
+      box.appendChild(d);
+      demo().after(box); // where the page's styles for it apply
+      void d.offsetHeight; // lays it out
+      box.remove();
+      return true;
+    }
+    return false;
   }
 
   function fetchFrame(a) {
@@ -154,7 +194,8 @@
   function paint(html, url, isError) {
     var mark = window.performance && performance.mark ? function (n) { performance.mark(n); } : function () {};
     mark("swap:start");
-    var frag = parsed(html), next = frag.getElementById("demo"), shown = demo();
+    var frag = ready.get(html) || parsed(html), next = frag.getElementById("demo"), shown = demo();
+    ready.delete(html);
     if (!next || !shown) return false;
     mark("swap:parsed");
     outOfBand(frag);
@@ -268,15 +309,39 @@
   doc.addEventListener("submit", wire, true);
 
   // A click on a control whose frame is here is painted now and posted
-  // beside it. htmx asks first (htmx:confirm); anything else goes its way.
+  // beside it, taken before htmx reads the form (half a millisecond of a
+  // click); a submit made any other way (Enter in a field) reaches htmx,
+  // which asks first (htmx:confirm). Anything else goes htmx's way.
+  doc.addEventListener("click", function (e) {
+    var by = e.target.closest ? e.target.closest("button") : null;
+    if (!e.defaultPrevented && by && by.type === "submit" && by.form && take(by.form, by)) e.preventDefault();
+  }, true);
   doc.addEventListener("htmx:confirm", function (e) {
     var form = e.detail.elt, ev = e.detail.triggeringEvent;
-    if (htmxBusy || !form || form.tagName !== "FORM" || e.detail.verb !== "post" || !demo() || !demo().contains(form) ||
-        e.detail.path !== form.getAttribute("hx-post")) return;
+    if (!form || e.detail.verb !== "post" || e.detail.path !== form.getAttribute("hx-post")) return;
+    if (take(form, ev && ev.submitter)) { e.preventDefault(); return; }
+    if (!ours(form)) return;
+    // Nothing to paint: htmx posts it, after any moves still waiting, so
+    // the server gets them in order. One such click waits; another made on
+    // the same frame meanwhile would be made on a frame already left.
+    if (moves.length) { e.preventDefault(); if (!waiting) waiting = { issue: e.detail.issueRequest, form: form }; }
+    if (offline) say("missing");
+  });
+
+  // ours says whether a submit of form is a move this script may paint: a
+  // post of the demo's own, with no htmx request of the demo's under way.
+  function ours(form) {
+    return !htmxBusy && form.tagName === "FORM" && !!form.getAttribute("hx-post") && !!demo() && demo().contains(form);
+  }
+
+  // take paints the frame a submit of form (by the button by) leads to, if
+  // it is here, and queues its post; it says whether the submit is dealt
+  // with (painted, or dropped as an echo).
+  function take(form, by) {
+    if (!ours(form)) return false;
     // A click on a frame not painted yet (two clicks in one script, as a
     // quick double click makes before any answer) is the first one's echo.
-    if (unpainted) { e.preventDefault(); return; }
-    var by = ev && ev.submitter;
+    if (unpainted) return true;
     var to = (by && by.dataset.to) || form.dataset.to;
     // A lecture's question goes the server's way: the room's answers
     // decide what the next frame reveals. A page's first click (and any
@@ -285,19 +350,11 @@
     var v = ids() || known, room = doc.querySelector('[data-testid="room"]');
     var f = to && !room && v && frames.get(address(to, true));
     if (to && !room && !f && !ids()) { f = frames.get(address(to, false)); v = null; }
-    if (!f) {
-      // Nothing to paint: htmx posts it, after any moves still waiting, so
-      // the server gets them in order. One such click waits; another made
-      // on the same frame meanwhile would be made on a frame already left.
-      if (moves.length) { e.preventDefault(); if (!waiting) waiting = { issue: e.detail.issueRequest, form: form }; }
-      if (offline) say("missing");
-      return;
-    }
-    e.preventDefault();
-    var body = new URLSearchParams(new FormData(form));
-    if (by && by.name) body.set(by.name, by.value);
+    if (!f) return false;
     var html = fill(f.html, v);
     paint(html, to);
+    var body = new URLSearchParams(new FormData(form)); // the form the click was made on, now out of the page
+    if (by && by.name) body.set(by.name, by.value);
     // A second click in this same script is the first's echo (a quick
     // double click before any answer); any later one is a click of its own
     // on the new frame, even before the paint (a key pressed the moment the
@@ -311,7 +368,8 @@
     // Posted after the paint, which sending would delay.
     if (doc.hidden) send();
     else requestAnimationFrame(function () { setTimeout(send, 0); });
-  });
+    return true;
+  }
 
   // Post the waiting moves one at a time, in order; an answer unlike what
   // was painted replaces it unless a later move was painted since. With

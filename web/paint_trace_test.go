@@ -99,7 +99,7 @@ func BenchmarkBrowserStepTrace(b *testing.B) {
 					IncludedCategories: []string{"devtools.timeline", "blink.user_timing"}}}); err != nil {
 					b.Fatal(err)
 				}
-				t, err := chromedp.Run(ctx, chromedp.Evaluate[paintTime]("("+clickPaint+")()", chromedp.EvalAwaitPromise))
+				t, err := chromedp.Run(ctx, chromedp.Evaluate[paintTime](readerPause+".then("+clickPaint+")", chromedp.EvalAwaitPromise))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -108,7 +108,7 @@ func BenchmarkBrowserStepTrace(b *testing.B) {
 				}
 				<-done
 				mu.Lock()
-				fmt.Fprintf(os.Stderr, "== %s, click from frame %d: %.1f ms (parse %.1f, replace %.1f, htmx %.1f, paint %.1f)\n", kind, k, t.Ms, t.Parse, t.Swap, t.HTMX, t.Paint)
+				fmt.Fprintf(os.Stderr, "== %s, click from frame %d: %.1f ms (parse %.1f, replace %.1f, htmx %.1f, to the frame %.1f, its rendering %.1f)\n", kind, k, t.Ms, t.Parse, t.Swap, t.HTMX, t.Wait, t.Render)
 				printMainThread(events)
 				mu.Unlock()
 			}

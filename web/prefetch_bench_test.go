@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -40,17 +41,17 @@ const clickPaint = `() => new Promise((resolve, reject) => {
   const before = shown();
   const mark = (n) => { const e = performance.getEntriesByName(n, 'mark').pop(); return e ? e.startTime : 0; };
   let armed = false, done = false;
-  const end = () => setTimeout(() => {
-    const end = performance.now(), s = mark('swap:start');
-    resolve(s >= t0 ? {ms: end - t0, click: s - t0, parse: mark('swap:parsed') - s, swap: mark('swap:replaced') - mark('swap:parsed'), htmx: mark('swap:swapped') - mark('swap:replaced'), paint: end - mark('swap:swapped')}
-      : {ms: end - t0, click: -1, parse: -1, swap: -1, htmx: -1, paint: -1});
+  const end = (f) => setTimeout(() => {
+    const end = performance.now(), s = mark('swap:start'), w = mark('swap:swapped');
+    resolve(s >= t0 ? {ms: end - t0, click: s - t0, parse: mark('swap:parsed') - s, swap: mark('swap:replaced') - mark('swap:parsed'), htmx: w - mark('swap:replaced'), wait: f - w, render: end - f}
+      : {ms: end - t0, click: -1, parse: -1, swap: -1, htmx: -1, wait: -1, render: end - f});
   }, 0);
   const frame = () => {
     armed = false;
     if (done || shown() === before) return;
     done = true;
     obs.disconnect();
-    end();
+    end(performance.now());
   };
   const obs = new MutationObserver(() => {
     if (done || armed || shown() === before) return;
@@ -65,17 +66,51 @@ const clickPaint = `() => new Promise((resolve, reject) => {
   document.querySelector('#demo [data-testid=step]').click();
 })`
 
-type paintTime struct{ Ms, Click, Parse, Swap, HTMX, Paint float64 }
+// paintTime is one click's time and its parts: for a swap made by script,
+// from the click to the swap, parse, replace and htmx.process; then, for
+// every page, the wait from the page's own work to the frame's animation
+// frame callbacks, and the frame's rendering after them (style, layout,
+// paint) to the end.
+type paintTime struct{ Ms, Click, Parse, Swap, HTMX, Wait, Render float64 }
 
-// refPage is a client-side demo's step, the floor a server can at best
-// reach: the page of frame 1 as this server draws it (the same document, the
-// same stylesheet) without its scripts, holding every frame's answer as a
-// string, whose Step swaps the next one in by script with no request at all.
-// It does the DOM work a prefetched click does (prefetch.js's paint: the
-// title, the parts out of band, html.moving for the same motion, then #demo),
-// so that the two differ only in what the page's own script adds. RaftScope's
-// local control could not be had offline here; this stands in for it
-// (docs/performance.md).
+// keyPaint presses C in RaftScope (a client request to the leader, drawn at
+// once while the simulation is paused: its local control) and resolves to
+// the milliseconds from the key to the end of the first frame rendered with
+// the leader's log one entry longer, ended as clickPaint's is.
+const keyPaint = `() => new Promise((resolve, reject) => {
+  const entries = () => document.querySelectorAll('.logs .entry').length;
+  const before = entries();
+  let armed = false, done = false;
+  const frame = () => {
+    armed = false;
+    if (done || entries() === before) return;
+    done = true;
+    obs.disconnect();
+    const f = performance.now();
+    setTimeout(() => { const end = performance.now(); resolve({ms: end - t0, click: 0, parse: 0, swap: w - t0, htmx: 0, wait: f - w, render: end - f}); }, 0); // swap: its script
+  };
+  const obs = new MutationObserver(() => {
+    if (done || armed || entries() === before) return;
+    armed = true;
+    requestAnimationFrame(frame);
+  });
+  obs.observe(document.querySelector('svg'), {childList: true, subtree: true});
+  setTimeout(() => { obs.disconnect(); reject(new Error('no new log entry within 15s')); }, 15000);
+  armed = true;
+  requestAnimationFrame(frame);
+  const t0 = performance.now();
+  window.dispatchEvent(new KeyboardEvent('keyup', {keyCode: 67, which: 67}));
+  const w = performance.now();
+})`
+
+// refPage is a client-side demo's step made of this demo's own frames: the
+// page of frame 1 as this server draws it (the same document, the same
+// stylesheet) without its scripts, holding every frame's answer as a string,
+// whose Step swaps the next one in by script with no request at all. It does
+// the DOM work a prefetched click does (prefetch.js's paint: the title, the
+// parts out of band, html.moving for the same motion, then #demo) and none
+// of its idle work, so the two differ in what the page's own script adds
+// and in what it does ahead. RaftScope is the outside measure (RAFTSCOPE).
 func refPage(tb testing.TB, s *Server, sc *demo.Scenario) []byte {
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, gcPauseURL(true, 1, "en"), nil))
@@ -131,23 +166,39 @@ document.addEventListener('click', (e) => {
 // (Network.emulateNetworkConditions: 0, 100 and 300 ms, throughput
 // unthrottled), in turns: the page as it is (the frame prefetched), the page
 // with every prefetch refused (a click as before: htmx posts and swaps the
-// answer), and a client-side swap of the same frames (refPage). Each round
-// opens frame 1 in a fresh tab and walks to the last frame, so the first
-// click of a page counts; between clicks it waits, as a reader does, until
-// the step's motion is over and the page has sent the click and fetched what
-// it prefetches. It reports the median and p90 of each, the first clicks'
-// median, and the parts of a swap made by script, prefetched or client-side
-// (from the click to the swap, parse, replace, htmx.process, and from there
-// to the paint):
+// answer), a client-side swap of the same frames (refPage) and, with
+// RAFTSCOPE set to a RaftScope checkout (git clone --recursive
+// https://github.com/ongardie/raftscope), RaftScope's local control: C, a
+// client request drawn at once (keyPaint). Each round opens its page in a
+// fresh tab and makes six clicks, so the first click of a page counts;
+// before each it waits, as a reader does, until the page is at rest (the
+// step's motion over, the click sent and what it prefetches fetched) and a
+// reader's pause more. It reports the median and p90 of each, the first
+// clicks' median, and the parts of a click (from the click to the swap,
+// parse, replace, htmx.process, the wait for the frame and its rendering):
 //
-//	go test -run '^$' -bench BrowserStepLatency -benchtime 10x ./web
+//	RAFTSCOPE=/tmp/raftscope go test -run '^$' -bench BrowserStepLatency -benchtime 10x ./web
 func BenchmarkBrowserStepLatency(b *testing.B) {
 	sc := gcPause(b)
 	s := newTestServer(b, DefaultConfig())
 	var refuse atomic.Bool
 	ref := refPage(b, s, sc)
+	kinds := []string{"prefetched", "before", "client-side"}
+	raftScope := os.Getenv("RAFTSCOPE")
+	if raftScope != "" {
+		for _, f := range []string{"index.html", "bootstrap-slider/js/bootstrap-slider.js"} {
+			if _, err := os.Stat(filepath.Join(raftScope, f)); err != nil {
+				b.Fatalf("RAFTSCOPE=%s is not a RaftScope checkout with its submodules (clone it with --recursive): %v", raftScope, err)
+			}
+		}
+		kinds = append(kinds, "raftscope")
+	} else {
+		fmt.Fprintln(os.Stderr, "RAFTSCOPE is not set: RaftScope is not measured (git clone --recursive https://github.com/ongardie/raftscope, then RAFTSCOPE=<its folder>)")
+	}
 	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case raftScope != "" && strings.HasPrefix(r.URL.Path, "/raftscope/"):
+			http.StripPrefix("/raftscope", http.FileServer(http.Dir(raftScope))).ServeHTTP(w, r)
 		case r.URL.Path == "/ref":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Write(ref)
@@ -174,16 +225,22 @@ func BenchmarkBrowserStepLatency(b *testing.B) {
 		}
 		testkit.EmulateNetwork(b, ctx, false, time.Duration(latency)*time.Millisecond)
 		refuse.Store(kind == "before")
-		target := srv.URL + gcPauseURL(true, 1, "en")
-		if kind == "client-side" {
+		target, click := srv.URL+gcPauseURL(true, 1, "en"), clickPaint
+		switch kind {
+		case "client-side":
 			target = srv.URL + "/ref"
+		case "raftscope":
+			target, click = srv.URL+"/raftscope/index.html", keyPaint
 		}
 		if err := chromedp.Do(ctx, chromedp.Navigate(target)); err != nil {
 			b.Fatal(err)
 		}
+		if kind == "raftscope" {
+			raftScopeReady(b, ctx)
+		}
 		for k := 1; k < sc.Frames(); k++ {
 			waitReady(b, ctx, kind, k)
-			t, err := chromedp.Run(ctx, chromedp.Evaluate[paintTime]("("+clickPaint+")()", chromedp.EvalAwaitPromise))
+			t, err := chromedp.Run(ctx, chromedp.Evaluate[paintTime](readerPause+".then("+click+")", chromedp.EvalAwaitPromise))
 			if err != nil {
 				b.Fatalf("%s at %d ms, a click on Step from frame %d: %v", kind, latency, k, err)
 			}
@@ -196,7 +253,7 @@ func BenchmarkBrowserStepLatency(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, latency := range []int{0, 100, 300} {
-			for _, kind := range []string{"prefetched", "before", "client-side"} {
+			for _, kind := range kinds {
 				round(kind, latency)
 			}
 		}
@@ -206,27 +263,54 @@ func BenchmarkBrowserStepLatency(b *testing.B) {
 		return ms[min(len(ms)-1, len(ms)*p/100)]
 	}
 	for _, latency := range []int{0, 100, 300} {
-		for _, kind := range []string{"prefetched", "before", "client-side"} {
+		for _, kind := range kinds {
 			k := key{kind, latency}
-			var ms, click, parse, swap, hx, paint []float64
+			var ms, click, parse, swap, hx, wait, render []float64
 			for _, t := range got[k] {
-				ms = append(ms, t.Ms)
+				ms, render = append(ms, t.Ms), append(render, t.Render)
 				if t.Parse >= 0 {
-					click, parse, swap, hx, paint = append(click, t.Click), append(parse, t.Parse), append(swap, t.Swap), append(hx, t.HTMX), append(paint, t.Paint)
+					click, parse, swap, hx, wait = append(click, t.Click), append(parse, t.Parse), append(swap, t.Swap), append(hx, t.HTMX), append(wait, t.Wait)
 				}
 			}
 			name := fmt.Sprintf("%s-%dms", kind, latency)
 			b.ReportMetric(q(ms, 50), name+"-p50")
 			b.ReportMetric(q(ms, 90), name+"-p90")
 			b.ReportMetric(q(first[k], 50), name+"-first-p50")
-			if kind != "before" && len(parse) > 0 {
-				fmt.Fprintf(os.Stderr, "%s: %d clicks, %d painted by script; to the swap %.1f, parse %.1f, replace %.1f, htmx.process %.1f, then to the paint %.1f ms (medians)\n",
-					name, len(ms), len(parse), q(click, 50), q(parse, 50), q(swap, 50), q(hx, 50), q(paint, 50))
+			switch {
+			case kind == "raftscope":
+				fmt.Fprintf(os.Stderr, "%s: %d keys; its script %.1f, to the frame %.1f, its rendering %.1f ms (medians)\n",
+					name, len(ms), q(swap, 50), q(wait, 50), q(render, 50))
+			case kind != "before" && len(parse) > 0:
+				fmt.Fprintf(os.Stderr, "%s: %d clicks, %d painted by script; to the swap %.1f, parse %.1f, replace %.1f, htmx.process %.1f, to the frame %.1f, its rendering %.1f ms (medians)\n",
+					name, len(ms), len(parse), q(click, 50), q(parse, 50), q(swap, 50), q(hx, 50), q(wait, 50), q(render, 50))
 			}
+		}
+	}
+	if raftScope != "" {
+		for _, latency := range []int{0, 100, 300} {
+			var p []float64
+			for _, kind := range []string{"prefetched", "raftscope"} {
+				var ms []float64
+				for _, t := range got[key{kind, latency}] {
+					ms = append(ms, t.Ms)
+				}
+				p = append(p, q(ms, 50))
+			}
+			fmt.Fprintf(os.Stderr, "at %d ms: prefetched %.1f against RaftScope's %.1f ms, at most RaftScope's: %v\n", latency, p[0], p[1], p[0] <= p[1])
 		}
 	}
 	fmt.Fprintf(os.Stderr, "load average %s\n", loadAvg())
 }
+
+// readerPause is the time a reader looks at a frame at rest before the next
+// click, at least: no one clicks again within a quarter of a second of the
+// motion ending. It matters because a page that has just drawn a frame goes
+// on drawing one every 16.7 ms for a while, and a click then waits for the
+// next (0-16.7 ms); a page at rest draws the click's frame at once. A page
+// that draws every frame (RaftScope's loop) always waits. Checked in
+// the page rather than by the test's poll, which came 0-20 ms after the
+// page's last frame.
+const readerPause = `new Promise((r) => setTimeout(r, 250))`
 
 // waitReady waits, before the click from frame k, until the page is a
 // reader's page at rest: frame k on screen, its motion over, no request in
@@ -237,10 +321,25 @@ func BenchmarkBrowserStepLatency(b *testing.B) {
 func waitReady(tb testing.TB, ctx context.Context, kind string, k int) {
 	js := fmt.Sprintf(`(document.querySelector('#demo [data-testid=step-index]')||{}).textContent === '%d / 7' &&
 		document.getAnimations().every((a) => a.playState !== 'running')`, k)
-	if kind != "client-side" {
+	switch kind {
+	case "raftscope":
+		js = `document.getAnimations().every((a) => a.playState !== 'running')`
+	case "before", "prefetched":
 		js += fmt.Sprintf(` && !!window.htmx && location.search.includes('step=%d&') && window.__inflight() === 0 && document.documentElement.dataset.prefetch === 'idle'`, k)
 	}
 	testkit.WaitFor(tb, ctx, time.Minute, fmt.Sprintf("%s: frame %d at rest", kind, k), js, func(ok bool) bool { return ok })
+}
+
+// raftScopeReady waits for RaftScope to load and presses L, its log
+// replication scenario: server 1 leads, three others are stopped, and the
+// simulation is paused, so that each C after it adds one entry to the
+// leader's log and draws it at once.
+func raftScopeReady(tb testing.TB, ctx context.Context) {
+	testkit.WaitFor(tb, ctx, time.Minute, "RaftScope loaded", `!!window.playback && !!window.state && !!state.current`, func(ok bool) bool { return ok })
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`window.dispatchEvent(new KeyboardEvent('keyup', {keyCode: 76, which: 76}))`)); err != nil {
+		tb.Fatal(err)
+	}
+	testkit.WaitFor(tb, ctx, time.Minute, "RaftScope paused with a leader", `state.current.servers.some((s) => s.state === 'leader') && playback.isPaused()`, func(ok bool) bool { return ok })
 }
 
 func loadAvg() string {
