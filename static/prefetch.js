@@ -126,9 +126,8 @@
   // prepare does one piece of the idle work for a frame one click away and
   // says whether it did any: parse it, or lay it out once, out of sight, if
   // this tab has not yet. A frame's first layout in a tab pays for its
-  // fonts, fallback glyphs and shaping (a cold step's layout took about
-  // twice a warm one's: docs/prefetch.md), better paid now than in the
-  // click.
+  // fonts, fallback glyphs and shaping, better paid now than in the click
+  // (docs/performance.md).
   function prepare(withIDs) {
     var near = links(demo()).slice(0, MAX_REQUESTS), v = withIDs ? ids() : null;
     for (var i = 0; i < near.length; i++) {

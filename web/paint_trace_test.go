@@ -39,9 +39,9 @@ type traceEvent struct {
 // BenchmarkBrowserStepTrace records a DevTools trace (Tracing domain,
 // devtools.timeline) of Step clicks, prefetched and client-side (refPage),
 // and prints where the renderer's main thread spent the time from the click
-// to the frame painted: the click's handlers, style, layout, paint. It is
-// where BrowserStepLatency's "then to the paint" goes, to be read, not a
-// figure to track:
+// to the frame painted: the click's handlers, style, layout, paint. It
+// breaks BrowserStepLatency's parts of a click down further (the frame's
+// rendering most), to be read, not a figure to track:
 //
 //	go test -run '^$' -bench BrowserStepTrace -benchtime 1x ./web
 func BenchmarkBrowserStepTrace(b *testing.B) {
