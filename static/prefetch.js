@@ -102,7 +102,7 @@
   // say on <html data-prefetch> whether it is done for now.
   function prefetch() {
     if (doc.hidden || !demo()) return; // visibilitychange starts it again
-    var withIDs = !!ids(), want = wanted(withIDs);
+    var want = wanted(!!ids());
     var keep = new Set(want);
     pending.forEach(function (ctl, a) { if (!keep.has(a)) { ctl.abort(); pending.delete(a); } });
     if (!offline) {
@@ -114,7 +114,7 @@
       });
     }
     var busy = pending.size > 0;
-    if (prepare(withIDs)) { busy = true; idle(prefetch); }
+    if (prepare()) { busy = true; idle(prefetch); }
     doc.documentElement.dataset.prefetch = busy ? "busy" : "idle";
   }
 
@@ -128,11 +128,11 @@
   // this tab has not yet. A frame's first layout in a tab pays for its
   // fonts, fallback glyphs and shaping, better paid now than in the click
   // (docs/performance.md).
-  function prepare(withIDs) {
-    var near = links(demo()).slice(0, MAX_REQUESTS), v = withIDs ? ids() : null;
+  function prepare() {
+    var near = links(demo()).slice(0, MAX_REQUESTS);
     for (var i = 0; i < near.length; i++) {
-      var f = frames.get(address(near[i], withIDs)), html = f && fill(f.html, v);
-      if (!f || ready.has(html) && f.warm) continue;
+      var got = frameFor(near[i]), f = got && got.f, html = got && got.html;
+      if (!got || ready.has(html) && f.warm) continue;
       if (!ready.has(html)) { ready.set(html, parsed(html)); return true; }
       f.warm = true;
       var d = ready.get(html).getElementById("demo");
@@ -333,6 +333,19 @@
     return !htmxBusy && form.tagName === "FORM" && !!form.getAttribute("hx-post") && !!demo() && demo().contains(form);
   }
 
+  // frameFor is the frame here that a click on a control naming to would
+  // paint now (f), and its html with the visitor's ids written in; null if
+  // there is none. A lecture's question goes the server's way: the room's
+  // answers decide what the next frame reveals. A page's first click (and
+  // any before its answer is in) paints the frame fetched without ids; the
+  // answer brings them (settle), and send puts the run key in the rest.
+  function frameFor(to) {
+    var v = ids() || known, room = doc.querySelector('[data-testid="room"]');
+    var f = to && !room && v && frames.get(address(to, true));
+    if (to && !room && !f && !ids()) { f = frames.get(address(to, false)); v = null; }
+    return f ? { f: f, html: fill(f.html, v) } : null;
+  }
+
   // take paints the frame a submit of form (by the button by) leads to, if
   // it is here, and queues its post; it says whether the submit is dealt
   // with (painted, or dropped as an echo).
@@ -341,16 +354,9 @@
     // A click on a frame not painted yet (two clicks in one script, as a
     // quick double click makes before any answer) is the first one's echo.
     if (unpainted) return true;
-    var to = (by && by.dataset.to) || form.dataset.to;
-    // A lecture's question goes the server's way: the room's answers
-    // decide what the next frame reveals. A page's first click (and any
-    // before its answer is in) paints the frame fetched without ids; the
-    // answer brings them (settle), and send puts the run key in the rest.
-    var v = ids() || known, room = doc.querySelector('[data-testid="room"]');
-    var f = to && !room && v && frames.get(address(to, true));
-    if (to && !room && !f && !ids()) { f = frames.get(address(to, false)); v = null; }
-    if (!f) return false;
-    var html = fill(f.html, v);
+    var to = (by && by.dataset.to) || form.dataset.to, got = frameFor(to);
+    if (!got) return false;
+    var html = got.html;
     paint(html, to);
     var body = new URLSearchParams(new FormData(form)); // the form the click was made on, now out of the page
     if (by && by.name) body.set(by.name, by.value);

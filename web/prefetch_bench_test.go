@@ -25,83 +25,76 @@ import (
 	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
-// clickPaint clicks Step and resolves to the milliseconds from the click to
-// the end of the first frame rendered with the new step index, with the
-// prefetcher's marks of the swap's parts when it painted. The end is the
-// first task after that frame's rendering: a timer set from its animation
-// frame callback, asked for before the click so that it runs ahead of the
-// callbacks the click's own handlers ask for. The page's work after the
+// framePaint runs act in the page and resolves to when it ran (t0, and w
+// when act returned), when the first frame rendered with changed() true
+// began (its animation frame callbacks, f) and when that frame ended (end).
+// The end is the first task after the frame's rendering: a timer set from
+// its animation frame callback, asked for before act so that it runs ahead
+// of the callbacks act's own handlers ask for. The page's work after the
 // paint (the address bar, app.js's settle work, the click's post: timers set
-// from those callbacks) then runs after this one and is not counted as
-// painting, as a client-side page has none. (A MessageChannel's message came
-// after those timers in Chromium, so it counted them.) A step htmx swaps in later (no prefetch) is caught by
-// the MutationObserver and waits for the next frame.
-const clickPaint = `() => new Promise((resolve, reject) => {
-  const shown = () => document.querySelector('#demo [data-testid=step-index]').textContent;
-  const before = shown();
-  const mark = (n) => { const e = performance.getEntriesByName(n, 'mark').pop(); return e ? e.startTime : 0; };
-  let armed = false, done = false;
-  const end = (f) => setTimeout(() => {
-    const end = performance.now(), s = mark('swap:start'), w = mark('swap:swapped');
-    resolve(s >= t0 ? {ms: end - t0, click: s - t0, parse: mark('swap:parsed') - s, swap: mark('swap:replaced') - mark('swap:parsed'), htmx: w - mark('swap:replaced'), wait: f - w, render: end - f}
-      : {ms: end - t0, click: -1, parse: -1, swap: -1, htmx: -1, wait: -1, render: end - f});
-  }, 0);
+// from those callbacks) then runs after this one and is not counted, as a
+// client-side page has none. (A MessageChannel's message came after those
+// timers in Chromium, so it counted them.) A change made later (htmx's swap
+// when nothing was prefetched) is caught by the MutationObserver on root and
+// waits for the next frame.
+const framePaint = `(root, changed, act) => new Promise((resolve, reject) => {
+  let armed = false, done = false, t0 = 0, w = 0;
   const frame = () => {
     armed = false;
-    if (done || shown() === before) return;
-    done = true;
-    obs.disconnect();
-    end(performance.now());
-  };
-  const obs = new MutationObserver(() => {
-    if (done || armed || shown() === before) return;
-    armed = true;
-    requestAnimationFrame(frame);
-  });
-  obs.observe(document.getElementById('main'), {childList: true, subtree: true, characterData: true});
-  setTimeout(() => { obs.disconnect(); reject(new Error('no new frame within 15s')); }, 15000);
-  armed = true;
-  requestAnimationFrame(frame);
-  const t0 = performance.now();
-  document.querySelector('#demo [data-testid=step]').click();
-})`
-
-// paintTime is one click's time and its parts: for a swap made by script,
-// from the click to the swap, parse, replace and htmx.process; then, for
-// every page, the wait from the page's own work to the frame's animation
-// frame callbacks, and the frame's rendering after them (style, layout,
-// paint) to the end.
-type paintTime struct{ Ms, Click, Parse, Swap, HTMX, Wait, Render float64 }
-
-// keyPaint presses C in RaftScope (a client request to the leader, drawn at
-// once while the simulation is paused: its local control) and resolves to
-// the milliseconds from the key to the end of the first frame rendered with
-// the leader's log one entry longer, ended as clickPaint's is.
-const keyPaint = `() => new Promise((resolve, reject) => {
-  const entries = () => document.querySelectorAll('.logs .entry').length;
-  const before = entries();
-  let armed = false, done = false;
-  const frame = () => {
-    armed = false;
-    if (done || entries() === before) return;
+    if (done || !changed()) return;
     done = true;
     obs.disconnect();
     const f = performance.now();
-    setTimeout(() => { const end = performance.now(); resolve({ms: end - t0, click: 0, parse: 0, swap: w - t0, htmx: 0, wait: f - w, render: end - f}); }, 0); // swap: its script
+    setTimeout(() => resolve({t0, w, f, end: performance.now()}), 0);
   };
   const obs = new MutationObserver(() => {
-    if (done || armed || entries() === before) return;
+    if (done || armed || !changed()) return;
     armed = true;
     requestAnimationFrame(frame);
   });
-  obs.observe(document.querySelector('svg'), {childList: true, subtree: true});
-  setTimeout(() => { obs.disconnect(); reject(new Error('no new log entry within 15s')); }, 15000);
+  obs.observe(root, {childList: true, subtree: true, characterData: true});
+  setTimeout(() => { obs.disconnect(); reject(new Error('nothing new drawn within 15s')); }, 15000);
   armed = true;
   requestAnimationFrame(frame);
-  const t0 = performance.now();
-  window.dispatchEvent(new KeyboardEvent('keyup', {keyCode: 67, which: 67}));
-  const w = performance.now();
+  t0 = performance.now();
+  act();
+  w = performance.now();
 })`
+
+// clickPaint clicks Step and resolves to a paintTime: from the click to the
+// end of the first frame rendered with the new step index (framePaint), with
+// the prefetcher's marks of the swap's parts when it painted.
+const clickPaint = `() => {
+  const shown = () => document.querySelector('#demo [data-testid=step-index]').textContent;
+  const before = shown();
+  const mark = (n) => { const e = performance.getEntriesByName(n, 'mark').pop(); return e ? e.startTime : 0; };
+  return (` + framePaint + `)(document.getElementById('main'), () => shown() !== before,
+    () => document.querySelector('#demo [data-testid=step]').click()).then(({t0, f, end}) => {
+    const s = mark('swap:start'), w = mark('swap:swapped');
+    return s >= t0 ? {ms: end - t0, script: w - t0, click: s - t0, parse: mark('swap:parsed') - s, swap: mark('swap:replaced') - mark('swap:parsed'), htmx: w - mark('swap:replaced'), wait: f - w, render: end - f}
+      : {ms: end - t0, script: -1, click: -1, parse: -1, swap: -1, htmx: -1, wait: -1, render: end - f};
+  });
+}`
+
+// paintTime is one click's time and its parts: the page's own script from
+// the click to the frame's wait and, for a swap made by script, its parts
+// (from the click to the swap, parse, replace and htmx.process); then, for
+// every page, the wait from the page's own work to the frame's animation
+// frame callbacks, and the frame's rendering after them (style, layout,
+// paint) to the end. A part not measured is -1.
+type paintTime struct{ Ms, Script, Click, Parse, Swap, HTMX, Wait, Render float64 }
+
+// keyPaint presses C in RaftScope (a client request to the leader, drawn at
+// once while the simulation is paused: its local control) and resolves to a
+// paintTime: from the key to the end of the first frame rendered with the
+// leader's log one entry longer (framePaint).
+const keyPaint = `() => {
+  const entries = () => document.querySelectorAll('.logs .entry').length;
+  const before = entries();
+  return (` + framePaint + `)(document.querySelector('svg'), () => entries() !== before,
+    () => window.dispatchEvent(new KeyboardEvent('keyup', {keyCode: 67, which: 67}))).then(({t0, w, f, end}) =>
+    ({ms: end - t0, script: w - t0, click: -1, parse: -1, swap: -1, htmx: -1, wait: f - w, render: end - f}));
+}`
 
 // refPage is a client-side demo's step made of this demo's own frames: the
 // page of frame 1 as this server draws it (the same document, the same
@@ -281,14 +274,17 @@ func reportLatency(b *testing.B, kinds []string, got map[latencyKey][]paintTime,
 	for _, latency := range []int{0, 100, 300} {
 		for _, kind := range kinds {
 			k := latencyKey{kind, latency}
-			var ms, first, click, parse, swap, hx, wait, render []float64
+			var ms, first, script, click, parse, swap, hx, wait, render []float64
 			for i, t := range got[k] {
 				ms, render = append(ms, t.Ms), append(render, t.Render)
 				if i%perRound == 0 {
 					first = append(first, t.Ms)
 				}
+				if t.Script >= 0 {
+					script, wait = append(script, t.Script), append(wait, t.Wait)
+				}
 				if t.Parse >= 0 {
-					click, parse, swap, hx, wait = append(click, t.Click), append(parse, t.Parse), append(swap, t.Swap), append(hx, t.HTMX), append(wait, t.Wait)
+					click, parse, swap, hx = append(click, t.Click), append(parse, t.Parse), append(swap, t.Swap), append(hx, t.HTMX)
 				}
 			}
 			name := fmt.Sprintf("%s-%dms", kind, latency)
@@ -299,7 +295,7 @@ func reportLatency(b *testing.B, kinds []string, got map[latencyKey][]paintTime,
 			switch {
 			case kind == "raftscope":
 				fmt.Fprintf(os.Stderr, "%s: %d keys; its script %.1f, to the frame %.1f, its rendering %.1f ms (medians)\n",
-					name, len(ms), q(swap, 50), q(wait, 50), q(render, 50))
+					name, len(ms), q(script, 50), q(wait, 50), q(render, 50))
 			case kind != "before" && len(parse) > 0:
 				fmt.Fprintf(os.Stderr, "%s: %d clicks, %d painted by script; to the swap %.1f, parse %.1f, replace %.1f, htmx.process %.1f, to the frame %.1f, its rendering %.1f ms (medians)\n",
 					name, len(ms), len(parse), q(click, 50), q(parse, 50), q(swap, 50), q(hx, 50), q(wait, 50), q(render, 50))
