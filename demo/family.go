@@ -67,6 +67,18 @@ type Family struct {
 	// (see Statements), as a database's statements are too long for an
 	// address.
 	Short bool
+
+	// Failures are the kinds of violation the family's stores find beyond
+	// the engine's, registered in its package (NewKind), in the order a
+	// legend lists them.
+	Failures []ViolationKind
+	// Properties are the promises its scenarios may name beyond the
+	// engine's (EngineProperties).
+	Properties []Property
+	// Words tell kinds the family's way, where the engine's words would not
+	// be true of its stores: a database that took no lock says "no
+	// anomaly" where a lock would say that mutual exclusion held.
+	Words map[ViolationKind]Words
 }
 
 // Lane is one store lane of the diagram: Key is what spans and marks name

@@ -139,20 +139,3 @@ func MarkGuess(f *Frame, guess string) (Result, bool) {
 	}
 	return res, true
 }
-
-// VerdictNames lists the verdicts' names, the outcomes a verdict question's
-// options may name, in order of weight.
-func VerdictNames() []string {
-	var names []string
-	for k := ViolationKind(0); ; k++ {
-		if s := k.String(); s != unnamedVerdict {
-			names = append(names, s)
-		}
-		if k == ^ViolationKind(0) {
-			return names
-		}
-	}
-}
-
-// unnamedVerdict is what ViolationKind.String says of a number no verdict has.
-const unnamedVerdict = "violation(?)"

@@ -6,22 +6,35 @@ import (
 	"strings"
 )
 
-// Property is a promise a scenario's switch is about: the finder looks for
-// the shortest history that breaks it. Each is one of the verdict's kinds
-// of violation, sometimes narrowed to the case the lesson means.
+// Property is a promise a scenario makes, which the finder checks, in
+// Stateright's two kinds. An always property says that nothing bad
+// happens: a history that breaks it is a counterexample. A sometimes
+// property says that something good can happen (the work gets done, B gets
+// to write): a history that reaches it is an example, and finding none
+// tells a fix that merely stops everyone from a fix. The engine's are
+// EngineProperties; a family lists its own (Family.Properties).
 type Property struct {
 	Name string
 	Says Text // the promise, for a page and the check command
-	Kind ViolationKind
-	// Match narrows Kind, with every holding of the run to judge by; nil:
-	// every violation of Kind breaks the promise.
+	// Kind is the violation that breaks an always property, narrowed by
+	// Match, with every holding of the run to judge by; a nil Match: every
+	// violation of Kind breaks it.
+	Kind  ViolationKind
 	Match func(v Violation, holdings []Holding) bool
+	// Reached says whether the good thing of a sometimes property has
+	// happened in r; nil for an always property. It reads only what a lean
+	// run keeps (Run.Lean), as the finder asks it of every state.
+	Reached func(r *Run) bool
 }
 
+// Sometimes reports whether p says that something good can happen, rather
+// than that nothing bad does.
+func (p Property) Sometimes() bool { return p.Reached != nil }
+
 // Breaks reports whether v, found in a run with these holdings, breaks the
-// promise.
+// always property p; never for a sometimes property.
 func (p Property) Breaks(v Violation, holdings []Holding) bool {
-	return v.Kind == p.Kind && (p.Match == nil || p.Match(v, holdings))
+	return p.Reached == nil && v.Kind == p.Kind && (p.Match == nil || p.Match(v, holdings))
 }
 
 // overwroteNewer reports whether a stale write destroyed the data of a
@@ -48,8 +61,9 @@ func overwroteNewer(v Violation, holdings []Holding) bool {
 	return false
 }
 
-// Properties are the promises a scenario may name in its property field.
-var Properties = []Property{
+// EngineProperties are the promises any scenario may name in its property
+// field, whatever its store.
+var EngineProperties = []Property{
 	{Name: "no-stale-write", Kind: StaleWrite,
 		Says: Text{EN: "no late write from an expired holder lands over another holder's data",
 			JA: "期限切れの持ち主の出遅れた書き込みが、ほかの持ち主のデータを上書きしない"},
@@ -62,37 +76,47 @@ var Properties = []Property{
 			JA: "死んだ持ち主のためにロックが永久に取れなくなることはない"}},
 	{Name: "no-lost-update", Kind: LostUpdate,
 		Says: Text{EN: "no committed update is lost", JA: "コミットした更新が失われない"}},
-	{Name: "no-deadlock", Kind: Deadlock,
-		Says: Text{EN: "transactions never wait for each other in a cycle", JA: "トランザクションが互いを循環して待つことはない"}},
-	{Name: "no-queue", Kind: QueuedBehind,
-		Says: Text{EN: "no worker waits for a row it then does not take", JA: "ワーカーが、結局取らない行のために待たされない"}},
-	{Name: "no-self-wait", Kind: WaitsOnItself,
-		Says: Text{EN: "no client waits for a lock it holds itself", JA: "クライアントが自分の持つロックを待つことはない"}},
-	{Name: "no-stale-owner", Kind: StaleOwner,
-		Says: Text{EN: "no write from a partition's former owner lands", JA: "パーティションの元の持ち主の書き込みが通らない"}},
 	{Name: "no-overlap", Kind: Overlap,
 		Says: Text{EN: "no client still believes it holds the lock once another holds it",
 			JA: "ほかのクライアントが持ったあとも、自分がロックを持っていると思い込むクライアントはいない"}},
 	{Name: "no-token-reuse", Kind: TokenReused,
 		Says: Text{EN: "no fencing token is handed out twice", JA: "同じフェンシングトークンが二度渡されることはない"}},
-	{Name: "no-oversell", Kind: Oversold,
-		Says: Text{EN: "no order takes the stock below zero", JA: "注文が在庫を 0 未満にすることはない"}},
-	{Name: "charged-once", Kind: ChargedTwice,
-		Says: Text{EN: "a payment that is retried is charged once", JA: "再試行した支払いが二度請求されることはない"}},
-	{Name: "no-spread", Kind: TooManyClients,
-		Says: Text{EN: "no request is refused a connection while others hold theirs waiting for a lock",
-			JA: "ロックを待つ接続のせいで、ほかの要求が接続を断られることはない"},
-		Match: func(v Violation, _ []Holding) bool { return v.Before != "" }},
+	{Name: "a-write-lands", Reached: func(r *Run) bool { return r.res.Writes() > 0 },
+		Says: Text{EN: "the work gets done: some client's write reaches the resource and is taken",
+			JA: "仕事が済む: どれかのクライアントの書き込みが資源に届き、受け付けられる"}},
 }
 
-// PropertyNamed returns the property called name.
-func PropertyNamed(name string) (Property, bool) {
-	for _, p := range Properties {
-		if p.Name == name {
-			return p, true
+// PropertyOf returns the property called name that a scenario of family
+// fam may name: the engine's, or the family's own.
+func PropertyOf(fam *Family, name string) (Property, bool) {
+	for _, ps := range [][]Property{EngineProperties, fam.Properties} {
+		for _, p := range ps {
+			if p.Name == name {
+				return p, true
+			}
 		}
 	}
 	return Property{}, false
+}
+
+// PropertyNames lists the properties a scenario of family fam may name.
+func PropertyNames(fam *Family) []string {
+	var names []string
+	for _, ps := range [][]Property{EngineProperties, fam.Properties} {
+		for _, p := range ps {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+// Promise returns the property sc's switch is about (its property field),
+// false when it names none.
+func (sc *Scenario) Promise() (Property, bool) {
+	if sc.Property == "" {
+		return Property{}, false
+	}
+	return PropertyOf(sc.Family, sc.Property)
 }
 
 // Expectation is what the finder must find from a scenario's first frame

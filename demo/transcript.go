@@ -95,8 +95,8 @@ func writeState(b *strings.Builder, f *Frame) {
 	top := f.Verdict()
 	fmt.Fprintf(b, "verdict: %s (%s)\n", top.Kind, top.Kind.Class())
 	for _, v := range f.Violations {
-		if s := v.story(sc); s != "" {
-			fmt.Fprintf(b, "  %s: %s\n", v.Kind, s)
+		if story := v.Kind.Spec().Story; story != nil {
+			fmt.Fprintf(b, "  %s: %s\n", v.Kind, story(sc, v))
 		}
 	}
 }
@@ -123,23 +123,4 @@ func belief(sc *Scenario, c Client) string {
 		return fmt.Sprintf("%s, does not hold the lock (last token %d)", state, c.Token)
 	}
 	return state + ", does not hold the lock"
-}
-
-// story is the violation in the transcript's words; "" for a kind with no
-// line of its own.
-func (v Violation) story(sc *Scenario) string {
-	at := Clock(sc, v.At)
-	switch v.Kind {
-	case TwoHolders:
-		return fmt.Sprintf("%s and %s hold the lock at once, from %s", v.Other, v.Client, at)
-	case StaleWrite:
-		return fmt.Sprintf("%s wrote %q at %s after its lock ran out, overwriting %q (%s's)", v.Client, v.Value, at, v.Before, v.Other)
-	case Stuck:
-		return fmt.Sprintf("%s crashed holding a lock with no expiry (seen at %s)", v.Client, at)
-	case Overlap:
-		return fmt.Sprintf("%s works on past its lease while %s holds the lock, from %s", v.Client, v.Other, at)
-	case Contained:
-		return fmt.Sprintf("%s worked on past its lease while %s held the lock, from %s; its write was rejected (token %d < maxToken %d)", v.Client, v.Other, at, v.Token, v.Max)
-	}
-	return v.pitfallStory(sc)
 }

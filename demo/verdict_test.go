@@ -2,10 +2,21 @@ package demo_test
 
 import (
 	. "github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/backoff"
+	"github.com/distlock/fencing-demo/demo/partition"
 	"github.com/distlock/fencing-demo/demo/redis"
+	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"reflect"
 	"testing"
+)
+
+// The families' own kinds, by their short names in the table below.
+var (
+	Deadlock, QueuedBehind, WaitsOnItself  = sql.Deadlock, sql.QueuedBehind, sql.WaitsOnItself
+	Oversold, ChargedTwice, TooManyClients = sql.Oversold, sql.ChargedTwice, sql.TooManyClients
+	StaleOwner, EpochFenced                = partition.StaleOwner, partition.EpochFenced
+	ThunderingHerd, Spread                 = backoff.ThunderingHerd, backoff.Spread
 )
 
 // violationSeen is what a verdict says: what went wrong, when, and who. For

@@ -47,48 +47,6 @@ func waited(lang string, sc *demo.Scenario, e sql.SQLStatement) string {
 	return fmt.Sprintf(T(lang, "db.waited"), Duration(sc, e.Waited()))
 }
 
-// verdictSQL is the verdict of the database's own kinds in words.
-func verdictSQL(lang string, sc *demo.Scenario, v demo.Violation) (string, bool) {
-	key := "verdict." + v.Kind.String()
-	at := Clock(sc, v.At)
-	switch v.Kind {
-	case demo.MutualExclusionHeld:
-		if familyPanels[sc.Family.Name].NoAnomaly {
-			return T(lang, "verdict.safe.database"), true
-		}
-	case demo.LostUpdate:
-		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
-	case demo.Deadlock:
-		if v.Value == "" {
-			return fmt.Sprintf(T(lang, key+".formed"), v.Client, v.Other, at), true
-		}
-		ms, _ := strconv.Atoi(v.Before)
-		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at, Clock(sc, ms), v.Value), true
-	case demo.QueuedBehind:
-		ms, _ := strconv.Atoi(v.Before)
-		return fmt.Sprintf(T(lang, key), v.Client, Duration(sc, ms), v.Other, v.Value), true
-	case demo.WaitsOnItself:
-		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at), true
-	case demo.Oversold:
-		// Before is "table key=v column": the page names the column.
-		col := v.Before[strings.LastIndexByte(v.Before, ' ')+1:]
-		if v.Other == v.Client {
-			return fmt.Sprintf(T(lang, key+".one"), v.Client, col, at, v.Value), true
-		}
-		return fmt.Sprintf(T(lang, key), v.Client, col, at, v.Other, v.Value), true
-	case demo.ChargedTwice:
-		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Other, v.Before), true
-	case demo.TooManyClients:
-		// Before names the holders that wait for a lock: the failure that
-		// spread from the lock, which the plain refusal is not.
-		if v.Before != "" {
-			return fmt.Sprintf(T(lang, key+".waiting"), v.Client, at, v.Value, v.Other, v.Before), true
-		}
-		return fmt.Sprintf(T(lang, key), v.Client, at, v.Value, v.Other), true
-	}
-	return "", false
-}
-
 // panelsScroll makes the panels a region the keyboard can scroll, in
 // presenter mode, where they may scroll inside.
 func panelsScroll(d Demo) templ.Attributes {

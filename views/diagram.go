@@ -203,7 +203,7 @@ func (l *drawing) topBand() {
 	bandRows := 2
 	for _, v := range l.t.Verdict {
 		c := v.Kind.Class()
-		label := p.flag(float64(l.x(v.At)), rowHeight-3, VerdictMark(c)+" "+VerdictShort(l.lang, v.Kind), true, 8)
+		label := p.flag(float64(l.x(v.At)), rowHeight-3, VerdictMark(c)+" "+VerdictShort(l.lang, l.sc, v.Kind), true, 8)
 		d.Alerts = append(d.Alerts, Alert{X: l.x(v.At), Label: label, Class: c.String(), Fresh: l.fresh(v.At)})
 		bandRows = max(bandRows, (label.Y+3)/rowHeight)
 	}
@@ -729,21 +729,10 @@ func niceStep(horizon int) int {
 
 // Clock formats a point in time in the scenario's unit: t=16 in ticks, or
 // t=10.5s for the Redis family's milliseconds.
-func Clock(sc *demo.Scenario, at int) string { return "t=" + Duration(sc, at) }
+func Clock(sc *demo.Scenario, at int) string { return demo.ShowTime(sc, at) }
 
 // Duration formats a span of time in the scenario's unit.
-func Duration(sc *demo.Scenario, d int) string {
-	if sc.Unit() == "tick" {
-		return strconv.Itoa(d)
-	}
-	if d%1000 == 0 {
-		return strconv.Itoa(d/1000) + "s"
-	}
-	if d < 1000 && d > -1000 {
-		return strconv.Itoa(d) + "ms"
-	}
-	return strconv.FormatFloat(float64(d)/1000, 'f', -1, 64) + "s"
-}
+func Duration(sc *demo.Scenario, d int) string { return demo.ShowDuration(sc, d) }
 
 func clientIndex(sc *demo.Scenario, name string) int {
 	for i, c := range sc.Clients {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
@@ -150,7 +151,7 @@ func intervalNotDrawn(d Diagram, f demo.Frame, i int, v demo.Violation) string {
 		if end >= 0 && !covers(xOf(d, f, end), x, "pause", "overdue") {
 			return fmt.Sprintf("%s says %s wrote at t=%d after its lease ended at t=%d, but its lane draws no band between", v.Kind, v.Client, v.At, end)
 		}
-	case demo.Deadlock, demo.QueuedBehind, demo.WaitsOnItself:
+	case sql.Deadlock, sql.QueuedBehind, sql.WaitsOnItself:
 		if !covers(x-2, x+2, "wait") {
 			return fmt.Sprintf("%s names %s's wait at t=%d, but its lane draws no wait there", v.Kind, v.Client, v.At)
 		}

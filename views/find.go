@@ -72,7 +72,7 @@ func (f Find) Trace() []string {
 // CanFind reports whether the finder can look for a way to break sc: its
 // switch names a property and its store has free play.
 func CanFind(sc *demo.Scenario) bool {
-	_, ok := demo.PropertyNamed(sc.Property)
+	_, ok := sc.Promise()
 	return ok && sc.Family.Offers != nil
 }
 
@@ -85,7 +85,7 @@ func (p Place) FindURL() string {
 }
 
 // propertyOf is the promise sc's switch is about.
-func propertyOf(sc *demo.Scenario) (demo.Property, bool) { return demo.PropertyNamed(sc.Property) }
+func propertyOf(sc *demo.Scenario) (demo.Property, bool) { return sc.Promise() }
 
 func init() {
 	addWords(map[string][2]string{

@@ -1,9 +1,12 @@
 package views
 
 import (
+	"cmp"
 	"fmt"
-	"github.com/distlock/fencing-demo/demo"
+	"maps"
 	"slices"
+
+	"github.com/distlock/fencing-demo/demo"
 )
 
 // Assets are the fingerprinted addresses of the files under static/.
@@ -143,57 +146,15 @@ func Findings(f demo.Frame) []demo.Violation {
 	return out
 }
 
-// Finding is one finding in words, as it stands at frame f: an overlap says
-// whether its holder is stopped, running or has learned it lost the lock,
-// from the frame's own state, never from the frame where it was found.
-func Finding(lang string, f demo.Frame, v demo.Violation) string {
-	if v.Kind != demo.Overlap {
-		return Violation(lang, f.Scenario, v)
-	}
-	state := ".running"
-	for _, c := range f.Clients {
-		switch {
-		case c.Name != v.Client:
-		case !c.Holds:
-			state = ".learned"
-		case c.Paused:
-			state = ".paused"
-		}
-	}
-	return fmt.Sprintf(T(lang, "verdict."+v.Kind.String()+state), v.Client, v.Other, Clock(f.Scenario, v.At))
-}
+// Finding is one finding in words, as it stands at frame f (its kind's
+// words, or its family's for it): an overlap says whether its holder is
+// stopped, running or has learned it lost the lock, from the frame's own
+// state, never from the frame where it was found.
+func Finding(lang string, f demo.Frame, v demo.Violation) string { return demo.Say(&f, v).In(lang) }
 
-// Violation is one finding of the model in words.
-func Violation(lang string, sc *demo.Scenario, v demo.Violation) string {
-	if s, ok := verdictSQL(lang, sc, v); ok {
-		return s
-	}
-	if s, ok := verdictPitfall(lang, sc, v); ok {
-		return s
-	}
-	key := "verdict." + v.Kind.String()
-	at := Clock(sc, v.At)
-	switch v.Kind {
-	case demo.MutualExclusionHeld:
-		return T(lang, key)
-	case demo.TwoHolders:
-		return fmt.Sprintf(T(lang, key), v.Other, v.Client, at)
-	case demo.StaleWrite:
-		return fmt.Sprintf(T(lang, key), v.Client, at, v.Before, v.Value)
-	case demo.Overlap:
-		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at)
-	case demo.Contained:
-		return fmt.Sprintf(T(lang, key), v.Client, v.Other, at, v.Token, v.Max)
-	case demo.StaleOwner, demo.EpochFenced:
-		return fmt.Sprintf(T(lang, key), v.Client, v.Value, at, v.Token, v.Other, v.Max, v.Before)
-	default:
-		return fmt.Sprintf(T(lang, key), v.Client, at)
-	}
-}
-
-// VerdictShort is a kind's name on the index and the diagram.
-func VerdictShort(lang string, k demo.ViolationKind) string {
-	return T(lang, "verdict."+k.String()+".short")
+// VerdictShort is a kind's name on sc's page, the index and the diagram.
+func VerdictShort(lang string, sc *demo.Scenario, k demo.ViolationKind) string {
+	return demo.WordsFor(sc, k).Short.In(lang)
 }
 
 // VerdictMark is the sign a verdict of class c carries: a tick where mutual
@@ -206,23 +167,74 @@ func VerdictMark(c demo.Class) string {
 	return "⚠"
 }
 
-// VerdictKinds lists every kind, lightest first within each family, for the
-// index's legend.
-var VerdictKinds = []demo.ViolationKind{
-	demo.MutualExclusionHeld, demo.Contained, demo.Overlap, demo.Stuck, demo.TwoHolders, demo.StaleWrite,
-	demo.QueuedBehind, demo.Deadlock, demo.WaitsOnItself, demo.LostUpdate, demo.Oversold, demo.ChargedTwice, demo.TooManyClients, demo.EpochFenced, demo.StaleOwner,
-	demo.DeadHolder, demo.TokenReused, demo.Spread, demo.ThunderingHerd,
+// OutcomeShort is the name of frame f's verdict on the index, as its page
+// says it: a database that found nothing, which may hold no lock at all,
+// says "no anomaly".
+func OutcomeShort(lang string, f demo.Frame) string {
+	return VerdictShort(lang, f.Scenario, f.Verdict().Kind)
 }
 
-// OutcomeShort is the name of frame f's verdict on the index: the kind's,
-// except where a database scenario found nothing, which may hold no lock at
-// all and so is "no anomaly", as its page says.
-func OutcomeShort(lang string, f demo.Frame) string {
-	k := f.Verdict().Kind
-	if k == demo.MutualExclusionHeld && familyPanels[f.Scenario.Family.Name].NoAnomaly {
-		return T(lang, "verdict.safe.database.short")
+// LegendEntry is one line of the index's legend: a kind of verdict, in
+// the words of the family it is told by (nil: the kind's own).
+type LegendEntry struct {
+	ID     string // the line's test id: the kind's name, or the family's and the kind's
+	Kind   demo.ViolationKind
+	Family *demo.Family
+}
+
+// Words are the entry's words.
+func (e LegendEntry) Words() demo.Words {
+	if e.Family == nil {
+		return e.Kind.Spec().Words
 	}
-	return VerdictShort(lang, k)
+	return e.Family.Words[e.Kind]
+}
+
+// Legend lists every verdict the scenarios' pages may show: the engine's
+// kinds, then each family's own and where a family tells one of the
+// engine's kinds with another name, that name; lightest first within each
+// group.
+func Legend(scenarios []*demo.Scenario) []LegendEntry {
+	var out []LegendEntry
+	var engine []demo.ViolationKind
+	for _, k := range demo.Kinds() {
+		if !slices.ContainsFunc(scenarios, func(sc *demo.Scenario) bool { return slices.Contains(sc.Family.Failures, k) }) {
+			engine = append(engine, k)
+		}
+	}
+	for _, k := range lightestFirst(engine) {
+		out = append(out, LegendEntry{ID: k.String(), Kind: k})
+	}
+	var seen []*demo.Family
+	for _, sc := range scenarios {
+		fam := sc.Family
+		if slices.Contains(seen, fam) {
+			continue
+		}
+		seen = append(seen, fam)
+		for _, k := range lightestFirst(fam.Failures) {
+			out = append(out, LegendEntry{ID: k.String(), Kind: k})
+		}
+		for _, k := range lightestFirst(slices.Collect(maps.Keys(fam.Words))) {
+			if fam.Words[k].Short != k.Spec().Short {
+				out = append(out, LegendEntry{ID: fam.Name + "-" + k.String(), Kind: k, Family: fam})
+			}
+		}
+	}
+	return out
+}
+
+// lightestFirst sorts kinds by class, the lightest first, and within a
+// class in the order they were registered.
+func lightestFirst(ks []demo.ViolationKind) []demo.ViolationKind {
+	ks = slices.Clone(ks)
+	slices.SortFunc(ks, func(a, b demo.ViolationKind) int {
+		if c := cmp.Compare(a.Class(), b.Class()); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return ks
 }
 
 // WireReply is the answer a command got, for the screen: the protocol's own

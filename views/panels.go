@@ -35,10 +35,6 @@ type Panel struct {
 	// Stage draws in the diagram's place beside the narration (a chart of
 	// calls per slot); nil: the space-time diagram.
 	Stage func(d Demo) templ.Component
-	// NoAnomaly: the family's scenarios may hold no lock at all (a
-	// database's), so a frame that found nothing says "no anomaly" rather
-	// than that mutual exclusion held.
-	NoAnomaly bool
 }
 
 // familyPanels is the registry: one line per family, by demo.Family.Name.
@@ -46,9 +42,9 @@ var familyPanels = map[string]Panel{
 	"lockservice": {Store: lockPanel, Describe: describeLock},
 	"redis":       {Store: nodesPanel, Wide: true, Describe: describeRedis, Reply: redisReply, Checked: redisChecked},
 	"consensus":   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked, Cost: coordCost},
-	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked, NoAnomaly: true},
-	"eventlog":    {Store: eventLogPanels, Whole: true, Describe: describeLog, NoAnomaly: true},
-	"partition":   {Store: partitionPanels, Whole: true, Describe: describePartition, NoAnomaly: true},
+	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked},
+	"eventlog":    {Store: eventLogPanels, Whole: true, Describe: describeLog},
+	"partition":   {Store: partitionPanels, Whole: true, Describe: describePartition},
 	"backoff":     {Store: backoffPanels, Whole: true, Stage: backoffChart, Describe: describeBackoff},
 }
 

@@ -100,7 +100,7 @@ func (s *Server) find(c echo.Context) error {
 	if err != nil {
 		return badAddress(err, here.URL())
 	}
-	prop, ok := demo.PropertyNamed(sc.Property)
+	prop, ok := sc.Promise()
 	if !ok || sc.Family.Offers == nil {
 		return &problem{status: http.StatusNotFound, key: "err.find.none", args: []any{sc.ID}, cont: here.URL()}
 	}

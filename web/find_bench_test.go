@@ -10,7 +10,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 )
@@ -60,7 +59,7 @@ func BenchmarkBrowserFind(b *testing.B) {
 		env := &browserEnv{browser: testkit.Chromium(b, 10*time.Minute), base: srv.URL}
 		tab := testkit.NewTab(b, env.browser, 9*time.Minute)
 		for _, sc := range s.Catalog().Scenarios {
-			if _, ok := demo.PropertyNamed(sc.Property); !ok {
+			if _, ok := sc.Promise(); !ok {
 				continue
 			}
 			for _, on := range []bool{false, true} {

@@ -72,6 +72,7 @@ var Family = &demo.Family{
 	Nodes:      func(*demo.Scenario) []string { return []string{Lock, Cron} },
 	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Lock, Label: Lock}} },
 	Transcript: transcript,
+	Failures:   []demo.ViolationKind{Spread, ThunderingHerd},
 	Offers:     offers,
 	Narrate:    narrate,
 }

@@ -162,15 +162,15 @@ func (c *crowd) judge(r *demo.Run) {
 	if top.Retries == 0 {
 		return
 	}
-	v := demo.Violation{Kind: demo.Spread, At: top.At, Token: int64(top.Retries), Max: int64(c.calls), Value: strconv.Itoa(c.done())}
+	v := demo.Violation{Kind: Spread, At: top.At, Token: int64(top.Retries), Max: int64(c.calls), Value: strconv.Itoa(c.done())}
 	if Herd(top.Retries, len(c.callers)) {
-		v.Kind = demo.ThunderingHerd
+		v.Kind = ThunderingHerd
 	}
 	if c.finish >= 0 {
 		v.Before = strconv.Itoa(c.finish)
 	}
 	if !r.Amend(func(w *demo.Violation) bool {
-		if w.Kind != demo.Spread && w.Kind != demo.ThunderingHerd {
+		if w.Kind != Spread && w.Kind != ThunderingHerd {
 			return false
 		}
 		v.Frame = w.Frame

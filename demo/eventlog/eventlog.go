@@ -76,7 +76,24 @@ var Family = &demo.Family{
 	Nodes:      func(*demo.Scenario) []string { return []string{Consumer} },
 	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Consumer, Label: Consumer}} },
 	Transcript: transcript,
-	Offers:     offers,
+	Words: map[demo.ViolationKind]demo.Words{
+		demo.MutualExclusionHeld: {
+			Short:  demo.Text{JA: "異常なし", EN: "no anomaly"},
+			Legend: demo.Text{JA: "古い読み取りをもとに残高を書き戻した要求は無く、失われた変更も無い。", EN: "No handler wrote back a balance computed from a stale read: no change was lost."},
+			Say: demo.Plain("異常なし: 古い読み取りをもとに残高を書き戻した要求は無く、どの変更も失われていない。",
+				"No anomaly: no handler wrote back a balance computed from a stale read, and no change is lost."),
+		},
+		demo.LostUpdate: {
+			Short:  demo.Text{JA: "失われた更新", EN: "lost update"},
+			Legend: demo.Text{JA: "要求が古い残高から計算した値を書き戻し、その間にほかの要求が書いた変更が消えた。", EN: "A handler wrote back a balance computed from an old read, and the change another handler wrote in between is gone."},
+			Say: func(f *demo.Frame, v demo.Violation) demo.Text {
+				return demo.Says("失われた更新: %[1]s が %[3]s に %[2]s を書き戻した。その元になった読み取りは %[4]s の書き込み (%[5]s) より前のもので、%[4]s の変更は消えた。",
+					"Lost update: %[1]s wrote back %[2]s at %[3]s, computed from a read taken before %[4]s's write (%[5]s). %[4]s's change is lost.",
+					v.Client, v.Value, demo.ShowTime(f.Scenario, v.At), v.Other, v.Before)
+			},
+		},
+	},
+	Offers: offers,
 }
 
 // account is one account: its balance, the version of the balance (bumped

@@ -30,7 +30,7 @@ const benchStates = 100_000
 
 func benchFind(b *testing.B, id string, on bool) {
 	sc, _ := testkit.Catalog(b).Get(id)
-	prop, _ := demo.PropertyNamed(sc.Property)
+	prop, _ := sc.Promise()
 	states, perState := 0, 0.0
 	cpu := cpuTime()
 	for b.Loop() {

@@ -27,7 +27,7 @@ func TestFinderMeetsExpectations(t *testing.T) {
 				continue
 			}
 			t.Run(testkit.Name(sc, on), func(t *testing.T) {
-				prop, _ := demo.PropertyNamed(sc.Property)
+				prop, _ := sc.Promise()
 				depth, want := x.N, *x
 				if testing.Short() && x.N > shortDepth {
 					depth, want = shortDepth, demo.Expectation{N: shortDepth}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
+	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
@@ -129,7 +130,7 @@ func TestWatchdogPausePastTheTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prop, _ := demo.PropertyNamed(sc.Property)
+	prop, _ := sc.Promise()
 	for _, v := range f.Violations {
 		if prop.Breaks(v, f.Holdings) {
 			return
@@ -141,7 +142,7 @@ func TestWatchdogPausePastTheTTL(t *testing.T) {
 // The budget bounds the work, and the answer says it ran out.
 func TestBudget(t *testing.T) {
 	sc, _ := testkit.Catalog(t).Get("gc-pause")
-	prop, _ := demo.PropertyNamed("no-stale-write")
+	prop, _ := sc.Promise()
 	res, err := find.Find(demo.Place{Sc: sc, On: true, Step: 1}, prop, find.Options{Depth: 8, MaxStates: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestNoOffersNoSearch(t *testing.T) {
 	fam := *sc.Family
 	fam.Offers = nil
 	sc.Family = &fam
-	_, err := find.Find(demo.Place{Sc: &sc, Step: 1}, demo.Properties[0], find.Options{})
+	_, err := find.Find(demo.Place{Sc: &sc, Step: 1}, demo.EngineProperties[0], find.Options{})
 	if _, ok := err.(*demo.NoFreePlayError); !ok {
 		t.Errorf("err=%v, want a *demo.NoFreePlayError", err)
 	}
@@ -317,7 +318,7 @@ func TestDelayedRestartKeepsTheNodeDown(t *testing.T) {
 // breaks it.
 func TestNoSpreadNeedsAWaiter(t *testing.T) {
 	sc, _ := testkit.Catalog(t).Get("pool-exhaustion")
-	prop, _ := demo.PropertyNamed(sc.Property)
+	prop, _ := sc.Promise()
 	stmt := func(who string, n int) string { return fmt.Sprintf("%s stmt %d\n", who, n) }
 	for _, tc := range []struct {
 		play   string
@@ -332,7 +333,7 @@ func TestNoSpreadNeedsAWaiter(t *testing.T) {
 		}
 		refused, broke := false, false
 		for _, v := range f.Violations {
-			refused = refused || v.Kind == demo.TooManyClients
+			refused = refused || v.Kind == sql.TooManyClients
 			broke = broke || prop.Breaks(v, f.Holdings)
 		}
 		if !refused || broke != tc.breaks {

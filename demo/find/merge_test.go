@@ -42,7 +42,7 @@ func TestMergedStatesPlayAlike(t *testing.T) {
 	}
 	for _, tc := range cases {
 		sc, _ := testkit.Catalog(t).Get(tc.id)
-		prop, _ := demo.PropertyNamed(sc.Property)
+		prop, _ := sc.Promise()
 		s, err := newSearch(demo.Place{Sc: sc, On: tc.on, Step: 1}, prop, Options{})
 		if err != nil {
 			t.Fatal(err)

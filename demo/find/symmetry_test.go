@@ -15,7 +15,7 @@ import (
 func recipe(t *testing.T, on bool) *search {
 	t.Helper()
 	sc, _ := testkit.Catalog(t).Get("zookeeper-recipe")
-	prop, _ := demo.PropertyNamed(sc.Property)
+	prop, _ := sc.Promise()
 	s, err := newSearch(demo.Place{Sc: sc, On: on, Step: 1}, prop, Options{Depth: 6})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +31,7 @@ func TestInterchangeableClients(t *testing.T) {
 	}
 	for _, id := range []string{"zookeeper-session-expiry", "etcd-lease", "lock-delay", "gc-pause", "deadlock"} {
 		sc, _ := testkit.Catalog(t).Get(id)
-		s, err := newSearch(demo.Place{Sc: sc, On: true, Step: 1}, demo.Properties[0], Options{})
+		s, err := newSearch(demo.Place{Sc: sc, On: true, Step: 1}, demo.EngineProperties[0], Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,7 +54,15 @@ var Family = &demo.Family{
 	Nodes:      func(*demo.Scenario) []string { return []string{Coordinator} },
 	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Coordinator, Label: Coordinator}} },
 	Transcript: transcript,
-	Offers:     offers,
+	Failures:   []demo.ViolationKind{EpochFenced, StaleOwner},
+	Properties: properties,
+	Words: map[demo.ViolationKind]demo.Words{demo.MutualExclusionHeld: {
+		Short:  demo.Text{JA: "異常なし", EN: "no anomaly"},
+		Legend: demo.Text{JA: "担当が移った後の古い持ち主の書き込みは、一つも通っていない。", EN: "No write from an owner whose partition had moved has landed."},
+		Say: demo.Plain("異常なし: 担当が移った後で、古い持ち主の書き込みが通ったことはない。",
+			"No anomaly: no write from a former owner of the partition has landed."),
+	}},
+	Offers: offers,
 }
 
 // partition is the one partition: its owner and epoch as the coordinator
@@ -116,9 +124,9 @@ func (p *partition) judge(r *demo.Run, worker string, e Produced) {
 	if worker == p.owner {
 		return
 	}
-	v := demo.Violation{Kind: demo.StaleOwner, At: e.At, Client: worker, Other: p.owner, Value: e.Value, Before: e.Before, Token: e.Epoch, Max: p.epoch}
+	v := demo.Violation{Kind: StaleOwner, At: e.At, Client: worker, Other: p.owner, Value: e.Value, Before: e.Before, Token: e.Epoch, Max: p.epoch}
 	if !e.OK {
-		v.Kind = demo.EpochFenced
+		v.Kind = EpochFenced
 	}
 	r.Violate(v)
 }
@@ -175,7 +183,7 @@ func transcript(b *strings.Builder, f *demo.Frame) bool {
 	}
 	for _, v := range f.Violations {
 		did := "wrote"
-		if v.Kind == demo.EpochFenced {
+		if v.Kind == EpochFenced {
 			did = "was turned away writing"
 		}
 		fmt.Fprintf(b, "verdict: %s: %s %s %q with epoch %d at %s, while %s owned the partition at epoch %d\n",

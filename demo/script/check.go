@@ -312,12 +312,8 @@ func validID(s string) bool {
 // and what it is expected to find is written as it reads it.
 func (s *scenario) checkProperty(sc *demo.Scenario) *checkError {
 	if s.Property != "" {
-		if _, ok := demo.PropertyNamed(s.Property); !ok {
-			var names []string
-			for _, p := range demo.Properties {
-				names = append(names, p.Name)
-			}
-			return fail(0, "property %q is not one of %s", s.Property, strings.Join(names, ", "))
+		if _, ok := demo.PropertyOf(sc.Family, s.Property); !ok {
+			return fail(0, "property %q is not one of %s", s.Property, strings.Join(demo.PropertyNames(sc.Family), ", "))
 		}
 	}
 	for i, e := range []string{s.Expect.Off, s.Expect.On} {

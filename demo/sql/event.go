@@ -203,11 +203,11 @@ func (d *database) checkCycle(r *demo.Run, s *backend, at int) {
 		if h == s {
 			other := s.wait.holder().client
 			if r.Amend(func(v *demo.Violation) bool {
-				return v.Kind == demo.Deadlock && v.Value == "" && (v.Client == s.client || v.Other == s.client)
+				return v.Kind == Deadlock && v.Value == "" && (v.Client == s.client || v.Other == s.client)
 			}) {
 				return // the same cycle, still unbroken
 			}
-			r.Violate(demo.Violation{Kind: demo.Deadlock, At: at, Client: s.client, Other: other})
+			r.Violate(demo.Violation{Kind: Deadlock, At: at, Client: s.client, Other: other})
 			return
 		}
 		seen[h] = true
@@ -222,7 +222,7 @@ func (d *database) checkCycle(r *demo.Run, s *backend, at int) {
 // to break the cycle it is in with other.
 func brokeDeadlock(r *demo.Run, victim, other string, at int) {
 	if r.Amend(func(v *demo.Violation) bool {
-		if v.Kind != demo.Deadlock || v.Value != "" || v.Client != victim && v.Other != victim {
+		if v.Kind != Deadlock || v.Value != "" || v.Client != victim && v.Other != victim {
 			return false
 		}
 		v.Value, v.Before = victim, strconv.Itoa(at)
@@ -230,7 +230,7 @@ func brokeDeadlock(r *demo.Run, victim, other string, at int) {
 	}) {
 		return
 	}
-	r.Violate(demo.Violation{Kind: demo.Deadlock, At: at, Client: victim, Other: other, Value: victim, Before: strconv.Itoa(at)})
+	r.Violate(demo.Violation{Kind: Deadlock, At: at, Client: victim, Other: other, Value: victim, Before: strconv.Itoa(at)})
 }
 
 // Deeds is what a statement shows its client doing: an UPDATE or INSERT

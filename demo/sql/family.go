@@ -9,7 +9,6 @@ package sql
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -74,6 +73,9 @@ var Family = &demo.Family{
 		return nil
 	},
 	Transcript: transcript,
+	Failures:   []demo.ViolationKind{QueuedBehind, Deadlock, WaitsOnItself, Oversold, ChargedTwice, TooManyClients},
+	Properties: properties,
+	Words:      words,
 }
 
 // UsesLockService reports whether the scenario takes the chapter's lock
@@ -199,45 +201,4 @@ func (r RowState) line(t TableState) string {
 		line += ", waiting: " + strings.Join(r.Waiters, ", ")
 	}
 	return line
-}
-
-// story is a database frame's verdict in the transcript's words.
-func story(sc *demo.Scenario, v demo.Violation) string {
-	at := demo.Clock(sc, v.At)
-	switch v.Kind {
-	case demo.LostUpdate:
-		return fmt.Sprintf("%s committed %s at %s, computed from a read older than %s's commit, which set %s", v.Client, v.Value, at, v.Other, v.Before)
-	case demo.Deadlock:
-		s := fmt.Sprintf("%s and %s wait for each other from %s", v.Client, v.Other, at)
-		if v.Value != "" {
-			ms, _ := strconv.Atoi(v.Before)
-			s += fmt.Sprintf("; the detector aborted %s at %s", v.Value, demo.Clock(sc, ms))
-		}
-		return s
-	case demo.QueuedBehind:
-		return fmt.Sprintf("%s waited %sms behind %s for %s, then took another row at %s", v.Client, v.Before, v.Other, v.Value, at)
-	case demo.Oversold:
-		s := fmt.Sprintf("%s's commit took %s below zero at %s", v.Client, v.Before, at)
-		if v.Other != v.Client {
-			s += fmt.Sprintf("; after %s's it is %s", v.Other, v.Value)
-		} else {
-			s += ", to " + v.Value
-		}
-		return s
-	case demo.TooManyClients:
-		return fmt.Sprintf("%s could not connect at %s: max_connections %s, all held by %s", v.Client, at, v.Value, v.Other)
-	case demo.ChargedTwice:
-		return fmt.Sprintf("%s inserted %s at %s, the same as %s's %s under another key", v.Client, v.Value, at, v.Other, v.Before)
-	case demo.WaitsOnItself:
-		return fmt.Sprintf("%s waits for %s, which it holds itself, from %s", v.Client, v.Value, at)
-	case demo.StaleWrite:
-		return fmt.Sprintf("%s's lease had run out, yet its write %q landed at %s over %s's %q", v.Client, v.Value, at, v.Other, v.Before)
-	case demo.Contained:
-		return fmt.Sprintf("%s and %s both believed they held the lock from %s; the table turned %s's write away (token %d < max_token %d)", v.Client, v.Other, at, v.Client, v.Token, v.Max)
-	case demo.Overlap:
-		return fmt.Sprintf("%s worked on past its lease while %s held the lock, from %s", v.Client, v.Other, at)
-	case demo.TwoHolders:
-		return fmt.Sprintf("%s and %s hold the lock at once, from %s", v.Other, v.Client, at)
-	}
-	return fmt.Sprintf("%s at %s", v.Client, at)
 }

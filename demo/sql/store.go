@@ -325,7 +325,7 @@ func (d *database) send(r *demo.Run, a demo.Action, at int) error {
 			}
 		}
 		r.Log(Refused{Head: r.HeadAt(at, c, ""), SQL: sql, Max: d.maxConns})
-		r.Violate(demo.Violation{Kind: demo.TooManyClients, At: at, Client: c, Other: strings.Join(open, ", "),
+		r.Violate(demo.Violation{Kind: TooManyClients, At: at, Client: c, Other: strings.Join(open, ", "),
 			Value: strconv.Itoa(d.maxConns), Before: strings.Join(waiting, ", ")})
 		return nil
 	}
@@ -396,7 +396,7 @@ func (d *database) run(r *demo.Run, s *backend, w *wait, at int) {
 			r.Log(e)
 		}
 		if h := blocked.holder(); h != nil && h.client == w.client {
-			r.Violate(demo.Violation{Kind: demo.WaitsOnItself, At: at, Client: w.client, Value: blocked.lock()})
+			r.Violate(demo.Violation{Kind: WaitsOnItself, At: at, Client: w.client, Value: blocked.lock()})
 		}
 		return
 	}
@@ -530,7 +530,7 @@ func (d *database) twice(r *demo.Run, client string, w *row, at int) {
 		for _, c := range t.cols[1:] {
 			what = append(what, c+"="+w.values[c])
 		}
-		r.Violate(demo.Violation{Kind: demo.ChargedTwice, At: at, Client: client, Other: o.writer,
+		r.Violate(demo.Violation{Kind: ChargedTwice, At: at, Client: client, Other: o.writer,
 			Value: t.cols[0] + "=" + w.key(), Before: t.cols[0] + "=" + o.key() + " (" + strings.Join(what, ", ") + ")"})
 		return
 	}
@@ -983,7 +983,7 @@ func (d *database) oversold(r *demo.Run, client string, w *row, at int) {
 		}
 		where := w.name() + " " + c
 		if r.Amend(func(v *demo.Violation) bool {
-			if v.Kind != demo.Oversold || v.Before != where {
+			if v.Kind != Oversold || v.Before != where {
 				return false
 			}
 			v.Other, v.Value = client, w.pending[c]
@@ -991,7 +991,7 @@ func (d *database) oversold(r *demo.Run, client string, w *row, at int) {
 		}) {
 			continue
 		}
-		r.Violate(demo.Violation{Kind: demo.Oversold, At: at, Client: client, Other: client, Value: w.pending[c], Before: where})
+		r.Violate(demo.Violation{Kind: Oversold, At: at, Client: client, Other: client, Value: w.pending[c], Before: where})
 	}
 }
 
@@ -1045,7 +1045,7 @@ func (d *database) check(r *demo.Run, w *wait, e *SQLStatement, at int) {
 		return
 	}
 	if len(w.got) > 0 {
-		r.Violate(demo.Violation{Kind: demo.QueuedBehind, At: at, Client: w.client, Other: w.firstBy,
+		r.Violate(demo.Violation{Kind: QueuedBehind, At: at, Client: w.client, Other: w.firstBy,
 			Value: w.first.name(), Before: strconv.Itoa(at - w.sent)})
 	}
 }

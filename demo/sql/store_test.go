@@ -141,7 +141,7 @@ func TestDeadlockDetectedAfterTimeout(t *testing.T) {
 		if f.Store.(State).Sessions[0].State != "idle in transaction (aborted)" {
 			t.Fatalf("A's state %q, want aborted", f.Store.(State).Sessions[0].State)
 		}
-		if len(f.Violations) != 1 || f.Violations[0].Kind != demo.Deadlock || f.Violations[0].Value != "A" {
+		if len(f.Violations) != 1 || f.Violations[0].Kind != Deadlock || f.Violations[0].Value != "A" {
 			t.Fatalf("violations %+v, want one deadlock", f.Violations)
 		}
 	}
@@ -278,7 +278,7 @@ func TestRelativeUpdateIsNotLostButMayOversell(t *testing.T) {
 	), "resource: row-1", "resource: accounts")
 	f := testkit.Play(t, src, false)
 	got := f.Violations
-	if len(got) != 1 || got[0].Kind != demo.Oversold || got[0].Client != "B" || got[0].Value != "-20" {
+	if len(got) != 1 || got[0].Kind != Oversold || got[0].Client != "B" || got[0].Value != "-20" {
 		t.Fatalf("violations %+v, want one oversold by B, balance -20", got)
 	}
 }
@@ -307,7 +307,7 @@ func TestMaxConnectionsRefusesAndDisconnectFrees(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("events:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
-	if v := demo.Headline(f.Violations); v.Kind != demo.TooManyClients || v.Client != "B" || v.Other != "A" {
+	if v := demo.Headline(f.Violations); v.Kind != TooManyClients || v.Client != "B" || v.Other != "A" {
 		t.Fatalf("headline %+v, want B refused while A held the one connection", v)
 	}
 }

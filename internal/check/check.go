@@ -103,7 +103,7 @@ func check(sc *demo.Scenario, on bool, opt find.Options, w io.Writer) error {
 	if sc.Property == "" {
 		return &UsageError{fmt.Errorf("check: scenario %s names no property to look for (property: in its scenarios file)", sc.ID)}
 	}
-	prop, _ := demo.PropertyNamed(sc.Property)
+	prop, _ := sc.Promise()
 	start := time.Now() // the command, not the model, keeps time
 	res, err := find.Find(demo.Place{Sc: sc, On: on, Step: 1}, prop, opt)
 	if err != nil {

@@ -120,14 +120,14 @@ func serverVerdict(rows [][]string) string {
 	for _, r := range rows {
 		for _, v := range r[1:] {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n < 0 {
-				return demo.Oversold.String()
+				return model.Oversold.String()
 			}
 		}
 	}
 	for i, r := range rows {
 		for _, o := range rows[:i] {
 			if slices.Equal(r[1:], o[1:]) {
-				return demo.ChargedTwice.String()
+				return model.ChargedTwice.String()
 			}
 		}
 	}

@@ -1,0 +1,204 @@
+package demo
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The engine's kinds of violation: the chapter's (a stale write, two
+// holders, a lock stuck with a dead holder, an overlap, and the overlap the
+// resource contained), and what any store may let happen (a lost update, a
+// token handed out twice, a waiter turned away by a dead holder's lease).
+// They are registered in this order, which breaks ties within a class.
+const MutualExclusionHeld ViolationKind = 0
+
+var (
+	// StaleWrite: a client whose lease had run out wrote, and the resource
+	// took it. Someone else's data was overwritten.
+	StaleWrite = NewKind(KindSpec{Name: "stale-write", Class: Broken, Words: staleWriteWords})
+	// TwoHolders: two clients held the lock at once, each within its own
+	// lease or validity. The lock was granted twice.
+	TwoHolders = NewKind(KindSpec{Name: "two-holders", Class: Broken, Words: twoHoldersWords})
+	// Stuck: a dead client holds a lock that never expires. Nobody can ever
+	// take it again.
+	Stuck = NewKind(KindSpec{Name: "stuck", Class: Broken, Words: stuckWords})
+	// Overlap: a client kept believing it held the lock after its lease ran
+	// out, while another client held it; no write of the first has reached
+	// the resource (yet).
+	Overlap = NewKind(KindSpec{Name: "overlap-no-write", Class: Warning, Words: overlapWords})
+	// Contained: the same overlap, and the resource turned the expired
+	// holder's write away by its token.
+	Contained = NewKind(KindSpec{Name: "contained", Class: ContainedByResource, Words: containedWords})
+	// LostUpdate: a client wrote a value computed from a read that another
+	// client's write had already made stale, and that write is gone. A
+	// database (a commit) and a modelled account (a handler's write back)
+	// both let it happen, and tell it in their own words (Family.Words).
+	LostUpdate = NewKind(KindSpec{Name: "lost-update", Class: Broken, Words: lostUpdateWords})
+	// TokenReused: a client was given a fencing token another client had
+	// been given already (a counter that a failover rolled back). The
+	// resource cannot tell the two holders apart: it takes the writes of
+	// both. Token is the token; Other the client that had it first.
+	TokenReused = NewKind(KindSpec{Name: "token-reused", Class: Broken, Words: tokenReusedWords})
+	// DeadHolder: a client asked for the lock and was turned away while its
+	// holder was dead, because the dead holder's lease had not run out yet.
+	// Other is the dead holder, Token (as a time) when its lease runs out,
+	// Max when it crashed. It costs time, not data.
+	DeadHolder = NewKind(KindSpec{Name: "dead-holder", Class: Warning, Words: deadHolderWords})
+)
+
+var heldSpec = KindSpec{Name: "mutual-exclusion-held", Class: Held, Words: Words{
+	Short:  Text{JA: "相互排除を維持", EN: "exclusion held"},
+	Legend: Text{JA: "ロックを持っているつもりのクライアントは、いつも 1 つだけ。", EN: "At every moment, at most one client believed it held the lock."},
+	Say: Plain("相互排除を維持: ロックを持っているつもりのクライアントは、どの時点でも 1 つだけだった。",
+		"Exclusion held: at no moment did two clients believe they held the lock."),
+}}
+
+var staleWriteWords = Words{
+	Short:  Text{JA: "古い書き込み", EN: "stale write"},
+	Legend: Text{JA: "期限の切れた持ち主の書き込みが資源に通り、新しい値を上書きした。", EN: "A write from an expired holder reached the resource and overwrote newer data."},
+	Say: func(f *Frame, v Violation) Text {
+		return Says("古い書き込み: %[1]s のロックは切れていたのに、その書き込み %[4]q が %[2]s に通り、%[3]q を上書きした。",
+			"Stale write: %[1]s's lock had run out, yet its write %[4]q landed at %[2]s and overwrote %[3]q.",
+			v.Client, ShowTime(f.Scenario, v.At), v.Before, v.Value)
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		return fmt.Sprintf("%s wrote %q at %s after its lock ran out, overwriting %q (%s's)", v.Client, v.Value, Clock(sc, v.At), v.Before, v.Other)
+	},
+}
+
+var twoHoldersWords = Words{
+	Short:  Text{JA: "2 人が保持", EN: "two holders"},
+	Legend: Text{JA: "ロックが 2 つのクライアントに同時に与えられた。", EN: "The lock was granted to two clients at once."},
+	Say: func(f *Frame, v Violation) Text {
+		return Says("2 人が保持: %[1]s と %[2]s が同時にロックを持った (%[3]s から)。相互排除が破れている。",
+			"Two holders: %[1]s and %[2]s both held the lock at once (from %[3]s). Mutual exclusion is gone.",
+			v.Other, v.Client, ShowTime(f.Scenario, v.At))
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		return fmt.Sprintf("%s and %s hold the lock at once, from %s", v.Other, v.Client, Clock(sc, v.At))
+	},
+}
+
+var stuckWords = Words{
+	Short:  Text{JA: "行き詰まり", EN: "stuck"},
+	Legend: Text{JA: "クラッシュしたクライアントが期限のないロックを持ったままで、誰も取れない。", EN: "A crashed client holds a lock with no expiry, and nobody can take it."},
+	Say: func(f *Frame, v Violation) Text {
+		return Says("行き詰まり: クラッシュした %[1]s が期限のないロックを持ったまま (%[2]s)。誰も二度と取れない。",
+			"Stuck: %[1]s crashed holding a lock with no expiry (%[2]s). Nobody can ever take it.",
+			v.Client, ShowTime(f.Scenario, v.At))
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		return fmt.Sprintf("%s crashed holding a lock with no expiry (seen at %s)", v.Client, Clock(sc, v.At))
+	},
+}
+
+// overlapWords tell an overlap as it stands in the frame shown: whether its
+// holder is stopped, running, or has learned it lost the lock, from that
+// frame's own state, never from the frame where it was found.
+var overlapWords = Words{
+	Short: Text{JA: "重なり", EN: "overlap"},
+	Legend: Text{JA: "リースの切れたクライアントが、ほかのクライアントの保持中もロックを持っているつもりでいる。書き込みはまだ資源に届いていない。",
+		EN: "A client whose lease ran out still believed it held the lock while another held it; none of its writes has reached the resource."},
+	Say: func(f *Frame, v Violation) Text {
+		at := ShowTime(f.Scenario, v.At)
+		c := f.client(v.Client)
+		switch {
+		case c != nil && !c.Holds:
+			return Says("重なり: %[1]s のリースが切れたあとも、%[1]s はロックを持っているつもりでいた。その間 %[3]s から %[2]s がロックを持っていた。%[1]s は今はもう持っていないと知っている。%[1]s の書き込みは資源に届いていない。",
+				"Overlap: after %[1]s's lease ran out, %[1]s went on believing it held the lock while %[2]s held it (from %[3]s). %[1]s now knows it does not. No write from %[1]s reached the resource.",
+				v.Client, v.Other, at)
+		case c != nil && c.Paused:
+			return Says("重なり: %[1]s のリースは止まっている間に切れ、%[3]s から %[2]s がロックを持っている。止まったままの %[1]s は、まだロックを持っているつもりでいる。%[1]s の書き込みはまだ資源に届いていない。",
+				"Overlap: %[1]s's lease ran out while it was stopped, and %[2]s has held the lock since %[3]s. %[1]s, still stopped, believes it holds the lock. No write from %[1]s has reached the resource yet.",
+				v.Client, v.Other, at)
+		}
+		return Says("重なり: %[1]s のリースは切れ、%[3]s から %[2]s がロックを持っている。それでも %[1]s はロックを持っているつもりで動いている。%[1]s の書き込みはまだ資源に届いていない。",
+			"Overlap: %[1]s's lease ran out, and %[2]s has held the lock since %[3]s, yet %[1]s runs on believing it holds the lock. No write from %[1]s has reached the resource yet.",
+			v.Client, v.Other, at)
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		return fmt.Sprintf("%s works on past its lease while %s holds the lock, from %s", v.Client, v.Other, Clock(sc, v.At))
+	},
+}
+
+var containedWords = Words{
+	Short: Text{JA: "資源が拒否", EN: "contained"},
+	Legend: Text{JA: "2 つのクライアントが持っているつもりになったが、期限の切れた側の書き込みは資源がトークンで拒否した。",
+		EN: "Two clients believed they held the lock, but the resource turned the expired holder's write away by its token."},
+	Say: func(f *Frame, v Violation) Text {
+		return Says("資源が拒否: %[1]s と %[2]s がどちらもロックを持っているつもりになった (%[3]s から)。二重取得は起きたが、期限の切れた %[1]s の書き込みは、資源がトークンで拒否した (%[4]d < %[5]d)。",
+			"Contained: %[1]s and %[2]s both believed they held the lock (from %[3]s). The double acquisition happened, but the resource turned away %[1]s's stale write (token %[4]d < %[5]d).",
+			v.Client, v.Other, ShowTime(f.Scenario, v.At), v.Token, v.Max)
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		return fmt.Sprintf("%s worked on past its lease while %s held the lock, from %s; its write was rejected (token %d < maxToken %d)", v.Client, v.Other, Clock(sc, v.At), v.Token, v.Max)
+	},
+}
+
+var lostUpdateWords = Words{
+	Short: Text{JA: "失われた更新", EN: "lost update"},
+	Legend: Text{JA: "他人の書き込みより前に読んだ値から計算した書き込みが通り、その他人の変更が消えた。",
+		EN: "A write computed from a read older than another client's write went through, and that change is gone."},
+	Say: func(f *Frame, v Violation) Text {
+		return Says("失われた更新: %[1]s が %[3]s に %[2]s を書いた。その計算の元になった読み取りは、%[4]s の書き込み (%[5]s) より前のもので、%[4]s の変更は消えた。",
+			"Lost update: %[1]s wrote %[2]s at %[3]s, computed from a read taken before %[4]s's write (%[5]s). %[4]s's change is lost.",
+			v.Client, v.Value, ShowTime(f.Scenario, v.At), v.Other, v.Before)
+	},
+}
+
+var tokenReusedWords = Words{
+	Short:  Text{JA: "同じトークン", EN: "token reused"},
+	Legend: Text{JA: "同じフェンシングトークンが 2 つのクライアントに渡った。資源の検査では防げない。", EN: "One fencing token was given to two clients; no check at the resource can tell them apart."},
+	Say: func(f *Frame, v Violation) Text {
+		return Says("同じトークン: %[1]s は %[2]s にトークン %[3]d でロックを取ったが、その番号は %[4]s がすでに受け取っていた。資源には 2 人の見分けがつかず、どちらの書き込みも受け取る。",
+			"Token reused: %[1]s took the lock at %[2]s with token %[3]d, which %[4]s had been given already. The resource cannot tell the two apart and takes the writes of both.",
+			v.Client, ShowTime(f.Scenario, v.At), v.Token, v.Other)
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		return fmt.Sprintf("%s took the lock at %s with token %d, which %s had been given already", v.Client, Clock(sc, v.At), v.Token, v.Other)
+	},
+}
+
+var deadHolderWords = Words{
+	Short: Text{JA: "死んだ持ち主", EN: "dead holder"},
+	Legend: Text{JA: "クラッシュした持ち主のリースが切れるまで、ほかのクライアントがロックを断られた。データは壊れないが、時間を失う。",
+		EN: "A client was refused the lock while its holder was dead, until the holder's lease ran out: no data is lost, only time."},
+	Say: func(f *Frame, v Violation) Text {
+		sc := f.Scenario
+		return Says("死んだ持ち主: %[1]s は %[2]s にロックを断られた。持ち主の %[3]s は %[4]s にクラッシュしていたが、そのリースは %[5]s まで続く。それまで誰もロックを取れない。",
+			"Dead holder: %[1]s was turned away at %[2]s. Its holder %[3]s had crashed at %[4]s, but its lease runs to %[5]s, and until then nobody can take the lock.",
+			v.Client, ShowTime(sc, v.At), v.Other, ShowTime(sc, int(v.Max)), ShowTime(sc, int(v.Token)))
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		return fmt.Sprintf("%s was turned away at %s: %s crashed at %s and keeps the lock until its lease runs out at %s",
+			v.Client, Clock(sc, v.At), v.Other, Clock(sc, int(v.Max)), Clock(sc, int(v.Token)))
+	},
+}
+
+// ShowTime is a moment as a page shows it, in the scenario's unit: t=16 in
+// ticks, or t=10.5s for a real system's milliseconds.
+func ShowTime(sc *Scenario, at int) string { return "t=" + ShowDuration(sc, at) }
+
+// ShowDuration is a span of time as a page shows it, in the scenario's unit.
+func ShowDuration(sc *Scenario, d int) string {
+	if sc.Unit() == "tick" {
+		return strconv.Itoa(d)
+	}
+	if d%1000 == 0 {
+		return strconv.Itoa(d/1000) + "s"
+	}
+	if d < 1000 && d > -1000 {
+		return strconv.Itoa(d) + "ms"
+	}
+	return strconv.FormatFloat(float64(d)/1000, 'f', -1, 64) + "s"
+}
+
+// client returns the frame's client named name, or nil.
+func (f *Frame) client(name string) *Client {
+	for i := range f.Clients {
+		if f.Clients[i].Name == name {
+			return &f.Clients[i]
+		}
+	}
+	return nil
+}
