@@ -59,7 +59,7 @@ type Scenario struct {
 	Moves   []Move
 
 	// Property is the promise the switch is about, which the finder looks
-	// for a way to break (PropertyNamed); "" for none. Expect is what it
+	// for a way to break (Promise); "" for none. Expect is what it
 	// finds from the first frame with the switch off ([0]) and on ([1]);
 	// nil where the file does not say.
 	Property string

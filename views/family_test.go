@@ -110,7 +110,7 @@ func TestAFamilyOfOnesOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One line for its panel.
-	views.RegisterPanel("latch", views.Panel{
+	views.RegisterPanel(latchFamily, views.Panel{
 		Store: func(d views.Demo) templ.Component {
 			return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 				_, err := fmt.Fprintf(w, `<section class="panel" data-testid="latch">held by %s</section>`, d.Frame.Store.(latchState).Holder)
@@ -168,5 +168,15 @@ func TestAFamilyOfOnesOwn(t *testing.T) {
 	doc.Find("text.lane-label").Each(func(_ int, s *goquery.Selection) { lanes = append(lanes, s.Text()) })
 	if !strings.Contains(strings.Join(lanes, " "), "latch") {
 		t.Errorf("the diagram's lanes are %q, want one for the latch", lanes)
+	}
+}
+
+// Every registered family has its panel: a family added to demo/families
+// without its line in the views' registry would show a bare page.
+func TestEveryFamilyHasAPanel(t *testing.T) {
+	for _, fam := range families.All.Families() {
+		if !views.HasPanel(fam) {
+			t.Errorf("family %s has no panel: add its line to familyPanels (views/panels.go)", fam.Name)
+		}
 	}
 }

@@ -33,6 +33,8 @@ func NewFind(here Place, r find.Result) (Find, error) {
 	f := Find{Here: here, Result: r}
 	var err error
 	if r.Found {
+		// The history found, as free play: the way to break the promise,
+		// or to reach what a sometimes promise says can happen.
 		f.Broken = here
 		f.Broken.Place = r.Place()
 		f.Broken.FreePlay = true
@@ -41,7 +43,7 @@ func NewFind(here Place, r find.Result) (Find, error) {
 			return f, err
 		}
 		e := here.Sc.Expect[1]
-		f.Partial = here.On && e != nil && e.Found
+		f.Partial = !r.Property.Sometimes() && here.On && e != nil && e.Found
 	}
 	for _, m := range r.Others {
 		p := r.Start
@@ -92,6 +94,9 @@ func init() {
 		"find.title":          {"壊し方を探す", "Find a way to break this"},
 		"find.button":         {"壊し方を探す", "Find a way to break this"},
 		"find.promise":        {"約束: %s", "The promise: %s"},
+		"find.reached":        {"%[1]d 手で「%[2]s」に届く道が見つかった。", "\"%[2]s\" can happen: here in %[1]d actions."},
+		"find.never":          {"深さ %[1]d まで届かない: %[1]d 手までのどの履歴でも「%[2]s」は起きない。誰も仕事を終えられない対策は、対策ではない。", "Never within depth %[1]d: no history of up to %[1]d steps gets to \"%[2]s\". A fix that stops everyone is no fix."},
+		"find.budget.never":   {"探索の予算が %[1]d 状態で尽きた。%[2]d 手までの履歴はすべて試し、「%[3]s」に届くものは無かった。", "The search's budget ran out after %[1]d distinct states: every history of up to %[2]d steps was tried, and none gets to \"%[3]s\"."},
 		"find.found":          {"%[1]d 手で約束「%[2]s」を破る道が見つかった。", "A way to break the promise \"%[2]s\" in %[1]d actions."},
 		"find.explored":       {"(調べた異なる状態: %d)", "(%d distinct states explored)"},
 		"find.play":           {"この道をコマ送りで見る", "Play it as frames"},

@@ -86,7 +86,7 @@ func Changed(f demo.Frame, what string) bool {
 func Describe(lang string, f demo.Frame, e demo.Event) string {
 	sc := f.Scenario
 	key := "ev." + e.Kind().String()
-	if d := familyPanels[sc.Family.Name].Describe; d != nil {
+	if d := familyPanels[sc.Family].Describe; d != nil {
 		if s, ok := d(lang, f, e); ok {
 			return s
 		}
@@ -121,7 +121,7 @@ func ownerOf(lang, client string) string {
 // found, with its evidence, or that mutual exclusion held.
 func Verdict(lang string, f demo.Frame) string {
 	s := Finding(lang, f, f.Verdict())
-	if cost := familyPanels[f.Scenario.Family.Name].Cost; cost != nil && f.Verdict().Kind == demo.MutualExclusionHeld {
+	if cost := familyPanels[f.Scenario.Family].Cost; cost != nil && f.Verdict().Kind == demo.MutualExclusionHeld {
 		// Where the lock held, what it cost the store may be the lesson.
 		if c := cost(lang, f); c != "" {
 			s += " " + c
@@ -241,7 +241,7 @@ func lightestFirst(ks []demo.ViolationKind) []demo.ViolationKind {
 // reply as it stands, or, when no answer came, what happened in lang (its
 // family's Reply says).
 func WireReply(lang string, f demo.Frame, e demo.Event) string {
-	if r := familyPanels[f.Scenario.Family.Name].Reply; r != nil {
+	if r := familyPanels[f.Scenario.Family].Reply; r != nil {
 		if s, ok := r(lang, e); ok {
 			return s
 		}
@@ -325,7 +325,7 @@ func FrameTitle(f demo.Frame, lang string) string {
 // against Debian bookworm's server of that version and fails for a scenario
 // of its family it does not play.
 func CheckedKey(sc *demo.Scenario) string {
-	if c := familyPanels[sc.Family.Name].Checked; c != nil {
+	if c := familyPanels[sc.Family].Checked; c != nil {
 		return c(sc)
 	}
 	return ""

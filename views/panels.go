@@ -4,6 +4,13 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/backoff"
+	"github.com/distlock/fencing-demo/demo/consensus"
+	"github.com/distlock/fencing-demo/demo/eventlog"
+	"github.com/distlock/fencing-demo/demo/lockservice"
+	"github.com/distlock/fencing-demo/demo/partition"
+	"github.com/distlock/fencing-demo/demo/redis"
+	"github.com/distlock/fencing-demo/demo/sql"
 )
 
 // Panel is how the page draws one store family: its panels, and the
@@ -37,26 +44,33 @@ type Panel struct {
 	Stage func(d Demo) templ.Component
 }
 
-// familyPanels is the registry: one line per family, by demo.Family.Name.
-var familyPanels = map[string]Panel{
-	"lockservice": {Store: lockPanel, Describe: describeLock},
-	"redis":       {Store: nodesPanel, Wide: true, Describe: describeRedis, Reply: redisReply, Checked: redisChecked},
-	"consensus":   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked, Cost: coordCost},
-	"sql":         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked},
-	"eventlog":    {Store: eventLogPanels, Whole: true, Describe: describeLog},
-	"partition":   {Store: partitionPanels, Whole: true, Describe: describePartition},
-	"backoff":     {Store: backoffPanels, Whole: true, Stage: backoffChart, Describe: describeBackoff},
+// familyPanels is the registry: one line per family.
+var familyPanels = map[*demo.Family]Panel{
+	lockservice.Family: {Store: lockPanel, Describe: describeLock},
+	redis.Family:       {Store: nodesPanel, Wide: true, Describe: describeRedis, Reply: redisReply, Checked: redisChecked},
+	consensus.Family:   {Store: consensusPanel, Wide: true, Describe: describeCoord, Checked: coordChecked, Cost: coordCost},
+	sql.Family:         {Store: databasePanels, Whole: true, Describe: describeSQL, Checked: sqlChecked},
+	eventlog.Family:    {Store: eventLogPanels, Whole: true, Describe: describeLog},
+	partition.Family:   {Store: partitionPanels, Whole: true, Describe: describePartition},
+	backoff.Family:     {Store: backoffPanels, Whole: true, Stage: backoffChart, Describe: describeBackoff},
 }
 
 // RegisterPanel adds the panel of a family of one's own, for a program that
 // loads scenarios of that family (script.LoadWith). Call it before serving.
-func RegisterPanel(family string, p Panel) { familyPanels[family] = p }
+func RegisterPanel(fam *demo.Family, p Panel) { familyPanels[fam] = p }
+
+// HasPanel reports whether fam has a panel: a family without one would
+// show its resource and clients only, which no family of the demo's does.
+func HasPanel(fam *demo.Family) bool {
+	_, ok := familyPanels[fam]
+	return ok
+}
 
 // OwnsResource reports whether the scenario's store draws its own resource
 // (a database's tables, a modelled account or partition) in place of the
 // engine's resource and clients.
-func OwnsResource(sc *demo.Scenario) bool { return familyPanels[sc.Family.Name].Whole }
+func OwnsResource(sc *demo.Scenario) bool { return familyPanels[sc.Family].Whole }
 
 // panelOf is the panel of the frame's family; a family with none shows the
 // resource and the clients only.
-func panelOf(d Demo) Panel { return familyPanels[d.Sc().Family.Name] }
+func panelOf(d Demo) Panel { return familyPanels[d.Sc().Family] }

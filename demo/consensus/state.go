@@ -6,6 +6,16 @@ import (
 	"github.com/distlock/fencing-demo/demo"
 )
 
+// What the finder asks of a store beyond demo.Store: a cheap copy, a copy
+// into an earlier one's memory, a canonical key, and past moments keyed by
+// their order.
+var (
+	_ demo.Cloner      = (*service)(nil)
+	_ demo.CopierInto  = (*service)(nil)
+	_ demo.Keyer       = (*service)(nil)
+	_ demo.PastByOrder = (*service)(nil)
+)
+
 // Clone is a deep copy for the finder: znodes point at sessions, so each
 // copied znode points at the copy of its session.
 func (s *service) Clone() demo.Store {

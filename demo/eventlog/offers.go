@@ -13,6 +13,13 @@ import (
 // the consumer applying the next event.
 func offers(r *demo.Run) []demo.Offer { return demo.ScriptOffers(r, true) }
 
+// What the finder asks of a store beyond demo.Store: a cheap copy and a
+// canonical key.
+var (
+	_ demo.Cloner = (*account)(nil)
+	_ demo.Keyer  = (*account)(nil)
+)
+
 // Clone copies the account for the finder; the log's entries are values,
 // so a copy of the slice is enough.
 func (a *account) Clone() demo.Store {

@@ -123,9 +123,14 @@ func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, bool) {
 	return s.played, true
 }
 
-// judge looks at the violations the last step added: one that breaks the
-// property ends the search; the others are kept, the first of each kind.
+// judge looks at the state the last step led to: a sometimes property
+// reached, or a violation it added that breaks an always property, ends the
+// search; the other violations are kept, the first of each kind.
 func (s *search) judge(r *demo.Run, vs []demo.Violation, id int) bool {
+	if s.prop.Sometimes() && s.prop.Reached(r) {
+		s.res.Found, s.res.Trace = true, s.trace(int32(id))
+		return true
+	}
 	for _, v := range vs {
 		if s.prop.Breaks(v, r.Holdings()) {
 			s.res.Found, s.res.Violation, s.res.Trace = true, v, s.trace(int32(id))

@@ -40,7 +40,9 @@ type Result struct {
 	Start    demo.Place
 	Property demo.Property
 	// Found: Trace, played from Start, is the shortest history that breaks
-	// the property, ending in Violation.
+	// an always property, ending in Violation; for a sometimes property,
+	// the shortest that reaches the good thing (an example, with no
+	// Violation).
 	Found     bool
 	Trace     []demo.Action
 	Violation demo.Violation
@@ -103,8 +105,10 @@ type search struct {
 	order     []int          // a group in that order
 }
 
-// Find searches from start for the shortest history that breaks prop.
-// An error is a start that does not play, or a family with no free play.
+// Find searches from start for the shortest history that breaks prop, or
+// for a sometimes property the shortest that reaches what it says can
+// happen. An error is a start that does not play, or a family with no free
+// play.
 func Find(start demo.Place, prop demo.Property, opt Options) (Result, error) {
 	s, err := newSearch(start, prop, opt)
 	if err != nil {
@@ -143,6 +147,10 @@ func newSearch(start demo.Place, prop demo.Property, opt Options) (*search, erro
 
 // explore judges the start, then searches from it.
 func (s *search) explore() (Result, error) {
+	if s.prop.Sometimes() && s.prop.Reached(s.root) {
+		s.res.Found = true // already so where it starts
+		return s.res, nil
+	}
 	for _, v := range s.root.Violations() {
 		if s.prop.Breaks(v, s.root.Holdings()) {
 			// Broken where it starts: the empty history is the shortest.

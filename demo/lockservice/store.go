@@ -192,6 +192,14 @@ func offers(r *demo.Run) []demo.Offer {
 	return out
 }
 
+// What the finder asks of a store beyond demo.Store (state.go): a cheap
+// copy, a copy into an earlier one's memory, and a canonical key.
+var (
+	_ demo.Cloner     = (*Store)(nil)
+	_ demo.CopierInto = (*Store)(nil)
+	_ demo.Keyer      = (*Store)(nil)
+)
+
 // Clone copies the lock service, for the finder.
 func (s *Store) Clone() demo.Store {
 	svc := *s.Svc

@@ -25,6 +25,13 @@ func offers(r *demo.Run) []demo.Offer {
 	return out
 }
 
+// What the finder asks of a store beyond demo.Store: a cheap copy and a
+// canonical key.
+var (
+	_ demo.Cloner = (*partition)(nil)
+	_ demo.Keyer  = (*partition)(nil)
+)
+
 // Clone copies the partition for the finder.
 func (p *partition) Clone() demo.Store {
 	c := *p

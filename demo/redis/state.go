@@ -6,6 +6,14 @@ import (
 	"github.com/distlock/fencing-demo/demo"
 )
 
+// What the finder asks of a store beyond demo.Store: a cheap copy, a copy
+// into an earlier one's memory, and a canonical key.
+var (
+	_ demo.Cloner     = (*redisNodes)(nil)
+	_ demo.CopierInto = (*redisNodes)(nil)
+	_ demo.Keyer      = (*redisNodes)(nil)
+)
+
 // Clone is a deep copy for the finder: each node with its keys and
 // backlog, each client's attempts and cut-off nodes.
 func (s *redisNodes) Clone() demo.Store {

@@ -7,6 +7,16 @@ import (
 	"github.com/distlock/fencing-demo/demo/lockservice"
 )
 
+// What the finder asks of a store beyond demo.Store: a cheap copy, a copy
+// into an earlier one's memory and a canonical key (state.go); and the
+// spans its frame draws of row locks and waits.
+var (
+	_ demo.Cloner     = (*database)(nil)
+	_ demo.CopierInto = (*database)(nil)
+	_ demo.Keyer      = (*database)(nil)
+	_ demo.Spanned    = State{}
+)
+
 // Clone is a deep copy for the finder. Rows, connections, waits and
 // advisory locks point at one another, so each is copied once and every
 // pointer is moved to its copy. A row's committed and pending values, its

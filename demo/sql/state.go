@@ -202,5 +202,3 @@ func appendStrings(b []byte, m map[string]string, keys []string) []byte {
 	}
 	return b
 }
-
-var _ demo.Keyer = (*database)(nil)
