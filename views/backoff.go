@@ -133,28 +133,26 @@ func chartSummary(lang string, sc *demo.Scenario, s backoff.State) string {
 }
 
 // The modelled crowd's words.
-func init() {
-	addWords(map[string][2]string{
-		"bo.title":               {"ロックとリトライ", "The lock and the retries"},
-		"bo.wait":                {"断られた後の待ち", "Wait after a refusal"},
-		"bo.wait.exact":          {"ちょうど min(%[1]d ms, %[2]d ms × 2^試行回数)", "exactly min(%[1]d ms, %[2]d ms × 2^attempt)"},
-		"bo.wait.jitter":         {"0 から min(%[1]d ms, %[2]d ms × 2^試行回数) 未満のランダム (full jitter)", "random in [0, min(%[1]d ms, %[2]d ms × 2^attempt)) (full jitter)"},
-		"bo.calls":               {"呼び出し", "Calls"},
-		"bo.calls.n":             {"%d 回 (断られたのは %d 回)", "%d (%d refused)"},
-		"bo.done":                {"ロックを取れた", "Have had the lock"},
-		"bo.last":                {"最後の 1 人が取れた時刻", "The last got it at"},
-		"bo.still":               {"まだ (%d が待っている)", "not yet (%d still waiting)"},
-		"bo.seed":                {"乱数のシード", "Seed of the jitter"},
-		"bo.modelled":            {"モデルで、実物の Redis では確かめていない: SET NX が保持中のロックを断ること、各クライアントのタイマー、シナリオのシードで始まる PCG 乱数のジッター。", "Modelled, not checked against a real Redis: SET NX refusing a held lock, each client's own retry timer, and jitter from a PCG seeded by the scenario."},
-		"bo.chart":               {"時間枠ごとの呼び出し回数", "Calls per time slot"},
-		"bo.chart.desc":          {"%[1]d ms の時間枠ごとの呼び出し回数の棒グラフ。ここまでの呼び出しは %[2]d 回。取り直しが最も多かった枠は %[3]s で、%[4]d 回。", "A bar chart of the calls in each %[1]d ms slot. %[2]d calls so far; the slot with the most retries is at %[3]s, with %[4]d calls."},
-		"bo.chart.herd":          {"半数以上が同じ枠で取り直した", "half of the clients or more retried in the slot"},
-		"bo.nobody":              {"誰も取れない", "nobody gets the lock"},
-		"bo.won":                 {"%s が取る", "%s gets the lock"},
-		"ev.backoff-calls":       {"%[1]d ms の枠: 呼び出し %[2]d 回 (うち取り直し %[3]d)。%[4]s。待っているのは %[5]d", "slot at %[1]d ms: %[2]d calls (%[3]d retries); %[4]s; %[5]d waiting"},
-		"ev.backoff-calls.retry": {"%[1]d ms の枠: 取り直しの呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]d ms: 1 call, a retry; %[2]s; %[3]d waiting"},
-		"ev.backoff-calls.first": {"%[1]d ms の枠: 最初の呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]d ms: 1 call, a first; %[2]s; %[3]d waiting"},
-	})
+var backoffWords = map[string][2]string{
+	"bo.title":               {"ロックとリトライ", "The lock and the retries"},
+	"bo.wait":                {"断られた後の待ち", "Wait after a refusal"},
+	"bo.wait.exact":          {"ちょうど min(%[1]d ms, %[2]d ms × 2^試行回数)", "exactly min(%[1]d ms, %[2]d ms × 2^attempt)"},
+	"bo.wait.jitter":         {"0 から min(%[1]d ms, %[2]d ms × 2^試行回数) 未満のランダム (full jitter)", "random in [0, min(%[1]d ms, %[2]d ms × 2^attempt)) (full jitter)"},
+	"bo.calls":               {"呼び出し", "Calls"},
+	"bo.calls.n":             {"%d 回 (断られたのは %d 回)", "%d (%d refused)"},
+	"bo.done":                {"ロックを取れた", "Have had the lock"},
+	"bo.last":                {"最後の 1 人が取れた時刻", "The last got it at"},
+	"bo.still":               {"まだ (%d が待っている)", "not yet (%d still waiting)"},
+	"bo.seed":                {"乱数のシード", "Seed of the jitter"},
+	"bo.modelled":            {"モデルで、実物の Redis では確かめていない: SET NX が保持中のロックを断ること、各クライアントのタイマー、シナリオのシードで始まる PCG 乱数のジッター。", "Modelled, not checked against a real Redis: SET NX refusing a held lock, each client's own retry timer, and jitter from a PCG seeded by the scenario."},
+	"bo.chart":               {"時間枠ごとの呼び出し回数", "Calls per time slot"},
+	"bo.chart.desc":          {"%[1]d ms の時間枠ごとの呼び出し回数の棒グラフ。ここまでの呼び出しは %[2]d 回。取り直しが最も多かった枠は %[3]s で、%[4]d 回。", "A bar chart of the calls in each %[1]d ms slot. %[2]d calls so far; the slot with the most retries is at %[3]s, with %[4]d calls."},
+	"bo.chart.herd":          {"半数以上が同じ枠で取り直した", "half of the clients or more retried in the slot"},
+	"bo.nobody":              {"誰も取れない", "nobody gets the lock"},
+	"bo.won":                 {"%s が取る", "%s gets the lock"},
+	"ev.backoff-calls":       {"%[1]d ms の枠: 呼び出し %[2]d 回 (うち取り直し %[3]d)。%[4]s。待っているのは %[5]d", "slot at %[1]d ms: %[2]d calls (%[3]d retries); %[4]s; %[5]d waiting"},
+	"ev.backoff-calls.retry": {"%[1]d ms の枠: 取り直しの呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]d ms: 1 call, a retry; %[2]s; %[3]d waiting"},
+	"ev.backoff-calls.first": {"%[1]d ms の枠: 最初の呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]d ms: 1 call, a first; %[2]s; %[3]d waiting"},
 }
 
 // fmtCalls is the calls so far and how many were refused.

@@ -89,25 +89,24 @@ func (p Place) FindURL() string {
 // propertyOf is the promise sc's switch is about.
 func propertyOf(sc *demo.Scenario) (demo.Property, bool) { return sc.Promise() }
 
-func init() {
-	addWords(map[string][2]string{
-		"find.title":          {"壊し方を探す", "Find a way to break this"},
-		"find.button":         {"壊し方を探す", "Find a way to break this"},
-		"find.promise":        {"約束: %s", "The promise: %s"},
-		"find.reached":        {"%[1]d 手で「%[2]s」に届く道が見つかった。", "\"%[2]s\" can happen: here in %[1]d actions."},
-		"find.never":          {"深さ %[1]d まで届かない: %[1]d 手までのどの履歴でも「%[2]s」は起きない。誰も仕事を終えられない対策は、対策ではない。", "Never within depth %[1]d: no history of up to %[1]d steps gets to \"%[2]s\". A fix that stops everyone is no fix."},
-		"find.budget.never":   {"探索の予算が %[1]d 状態で尽きた。%[2]d 手までの履歴はすべて試し、「%[3]s」に届くものは無かった。", "The search's budget ran out after %[1]d distinct states: every history of up to %[2]d steps was tried, and none gets to \"%[3]s\"."},
-		"find.found":          {"%[1]d 手で約束「%[2]s」を破る道が見つかった。", "A way to break the promise \"%[2]s\" in %[1]d actions."},
-		"find.explored":       {"(調べた異なる状態: %d)", "(%d distinct states explored)"},
-		"find.play":           {"この道をコマ送りで見る", "Play it as frames"},
-		"find.partial":        {"この対策は部分的でしかない。探索はそれをかいくぐる道を見つけた。それがこのシナリオの教訓だ。", "This fix is only partial: the finder found the way around it, and that is this scenario's lesson."},
-		"find.budget":         {"探索の予算が %[1]d 状態で尽きた。%[2]d 手までの履歴はすべて試し、約束「%[3]s」を破るものは無かった。", "The search's budget ran out after %[1]d distinct states: every history of up to %[2]d steps was tried, and none breaks the promise \"%[3]s\"."},
-		"find.none":           {"深さ %[1]d まで違反なし: %[1]d 手までのどの履歴も約束「%[2]s」を破らない。", "No violation up to depth %[1]d: no history of up to %[1]d steps breaks the promise \"%[2]s\"."},
-		"find.others":         {"途中で出会った、この約束を破らない違反 (封じ込められたもの、または別の問題):", "Also met on the way, not breaking this promise (contained, or another matter):"},
-		"find.after":          {"%d 手で", "after %d actions"},
-		"find.back":           {"元の手順に戻る", "Back to the frame"},
-		"err.find.busy.title": {"探索が混み合っている", "Too many searches"},
-		"err.find.busy":       {"同時に走る探索が多すぎるか、あなたの探索がまだ走っている。1 秒ほどしてからもう一度試してほしい。", "Too many searches are running at once, or one of yours still is. Try again in a second."},
-		"err.find.none":       {"シナリオ %s には、探索が破ろうとする約束が無い。", "Scenario %s names no promise for the finder to break."},
-	})
+// findWords are the finder's words.
+var findWords = map[string][2]string{
+	"find.title":          {"壊し方を探す", "Find a way to break this"},
+	"find.button":         {"壊し方を探す", "Find a way to break this"},
+	"find.promise":        {"約束: %s", "The promise: %s"},
+	"find.reached":        {"%[1]d 手で「%[2]s」に届く道が見つかった。", "\"%[2]s\" can happen: here in %[1]d actions."},
+	"find.never":          {"深さ %[1]d まで届かない: %[1]d 手までのどの履歴でも「%[2]s」は起きない。誰も仕事を終えられない対策は、対策ではない。", "Never within depth %[1]d: no history of up to %[1]d steps gets to \"%[2]s\". A fix that stops everyone is no fix."},
+	"find.budget.never":   {"探索の予算が %[1]d 状態で尽きた。%[2]d 手までの履歴はすべて試し、「%[3]s」に届くものは無かった。", "The search's budget ran out after %[1]d distinct states: every history of up to %[2]d steps was tried, and none gets to \"%[3]s\"."},
+	"find.found":          {"%[1]d 手で約束「%[2]s」を破る道が見つかった。", "A way to break the promise \"%[2]s\" in %[1]d actions."},
+	"find.explored":       {"(調べた異なる状態: %d)", "(%d distinct states explored)"},
+	"find.play":           {"この道をコマ送りで見る", "Play it as frames"},
+	"find.partial":        {"この対策は部分的でしかない。探索はそれをかいくぐる道を見つけた。それがこのシナリオの教訓だ。", "This fix is only partial: the finder found the way around it, and that is this scenario's lesson."},
+	"find.budget":         {"探索の予算が %[1]d 状態で尽きた。%[2]d 手までの履歴はすべて試し、約束「%[3]s」を破るものは無かった。", "The search's budget ran out after %[1]d distinct states: every history of up to %[2]d steps was tried, and none breaks the promise \"%[3]s\"."},
+	"find.none":           {"深さ %[1]d まで違反なし: %[1]d 手までのどの履歴も約束「%[2]s」を破らない。", "No violation up to depth %[1]d: no history of up to %[1]d steps breaks the promise \"%[2]s\"."},
+	"find.others":         {"途中で出会った、この約束を破らない違反 (封じ込められたもの、または別の問題):", "Also met on the way, not breaking this promise (contained, or another matter):"},
+	"find.after":          {"%d 手で", "after %d actions"},
+	"find.back":           {"元の手順に戻る", "Back to the frame"},
+	"err.find.busy.title": {"探索が混み合っている", "Too many searches"},
+	"err.find.busy":       {"同時に走る探索が多すぎるか、あなたの探索がまだ走っている。1 秒ほどしてからもう一度試してほしい。", "Too many searches are running at once, or one of yours still is. Try again in a second."},
+	"err.find.none":       {"シナリオ %s には、探索が破ろうとする約束が無い。", "Scenario %s names no promise for the finder to break."},
 }

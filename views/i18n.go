@@ -1,11 +1,14 @@
 package views
 
 // messages holds every fixed string of the screen in both languages, keyed by
-// a short name. The site's own words are here; a store family's panel brings
-// its words with it (consensus.go, i18n_database.go add theirs with
-// addWords), so a family is one file of the views. The narration lives in
-// scenarios.yaml and the guide's prose in guide.yaml.
-var messages = map[string][2]string{ // key -> {ja, en}
+// a short name: the site's own words (siteWords) and those each part of the
+// page brings in its own file (a family's panel, the finder, predictions).
+// The narration lives in scenarios.yaml, the guide's prose in guide.yaml and
+// the words of a kind of failure with its family (demo.Words).
+var messages = mergeWords(siteWords, findWords, backoffWords, pitfallWords, consensusWords, eventLogWords, partitionWords, stripWords, predictWords, pollWords, freePlayWords, databaseWords)
+
+// siteWords are the site's own words.
+var siteWords = map[string][2]string{ // key -> {ja, en}
 	"site":          {"分散ロックとフェンシングトークン", "Distributed locks and fencing tokens"},
 	"site.desc":     {"リースとフェンシングトークンがなぜ要るかを 1 手ずつ確かめる対話型デモ。", "An interactive, step-by-step demo of why a distributed lock needs a lease and a fencing token."},
 	"demo":          {"デモ", "Demo"},
@@ -245,15 +248,19 @@ var messages = map[string][2]string{ // key -> {ja, en}
 	"err.tree.node":     {"判断の木に %q という場所はない。", "The decision tree has no point called %q."},
 }
 
-// addWords adds a family's words to the table; a key the table has already
-// is a mistake in the program, caught when it starts.
-func addWords(words map[string][2]string) {
-	for k, v := range words {
-		if _, dup := messages[k]; dup {
-			panic("views: the word " + k + " is defined twice")
+// mergeWords is one table of the parts' words; a key two parts define is a
+// mistake in the program, caught when it starts.
+func mergeWords(parts ...map[string][2]string) map[string][2]string {
+	all := map[string][2]string{}
+	for _, words := range parts {
+		for k, v := range words {
+			if _, dup := all[k]; dup {
+				panic("views: the word " + k + " is defined twice")
+			}
+			all[k] = v
 		}
-		messages[k] = v
 	}
+	return all
 }
 
 // T returns the fixed string key in lang; an unknown key comes back as itself,

@@ -99,25 +99,24 @@ func Because(lang string, f demo.Frame, res demo.Result) []string {
 	return out
 }
 
-func init() {
-	addWords(map[string][2]string{
-		"predict":              {"❓ 予想してから進む", "❓ Predict, then step"},
-		"predict.hint":         {"答えを選ぶと、次の一手が進み、答え合わせをする。", "Pick an answer: the next move then plays and your answer is checked."},
-		"predict.options":      {"答え", "Answers"},
-		"predict.result":       {"予想の答え合わせ", "Your prediction"},
-		"predict.right":        {"正解 ✓", "Right ✓"},
-		"predict.wrong":        {"不正解 ✗", "Wrong ✗"},
-		"predict.picked":       {"あなたの答え: %s", "You said: %s"},
-		"predict.answer":       {"モデルの答え: %s", "The model's answer: %s"},
-		"predict.tempting":     {"そう思えた理由: %s", "Why it was tempting: %s"},
-		"predict.holders":      {"持っていると信じているのは %s。", "Believing they hold the lock: %s."},
-		"predict.holders.none": {"ロックを持っていると信じているクライアントはいない。", "No client believes it holds the lock."},
-		"predict.count.none":   {"この一手にそのような出来事はない。", "The move has no such event."},
-		"predict.quiz":         {"デモで予想する: %s", "Predict it in the demo: %s"},
-		"predict.quiz.ahead":   {"問いの場面を先に見る", "See the frame the question is asked on"},
-		"err.guess":            {"答え %q はこの問いの選択肢にない。", "The answer %q is not one of this question's options."},
-		"err.guess.none":       {"%d 番目の場面の前には問いがないので、答えは付けられない。", "No question leads to frame %d, so it takes no answer."},
-	})
+// predictWords are a prediction's words.
+var predictWords = map[string][2]string{
+	"predict":              {"❓ 予想してから進む", "❓ Predict, then step"},
+	"predict.hint":         {"答えを選ぶと、次の一手が進み、答え合わせをする。", "Pick an answer: the next move then plays and your answer is checked."},
+	"predict.options":      {"答え", "Answers"},
+	"predict.result":       {"予想の答え合わせ", "Your prediction"},
+	"predict.right":        {"正解 ✓", "Right ✓"},
+	"predict.wrong":        {"不正解 ✗", "Wrong ✗"},
+	"predict.picked":       {"あなたの答え: %s", "You said: %s"},
+	"predict.answer":       {"モデルの答え: %s", "The model's answer: %s"},
+	"predict.tempting":     {"そう思えた理由: %s", "Why it was tempting: %s"},
+	"predict.holders":      {"持っていると信じているのは %s。", "Believing they hold the lock: %s."},
+	"predict.holders.none": {"ロックを持っていると信じているクライアントはいない。", "No client believes it holds the lock."},
+	"predict.count.none":   {"この一手にそのような出来事はない。", "The move has no such event."},
+	"predict.quiz":         {"デモで予想する: %s", "Predict it in the demo: %s"},
+	"predict.quiz.ahead":   {"問いの場面を先に見る", "See the frame the question is asked on"},
+	"err.guess":            {"答え %q はこの問いの選択肢にない。", "The answer %q is not one of this question's options."},
+	"err.guess.none":       {"%d 番目の場面の前には問いがないので、答えは付けられない。", "No question leads to frame %d, so it takes no answer."},
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
@@ -268,27 +267,26 @@ func (d Demo) Polled() bool {
 	return d.Run != "" && d.Here.View == PageView && (d.Question() != nil || d.Sc().Predicted(d.Frame.Index) != nil)
 }
 
-func init() {
-	addWords(map[string][2]string{
-		"poll.ask":          {"会場に問う", "Ask the room"},
-		"poll.ask.hint":     {"問いを受講者の画面に出す (キー A)。次の「1手すすめる」で答えを明かす。", "Puts the question on the followers' screens (key A). The next Step reveals the answer."},
-		"poll.room":         {"会場の答え", "The room's answers"},
-		"poll.count":        {"%d 人が回答", "%d answered"},
-		"poll.open":         {"受付中", "open"},
-		"poll.revealed":     {"締切", "closed"},
-		"poll.reveal":       {"答えを明かす (1手すすめる)", "Reveal (Step)"},
-		"poll.share":        {"%[1]d 人 (%[2]d%%)", "%[1]d (%[2]d%%)"},
-		"poll.right":        {"正解", "right"},
-		"poll.question":     {"講師からの問い", "The lecturer asks"},
-		"poll.answer":       {"答える", "Your answer"},
-		"poll.mine":         {"あなたの答え: %s (答えが明かされるまで変えられる)", "Your answer: %s (you may change it until the reveal)"},
-		"poll.change":       {"答えが明かされるまで、何度でも選び直せる。", "You may change your answer until the lecturer reveals it."},
-		"poll.result":       {"答え合わせ", "The answer"},
-		"err.ask.run":       {"問いを出せるのは講師だけ: 自分の実行 (最初のクリックで始まる) から問う。", "Only the lecturer asks: ask from your own run (your first click starts one)."},
-		"err.ask.none":      {"この場面には問いがない。", "This frame asks no question."},
-		"err.poll.store":    {"答えを数える場所に今つながらない。少し待ってもう一度。", "The answers cannot be counted just now. Try again in a moment."},
-		"err.answer":        {"その答えはこの問いの選択肢にない。", "That answer is not one of this question's options."},
-		"err.answer.closed": {"この問いはもう締め切られたか、まだ出ていない。", "This question is closed, or has not been asked."},
-		"err.answer.full":   {"この問いには、もう答えを受け付けられない。", "This question takes no more answers."},
-	})
+// pollWords are the words of asking the room.
+var pollWords = map[string][2]string{
+	"poll.ask":          {"会場に問う", "Ask the room"},
+	"poll.ask.hint":     {"問いを受講者の画面に出す (キー A)。次の「1手すすめる」で答えを明かす。", "Puts the question on the followers' screens (key A). The next Step reveals the answer."},
+	"poll.room":         {"会場の答え", "The room's answers"},
+	"poll.count":        {"%d 人が回答", "%d answered"},
+	"poll.open":         {"受付中", "open"},
+	"poll.revealed":     {"締切", "closed"},
+	"poll.reveal":       {"答えを明かす (1手すすめる)", "Reveal (Step)"},
+	"poll.share":        {"%[1]d 人 (%[2]d%%)", "%[1]d (%[2]d%%)"},
+	"poll.right":        {"正解", "right"},
+	"poll.question":     {"講師からの問い", "The lecturer asks"},
+	"poll.answer":       {"答える", "Your answer"},
+	"poll.mine":         {"あなたの答え: %s (答えが明かされるまで変えられる)", "Your answer: %s (you may change it until the reveal)"},
+	"poll.change":       {"答えが明かされるまで、何度でも選び直せる。", "You may change your answer until the lecturer reveals it."},
+	"poll.result":       {"答え合わせ", "The answer"},
+	"err.ask.run":       {"問いを出せるのは講師だけ: 自分の実行 (最初のクリックで始まる) から問う。", "Only the lecturer asks: ask from your own run (your first click starts one)."},
+	"err.ask.none":      {"この場面には問いがない。", "This frame asks no question."},
+	"err.poll.store":    {"答えを数える場所に今つながらない。少し待ってもう一度。", "The answers cannot be counted just now. Try again in a moment."},
+	"err.answer":        {"その答えはこの問いの選択肢にない。", "That answer is not one of this question's options."},
+	"err.answer.closed": {"この問いはもう締め切られたか、まだ出ていない。", "This question is closed, or has not been asked."},
+	"err.answer.full":   {"この問いには、もう答えを受け付けられない。", "This question takes no more answers."},
 }

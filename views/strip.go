@@ -22,19 +22,16 @@ const (
 	wireShown     = 60
 )
 
-func init() {
-	for k, v := range map[string][2]string{
-		"strip.more":  {"詳細", "Details"},
-		"strip.queue": {"待ち行列", "Queue"},
-		"strip.until": {"期限 %s", "until %s"},
-		// The diagram's band for a holder working on after its lease ended.
-		"diagram.overdue":  {"リース切れで作業中", "past its lease"},
-		"diagram.token":    {"トークン %d", "token %d"},
-		"happened.earlier": {"それより前の %d 件", "%d earlier"},
-		"wire.command":     {"送ったコマンド", "the command sent"},
-	} {
-		messages[k] = v
-	}
+// stripWords are the words of the event strip and the diagram's bands.
+var stripWords = map[string][2]string{
+	"strip.more":  {"詳細", "Details"},
+	"strip.queue": {"待ち行列", "Queue"},
+	"strip.until": {"期限 %s", "until %s"},
+	// The diagram's band for a holder working on after its lease ended.
+	"diagram.overdue":  {"リース切れで作業中", "past its lease"},
+	"diagram.token":    {"トークン %d", "token %d"},
+	"happened.earlier": {"それより前の %d 件", "%d earlier"},
+	"wire.command":     {"送ったコマンド", "the command sent"},
 }
 
 // queue is a consensus service's lock entries in the order the recipe
