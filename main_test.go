@@ -48,11 +48,16 @@ func TestGracefulShutdown(t *testing.T) {
 	if err := conn.SetDeadline(time.Now().Add(15 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(conn, "POST /scenarios/gc-pause/step HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n", len(body))
+	// Expect: 100-continue has the server say when its handler starts
+	// reading the body: from then on the request is in flight.
+	fmt.Fprintf(conn, "POST /scenarios/gc-pause/step HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", len(body))
+	answers := bufio.NewReader(conn)
+	if resp, err := http.ReadResponse(answers, nil); err != nil || resp.StatusCode != http.StatusContinue {
+		t.Fatalf("before the body: %v, %v; want 100 Continue", resp, err)
+	}
 	if _, err := io.WriteString(conn, body[:len(body)/2]); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // the server is reading the body
 
 	// ...the signal...
 	cancel()
@@ -91,7 +96,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if _, err := io.WriteString(conn, body[len(body)/2:]); err != nil {
 		t.Fatal(err)
 	}
-	resp, err = http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err = http.ReadResponse(answers, nil)
 	if err != nil {
 		t.Fatalf("reading the answer to the request in flight: %v", err)
 	}
