@@ -5,11 +5,12 @@
 package script
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 
@@ -17,7 +18,6 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/families"
-	"github.com/distlock/fencing-demo/internal/plainyaml"
 )
 
 // LoadError says where scenarios.yaml is wrong.
@@ -39,12 +39,6 @@ func (e *LoadError) Error() string {
 // by a client that is paused at that point, say), by playing every scenario to
 // its end in both switch positions with demo.Rehearse: a scenario that loads
 // always plays.
-//
-// Parsing the YAML is most of a server's start, so a file in the plain shape
-// is read by internal/plainyaml, in pieces at the same time (see split), two
-// a CPU so that a long piece does not leave a CPU idle; any mistake is then
-// looked for again in the whole file with the YAML library, so the error is
-// the one a plain read gives.
 func Load(file string, data []byte) (*demo.Catalog, error) {
 	return LoadWith(families.All, file, data)
 }
@@ -52,19 +46,14 @@ func Load(file string, data []byte) (*demo.Catalog, error) {
 // LoadWith is Load with the families of reg: a program with a store family
 // of its own lists it there.
 func LoadWith(reg *demo.Registry, file string, data []byte) (*demo.Catalog, error) {
-	if pieces := split(data, 2*runtime.GOMAXPROCS(0)); pieces != nil {
-		if scenarios, err := readPieces(reg, file, pieces); err == nil {
-			return catalog(file, scenarios)
-		}
-	}
-	scenarios, err := read(reg, file, data)
+	doc, err := decode(file, data)
 	if err != nil {
 		return nil, err
 	}
-	return catalog(file, scenarios)
-}
-
-func catalog(file string, scenarios []*demo.Scenario) (*demo.Catalog, error) {
+	scenarios, err := build(reg, file, doc)
+	if err != nil {
+		return nil, err
+	}
 	c, err := demo.NewCatalog(scenarios)
 	if err != nil {
 		return nil, &LoadError{File: file, Msg: err.Error()}
@@ -72,84 +61,70 @@ func catalog(file string, scenarios []*demo.Scenario) (*demo.Catalog, error) {
 	return c, nil
 }
 
-// readPieces reads each piece on a goroutine of its own and puts their
-// scenarios back in the file's order.
-func readPieces(reg *demo.Registry, file string, pieces []piece) ([]*demo.Scenario, error) {
-	read1 := make([][]*demo.Scenario, len(pieces))
-	errs := make([]error, len(pieces))
-	var wg sync.WaitGroup
-	for i, p := range pieces {
-		wg.Go(func() { read1[i], errs[i] = readPiece(reg, file, p) })
+// decode reads the file's shape with the YAML library; a key the shape
+// lacks is a mistake, not a gap.
+func decode(file string, data []byte) (doc *document, err error) {
+	defer func() {
+		// A YAML library can panic on some malformed input, and a bad
+		// file must still be an error that names the file, never a crash.
+		if p := recover(); p != nil {
+			doc, err = nil, &LoadError{File: file, Msg: fmt.Sprintf("the YAML could not be read (%v)", p)}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	doc = &document{}
+	if err := dec.Decode(doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(file, err)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return slices.Concat(read1...), nil
+	return doc, nil
 }
 
-// errNotPlain is a piece the plain reader does not read: the whole file is
-// then read again, by the library if need be.
-var errNotPlain = errors.New("not in the plain shape")
-
-// readPiece decodes and checks a piece of the file by the plain reader
-// alone: a piece is not the file, so the library's lines would be wrong.
-func readPiece(reg *demo.Registry, file string, p piece) (scenarios []*demo.Scenario, err error) {
-	defer recovered(file, &scenarios, &err)
-	var doc document
-	if !plainyaml.DecodePiece(p.data, p.first, &doc) {
-		return nil, errNotPlain
-	}
-	return build(reg, file, &doc)
-}
-
-// read decodes and checks the scenarios of data, without the catalog's
-// check across scenarios (that no two share an id).
-func read(reg *demo.Registry, file string, data []byte) (scenarios []*demo.Scenario, err error) {
-	defer recovered(file, &scenarios, &err)
-	doc, err := decode(file, data)
-	if err != nil {
-		return nil, err
-	}
-	return build(reg, file, doc)
-}
-
-// recovered turns a panic into an error: a YAML library can panic on some
-// malformed input, and a bad file must still be an error that names the
-// file, never a crash.
-func recovered(file string, scenarios *[]*demo.Scenario, err *error) {
-	if p := recover(); p != nil {
-		*scenarios, *err = nil, &LoadError{File: file, Msg: fmt.Sprintf("the YAML could not be read (%v)", p)}
-	}
-}
-
-// build converts and checks the scenarios of a decoded file.
+// build converts and checks the scenarios of a decoded file, each on a
+// goroutine of its own, a few at a time: checking plays every scenario in
+// both positions, most of a server's start. The first mistake in the file's
+// order is the one reported, whatever finished first.
 func build(reg *demo.Registry, file string, doc *document) ([]*demo.Scenario, error) {
 	if len(doc.Scenarios) == 0 {
 		return nil, &LoadError{File: file, Msg: "no scenarios: the file needs a list under \"scenarios:\""}
 	}
 	scenarios := make([]*demo.Scenario, len(doc.Scenarios))
+	errs := make([]error, len(doc.Scenarios))
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
 	for i, s := range doc.Scenarios {
 		if s == nil {
-			return nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %d is empty", i+1)}
+			errs[i] = &LoadError{File: file, Msg: fmt.Sprintf("scenario %d is empty", i+1)}
+			continue
 		}
-		sc := s.scenario()
-		if err := check(reg, s, sc); err != nil {
-			return nil, &LoadError{File: file, Line: err.line, Msg: fmt.Sprintf("scenario %q: %s", sc.ID, err.msg)}
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			scenarios[i], errs[i] = buildOne(reg, file, s)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
-		scenarios[i] = sc
 	}
 	return scenarios, nil
 }
 
-// decode reads the file's shape, by the plain reader's fast path when it
-// can (internal/plainyaml), else by the library, which says what is wrong.
-func decode(file string, data []byte) (*document, error) {
-	var doc document
-	if err := plainyaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlError(file, err)
+// buildOne converts and checks one scenario; a panic in a family's code
+// is the scenario's error, not the server's crash.
+func buildOne(reg *demo.Registry, file string, s *scenario) (sc *demo.Scenario, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			sc, err = nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %q could not be read (%v)", s.ID, p)}
+		}
+	}()
+	sc = s.scenario()
+	if ce := check(reg, s, sc); ce != nil {
+		return nil, &LoadError{File: file, Line: ce.line, Msg: fmt.Sprintf("scenario %q: %s", sc.ID, ce.msg)}
 	}
-	return &doc, nil
+	return sc, nil
 }
 
 // lineError is a mistake found while decoding, with the line it is on.

@@ -6,13 +6,14 @@
 package guidedata
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/distlock/fencing-demo/internal/plainyaml"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -161,19 +162,29 @@ type (
 	}
 )
 
-// decode reads the file's shape, by the plain reader's fast path when it
-// can (internal/plainyaml), else by the library, which says what is wrong.
+// decode reads the file's shape with the YAML library, whose messages say
+// on which line a mistake is; a key the shape lacks is one.
 func decode(name string, data []byte) (*file, error) {
 	var f file
-	if err := plainyaml.Unmarshal(data, &f); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		msg := err.Error()
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
-			err = errors.New(strings.Join(te.Errors, "; "))
+			msg = strings.Join(te.Errors, "; ")
 		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		// "guide.yaml:12: ...", as an editor or a terminal links it.
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s", name, m[1], m[2])
+		}
+		return nil, fmt.Errorf("%s: %s", name, msg)
 	}
 	return &f, nil
 }
+
+// yamlLine is how the YAML library places its first mistake in a message.
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // Load reads and checks guide.yaml; name is the file's name for errors.
 func Load(name string, data []byte) (*Guide, error) {
