@@ -59,11 +59,13 @@ type Scenario struct {
 	Moves   []Move
 
 	// Property is the promise the switch is about, which the finder looks
-	// for a way to break (PropertyNamed); "" for none. Expect is what it
-	// finds from the first frame with the switch off ([0]) and on ([1]);
-	// nil where the file does not say.
+	// for a way to break (PropertyNamed); "" for none. Expect is what the
+	// scenario says it shows with the switch off ([0]) and on ([1]): its
+	// verdict, its answers, what the finder finds (expect.go). Guide names
+	// the places of the guide that link to it.
 	Property string
-	Expect   [2]*Expectation
+	Expect   [2]Expected
+	Guide    GuideLinks
 
 	// Horizon is the latest time any frame shows in either switch position,
 	// worked out by Rehearse, so a drawing can keep one scale for every frame.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -38,7 +39,9 @@ func (e *LoadError) Error() string {
 // Besides the shape of the YAML it checks what only a replay shows (an action
 // by a client that is paused at that point, say), by playing every scenario to
 // its end in both switch positions with demo.Rehearse: a scenario that loads
-// always plays.
+// always plays. In the same plays it holds each scenario to what its
+// expect: states of its verdicts and its answers: a scenario that loads
+// shows what it says it shows.
 func Load(file string, data []byte) (*demo.Catalog, error) {
 	return LoadWith(families.All, file, data)
 }
@@ -46,19 +49,40 @@ func Load(file string, data []byte) (*demo.Catalog, error) {
 // LoadWith is Load with the families of reg: a program with a store family
 // of its own lists it there.
 func LoadWith(reg *demo.Registry, file string, data []byte) (*demo.Catalog, error) {
-	doc, err := decode(file, data)
+	c, differs, err := ReadWith(reg, file, data)
 	if err != nil {
 		return nil, err
 	}
-	scenarios, err := build(reg, file, doc)
+	if len(differs) > 0 {
+		return nil, differs[0]
+	}
+	return c, nil
+}
+
+// Read is Load for a judge of the file (the check command): a scenario whose
+// verdicts or answers are not those its expect: states still loads, and
+// every such difference comes back, in the file's order, each a *LoadError
+// with the line of the field that states it. Any other mistake is the
+// error, as Load's.
+func Read(file string, data []byte) (*demo.Catalog, []*LoadError, error) {
+	return ReadWith(families.All, file, data)
+}
+
+// ReadWith is Read with the families of reg.
+func ReadWith(reg *demo.Registry, file string, data []byte) (*demo.Catalog, []*LoadError, error) {
+	doc, err := decode(file, data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	scenarios, differs, err := build(reg, file, doc)
+	if err != nil {
+		return nil, nil, err
 	}
 	c, err := demo.NewCatalog(scenarios)
 	if err != nil {
-		return nil, &LoadError{File: file, Msg: err.Error()}
+		return nil, nil, &LoadError{File: file, Msg: err.Error()}
 	}
-	return c, nil
+	return c, differs, nil
 }
 
 // decode reads the file's shape with the YAML library; a key the shape
@@ -84,11 +108,12 @@ func decode(file string, data []byte) (doc *document, err error) {
 // goroutine of its own, a few at a time: checking plays every scenario in
 // both positions, most of a server's start. The first mistake in the file's
 // order is the one reported, whatever finished first.
-func build(reg *demo.Registry, file string, doc *document) ([]*demo.Scenario, error) {
+func build(reg *demo.Registry, file string, doc *document) ([]*demo.Scenario, []*LoadError, error) {
 	if len(doc.Scenarios) == 0 {
-		return nil, &LoadError{File: file, Msg: "no scenarios: the file needs a list under \"scenarios:\""}
+		return nil, nil, &LoadError{File: file, Msg: "no scenarios: the file needs a list under \"scenarios:\""}
 	}
 	scenarios := make([]*demo.Scenario, len(doc.Scenarios))
+	differs := make([][]*LoadError, len(doc.Scenarios))
 	errs := make([]error, len(doc.Scenarios))
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -100,31 +125,35 @@ func build(reg *demo.Registry, file string, doc *document) ([]*demo.Scenario, er
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			scenarios[i], errs[i] = buildOne(reg, file, s)
+			scenarios[i], differs[i], errs[i] = buildOne(reg, file, s)
 		})
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return scenarios, nil
+	return scenarios, slices.Concat(differs...), nil
 }
 
 // buildOne converts and checks one scenario; a panic in a family's code
 // is the scenario's error, not the server's crash.
-func buildOne(reg *demo.Registry, file string, s *scenario) (sc *demo.Scenario, err error) {
+func buildOne(reg *demo.Registry, file string, s *scenario) (sc *demo.Scenario, differs []*LoadError, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			sc, err = nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %q could not be read (%v)", s.ID, p)}
+			sc, differs, err = nil, nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %q could not be read (%v)", s.ID, p)}
 		}
 	}()
 	sc = s.scenario()
-	if ce := check(reg, s, sc); ce != nil {
-		return nil, &LoadError{File: file, Line: ce.line, Msg: fmt.Sprintf("scenario %q: %s", sc.ID, ce.msg)}
+	ds, ce := check(reg, s, sc)
+	if ce != nil {
+		return nil, nil, ce.in(file, sc.ID)
 	}
-	return sc, nil
+	for _, d := range ds {
+		differs = append(differs, d.in(file, sc.ID))
+	}
+	return sc, differs, nil
 }
 
 // lineError is a mistake found while decoding, with the line it is on.
