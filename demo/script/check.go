@@ -66,6 +66,9 @@ func checkNames(sc *demo.Scenario) *checkError {
 	if !validID(sc.ID) {
 		return fail(0, "the id must be lower-case letters, digits and dashes")
 	}
+	if sc.Seed != "" && !validID(sc.Seed) {
+		return fail(0, "seed %q: the id of the scenario whose draws it repeats, of lower-case letters, digits and dashes", sc.Seed)
+	}
 	if sc.Switch == "" || !validID(sc.Switch) {
 		return fail(0, "the switch needs a name of lower-case letters, digits and dashes")
 	}

@@ -61,6 +61,7 @@ func fromNarration(n demo.Narration) narration {
 
 type scenario struct {
 	ID            string    `yaml:"id"`
+	Seed          string    `yaml:"seed,omitempty"`
 	Title         text      `yaml:"title"`
 	Summary       text      `yaml:"summary"`
 	Lesson        text      `yaml:"lesson"`
@@ -122,7 +123,7 @@ type move struct {
 // actions are read once its store's family is known (checkStore).
 func (s *scenario) scenario() *demo.Scenario {
 	sc := &demo.Scenario{
-		ID: s.ID, Title: s.Title.demo(), Summary: s.Summary.demo(), Lesson: s.Lesson.demo(),
+		ID: s.ID, Seed: s.Seed, Title: s.Title.demo(), Summary: s.Summary.demo(), Lesson: s.Lesson.demo(),
 		Purpose: s.Purpose, Topology: s.Topology,
 		Switch: s.Switch, SwitchAliases: s.SwitchAliases, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
@@ -149,7 +150,7 @@ func (s *scenario) scenario() *demo.Scenario {
 // of scenario, so that a scenario written and read again is the same.
 func scenarioOf(sc *demo.Scenario) *scenario {
 	s := &scenario{
-		ID: sc.ID, Title: textOf(sc.Title), Summary: textOf(sc.Summary), Lesson: textOf(sc.Lesson),
+		ID: sc.ID, Seed: sc.Seed, Title: textOf(sc.Title), Summary: textOf(sc.Summary), Lesson: textOf(sc.Lesson),
 		Purpose: sc.Purpose, Topology: sc.Topology,
 		Store: string(sc.Store), Nodes: sc.Nodes, Latency: sc.Latency, Timeout: sc.Timeout, Pool: sc.Pool,
 		MaxConns: sc.MaxConns,
