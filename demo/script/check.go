@@ -20,7 +20,7 @@ func (e *checkError) Error() string { return e.msg }
 
 // in is the mistake as a LoadError of scenario id in file.
 func (e *checkError) in(file, id string) *LoadError {
-	return &LoadError{File: file, Line: e.line, Msg: fmt.Sprintf("scenario %q: %s", id, e.msg)}
+	return &LoadError{File: file, Line: e.line, ID: id, Msg: fmt.Sprintf("scenario %q: %s", id, e.msg)}
 }
 
 func fail(line int, format string, args ...any) *checkError {

@@ -24,7 +24,8 @@ import (
 // LoadError says where scenarios.yaml is wrong.
 type LoadError struct {
 	File string
-	Line int // 0 when the mistake has no one line
+	Line int    // 0 when the mistake has no one line
+	ID   string // the scenario it is in; "" for the file as a whole
 	Msg  string
 }
 
@@ -99,7 +100,7 @@ func decode(file string, data []byte) (doc *document, err error) {
 	dec.KnownFields(true)
 	doc = &document{}
 	if err := dec.Decode(doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(file, err)
+		return nil, YAMLError(file, data, err)
 	}
 	return doc, nil
 }
@@ -142,7 +143,7 @@ func build(reg *demo.Registry, file string, doc *document) ([]*demo.Scenario, []
 func buildOne(reg *demo.Registry, file string, s *scenario) (sc *demo.Scenario, differs []*LoadError, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			sc, differs, err = nil, nil, &LoadError{File: file, Msg: fmt.Sprintf("scenario %q could not be read (%v)", s.ID, p)}
+			sc, differs, err = nil, nil, &LoadError{File: file, ID: s.ID, Msg: fmt.Sprintf("scenario %q could not be read (%v)", s.ID, p)}
 		}
 	}()
 	sc = s.scenario()
@@ -171,10 +172,16 @@ var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // unknownField is yaml.v3's message for a key the file's shape lacks.
 var unknownField = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
 
-// yamlError turns the YAML library's error into a LoadError with the line:
-// our own *lineError, the first of a *yaml.TypeError's mistakes, or a syntax
-// error.
-func yamlError(file string, err error) error {
+// parserProblems are the messages of yaml.v3's parser, as against its
+// scanner: the parser gives the line of the construct it was reading (a
+// list opened with "[", say) counted from 0, so one is added.
+var parserProblems = regexp.MustCompile(`^did not find expected (<document start>|key|node content|'-' indicator|',' or '\]'|',' or '\}')$`)
+
+// YAMLError turns the YAML library's error in reading file, whose bytes
+// are data, into a LoadError with the line: our own *lineError, the first
+// of a *yaml.TypeError's mistakes, or a syntax error. views/guidedata reads
+// guide.yaml's with it too.
+func YAMLError(file string, data []byte, err error) *LoadError {
 	var le *lineError
 	if errors.As(err, &le) {
 		return &LoadError{File: file, Line: le.line, Msg: le.msg}
@@ -188,6 +195,12 @@ func yamlError(file string, err error) error {
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
+		if parserProblems.MatchString(msg) {
+			// At the end of the file the construct is the last line,
+			// lines ending as YAML ends them: \n, \r\n or a lone \r.
+			last := bytes.Count(data, []byte("\n")) + bytes.Count(data, []byte("\r")) - bytes.Count(data, []byte("\r\n")) + 1
+			line = min(line+1, last)
+		}
 	}
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("unknown key %q", m[1])

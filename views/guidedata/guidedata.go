@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strings"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 )
 
 // Guide is the whole of guide.yaml.
@@ -107,6 +107,27 @@ func (g *Guide) Links() []DemoLink {
 	return ls
 }
 
+// LinksTo names the places of the guide that link to scenario id: the
+// leaves of the tree by their ID and the quiz's questions by their number,
+// from 1, as a scenario's expect: guide names them.
+func (g *Guide) LinksTo(id string) demo.GuideLinks {
+	var to demo.GuideLinks
+	links := func(ls []DemoLink) bool {
+		return slices.ContainsFunc(ls, func(l DemoLink) bool { return l.ID == id })
+	}
+	for _, n := range g.Tree.Leaves() {
+		if links(n.Demos) {
+			to.Tree = append(to.Tree, n.ID)
+		}
+	}
+	for i, q := range g.Quiz {
+		if links(q.Demos) {
+			to.Quiz = append(to.Quiz, i+1)
+		}
+	}
+	return to
+}
+
 // Missing lists the scenario ids the guide links to that c lacks: only a
 // -scenarios file of one's own can lack them, and the pages then leave
 // those links out.
@@ -169,22 +190,10 @@ func decode(name string, data []byte) (*file, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		msg := err.Error()
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			msg = strings.Join(te.Errors, "; ")
-		}
-		// "guide.yaml:12: ...", as an editor or a terminal links it.
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			return nil, fmt.Errorf("%s:%s: %s", name, m[1], m[2])
-		}
-		return nil, fmt.Errorf("%s: %s", name, msg)
+		return nil, script.YAMLError(name, data, err)
 	}
 	return &f, nil
 }
-
-// yamlLine is how the YAML library places its first mistake in a message.
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // Load reads and checks guide.yaml; name is the file's name for errors.
 func Load(name string, data []byte) (*Guide, error) {
