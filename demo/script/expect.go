@@ -70,16 +70,9 @@ func readPosition(e *demo.Expected, pos string, node *yaml.Node) error {
 			})
 		case "answer":
 			e.AnswersLine = key.Line
-			if value.Kind == yaml.ScalarNode {
-				e.Answers = []string{value.Value}
-				return nil
-			}
-			return eachItem(value, where, func(item *yaml.Node) error {
-				var a string
-				err := readName(&a, where, item)
-				e.Answers = append(e.Answers, a)
-				return err
-			})
+			var err error
+			e.Answers, err = readNames(value, where)
+			return err
 		case "finder":
 			return readFinder(e, pos, key, value)
 		}
@@ -130,12 +123,9 @@ func readGuide(g *demo.GuideLinks, key, node *yaml.Node) error {
 		where := "expect guide " + key.Value
 		switch key.Value {
 		case "tree":
-			return eachOne(value, where, func(item *yaml.Node) error {
-				var id string
-				err := readName(&id, where, item)
-				g.Tree = append(g.Tree, id)
-				return err
-			})
+			var err error
+			g.Tree, err = readNames(value, where)
+			return err
 		case "quiz":
 			return eachOne(value, where, func(item *yaml.Node) error {
 				n, err := strconv.Atoi(item.Value)
@@ -182,6 +172,18 @@ func eachOne(node *yaml.Node, where string, f func(item *yaml.Node) error) error
 		return f(node)
 	}
 	return eachItem(node, where, f)
+}
+
+// readNames reads one name, or a list of them.
+func readNames(node *yaml.Node, where string) ([]string, error) {
+	var names []string
+	err := eachOne(node, where, func(item *yaml.Node) error {
+		var s string
+		err := readName(&s, where, item)
+		names = append(names, s)
+		return err
+	})
+	return names, err
 }
 
 func readName(s *string, where string, node *yaml.Node) error {
