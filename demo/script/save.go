@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -80,18 +81,31 @@ func SaveYAML(p demo.Place) ([]byte, error) {
 	}
 	step := min(max(p.Step, 1), p.Sc.Frames())
 	free := len(saved.Moves) - (step - 1)
-	var b bytes.Buffer
+	var head string
 	if free > 0 {
-		fmt.Fprintf(&b, "# Saved from free play in %q with %s %s: the first %d moves are the script's,\n"+
-			"# the last %d the actions played.", p.Sc.ID, p.Sc.Switch, demo.OnOff(p.On), step-1, free)
+		head = fmt.Sprintf("Saved from free play in %q with %s %s: the first %d moves are the script's, the last %d the actions played.",
+			p.Sc.ID, p.Sc.Switch, demo.OnOff(p.On), step-1, free)
 	} else {
-		fmt.Fprintf(&b, "# Saved from %q with %s %s at frame %d: the script's first %d moves.", p.Sc.ID, p.Sc.Switch, demo.OnOff(p.On), step, step-1)
+		head = fmt.Sprintf("Saved from %q with %s %s at frame %d: the script's first %d moves.", p.Sc.ID, p.Sc.Switch, demo.OnOff(p.On), step, step-1)
 	}
-	b.WriteString(" The title, the summary and the lesson\n" +
-		"# are the original's: rewrite them for this script before you show it. expect: is\n" +
-		"# what the model showed when it was saved; the loader holds the scenario to it.\n")
+	var b bytes.Buffer
+	comment(&b, head+" The title, the summary and the lesson are the original's: rewrite them for this script before you show it. "+
+		"expect: is what the model showed when it was saved; the loader holds the scenario to it.")
 	b.Write(out)
 	return b.Bytes(), nil
+}
+
+// comment writes text as YAML comment lines of at most 80 characters.
+func comment(b *bytes.Buffer, text string) {
+	line := "#"
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > 80 && line != "#" {
+			b.WriteString(line + "\n")
+			line = "#"
+		}
+		line += " " + w
+	}
+	b.WriteString(line + "\n")
 }
 
 // played is what one play of a saved place showed in one position: each
