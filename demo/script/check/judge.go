@@ -51,6 +51,9 @@ func judge(file string, c *demo.Catalog, sc *demo.Scenario, differs []*script.Lo
 				ds = append(ds, where(file, g.Line, sc.ID, msg))
 			}
 		}
+		if !sc.Expect[0].Stated() && !sc.Expect[1].Stated() && len(sc.Guide.Tree)+len(sc.Guide.Quiz) == 0 {
+			fmt.Fprintf(w, "%s: states nothing under expect:\n", sc.ID)
+		}
 		for _, d := range ds {
 			fmt.Fprintf(w, "  %s\n", d)
 		}
