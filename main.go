@@ -10,7 +10,8 @@
 // MAX_CONNS_PER_ADDR, IDLE_TIMEOUT, DRAIN_WAIT.
 //
 //	go run . export site   # every frame as static HTML (web/export)
-//	go run . check gc-pause -switch off   # the counterexample finder (internal/check)
+//	go run . check gc-pause -switch off   # the counterexample finder (demo/script/check)
+//	go run . check -scenarios mine.yaml    # every expectation of a scenarios file
 //
 // This file is only the program's edge: flags and environment into a
 // web.Config, the embedded files, and the export subcommand. The server is
@@ -34,7 +35,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
-	"github.com/distlock/fencing-demo/internal/check"
+	"github.com/distlock/fencing-demo/demo/script/check"
 	"github.com/distlock/fencing-demo/views/guidedata"
 	"github.com/distlock/fencing-demo/web"
 	"github.com/distlock/fencing-demo/web/export"
@@ -74,16 +75,23 @@ func exitCode(err error) int {
 	return 1
 }
 
-// checkCommand runs the finder from the command line; a wrong command line
-// exits 2 like the server's.
+// checkCommand holds a scenarios file to its expectations, or runs the
+// finder on one scenario (demo/script/check); a wrong command line, or a file
+// that does not load, exits 2.
 func checkCommand(args []string, getenv func(string) string, stderr io.Writer) error {
 	return checkCommandTo(args, getenv, os.Stdout, stderr)
 }
 
 func checkCommandTo(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	err := check.Command(args, getenv, loadCatalog, stdout, stderr)
+	guide, err := guidedata.Load("guide.yaml", guideYAML)
+	if err != nil {
+		return err
+	}
+	err = check.Command(args, getenv, readCatalog, guide, stdout, stderr)
 	var ue *check.UsageError
-	if errors.As(err, &ue) {
+	var le *script.LoadError
+	var pe *fs.PathError
+	if errors.As(err, &ue) || errors.As(err, &le) || errors.As(err, &pe) {
 		return usageError{err}
 	}
 	return err
@@ -110,7 +118,7 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (web.Con
 	fl := flag.NewFlagSet("fencing-demo", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: fencing-demo [flags]\n       fencing-demo export [-force] [-scenarios file] <dir>\n       fencing-demo check <scenario> [-switch on|off] [-depth d]")
+		fmt.Fprintln(stderr, "usage: fencing-demo [flags]\n       fencing-demo export [-force] [-scenarios file] <dir>\n       fencing-demo check [-scenarios file] [scenario]\n       fencing-demo check <scenario> [-switch on|off] [-depth d]")
 		fl.PrintDefaults()
 	}
 	fl.StringVar(&opts.port, "port", opts.port, "port to listen on (env PORT)")
@@ -222,12 +230,29 @@ func loadBuiltin(path string) (*demo.Catalog, *guidedata.Guide, error) {
 // scenarios.yaml when path is "": the server and the export read them the
 // same way.
 func loadCatalog(path string) (*demo.Catalog, error) {
-	if path == "" {
-		return script.Load("scenarios.yaml", scenariosYAML)
-	}
-	b, err := os.ReadFile(path)
+	name, data, err := scenariosFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return script.Load(path, b)
+	return script.Load(name, data)
+}
+
+// readCatalog is loadCatalog for the check command, which judges the file:
+// a scenario that does not show what it states still loads, and each such
+// difference comes back.
+func readCatalog(path string) (*demo.Catalog, []*script.LoadError, error) {
+	name, data, err := scenariosFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return script.Read(name, data)
+}
+
+// scenariosFile is the file at path, or the built-in scenarios.yaml for "".
+func scenariosFile(path string) (string, []byte, error) {
+	if path == "" {
+		return "scenarios.yaml", scenariosYAML, nil
+	}
+	b, err := os.ReadFile(path)
+	return path, b, err
 }

@@ -7,47 +7,12 @@ import (
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
-// The right answer of each scenario's question, as the model computes it in
-// each switch position: the table a lecturer would check the scenarios
-// against. A change to a scenario that changes an answer shows up here.
+// Every scenario of scenarios.yaml asks one question, before its crucial
+// move, and states its right answer in each switch position (expect:
+// answer); the model computes that answer. A scenario that asks none, or
+// states no answer, fails here.
 func TestPredictionAnswers(t *testing.T) {
-	want := map[string][2]string{ // id -> answer with the switch off, on
-		"gc-pause":                 {"accepted", "rejected"},
-		"no-lease":                 {"write-skipped", "accepted"},
-		"setnx-expire":             {"write-skipped", "accepted"},
-		"release-other":            {"accepted", "write-skipped"},
-		"redis-failover":           {"2", "1"},
-		"redlock-quorum":           {"1", "0"},
-		"redlock-clock-jump":       {"2", "1"},
-		"redlock-gc-pause":         {"accepted", "accepted"},
-		"watchdog":                 {"accepted", "write-skipped"},
-		"lost-update":              {"lost-update", "mutual-exclusion-held"},
-		"deadlock":                 {"deadlock", "mutual-exclusion-held"},
-		"job-queue":                {"sql-waiting", "sql"},
-		"advisory-pooler":          {"2", "1"},
-		"optimistic-version":       {"lost-update", "mutual-exclusion-held"},
-		"reentrant":                {"sql-waiting", "sql"},
-		"fencing-sql":              {"stale-write", "contained"},
-		"zookeeper-session-expiry": {"accepted", "rejected"},
-		"zookeeper-recipe":         {"4", "1"},
-		"etcd-lease":               {"accepted", "rejected"},
-		"lock-delay":               {"accepted", "write-skipped"},
-		"naive-renewal":            {"stale-write", "overlap-no-write"},
-		"incr-token":               {"accepted", "rejected"},
-		"lease-length":             {"accepted", "write-skipped"},
-		"redlock-restart":          {"2", "1"},
-		"flash-sale":               {"oversold", "mutual-exclusion-held"},
-		"idempotency-key":          {"charged-twice", "mutual-exclusion-held"},
-		"pool-exhaustion":          {"sql-refused", "sql"},
-		"event-log":                {"lost-update", "mutual-exclusion-held"},
-		"backoff-jitter":           {"thundering-herd", "spread"},
-	}
-	c := testkit.Catalog(t)
-	for id, answers := range want {
-		sc, ok := c.Get(id)
-		if !ok {
-			t.Fatalf("no scenario %q", id)
-		}
+	for _, sc := range testkit.Catalog(t).Scenarios {
 		asked := 0
 		for k := 1; k < sc.Frames(); k++ {
 			p := sc.Asked(k)
@@ -56,21 +21,25 @@ func TestPredictionAnswers(t *testing.T) {
 			}
 			asked++
 			for i, on := range []bool{false, true} {
+				x := sc.Expect[i]
+				if len(x.Answers) != 1 {
+					t.Fatalf("%s %s: scenarios.yaml states %d answers, want the one question's under expect: %s: answer:", sc.ID, OnOff(on), len(x.Answers), OnOff(on))
+				}
 				f, err := Place{Sc: sc, On: on, Step: k + 1}.Frame()
 				if err != nil {
 					t.Fatal(err)
 				}
 				res, ok := MarkGuess(&f, "")
 				if !ok {
-					t.Fatalf("%s %s: no answer at frame %d", id, OnOff(on), k+1)
+					t.Fatalf("%s %s: no answer at frame %d", sc.ID, OnOff(on), k+1)
 				}
-				if got := res.Right.Value; got != answers[i] {
-					t.Errorf("%s %s: the answer to %q is %q, want %q", id, OnOff(on), p.Ask.EN, got, answers[i])
+				if got, want := res.Right.Value, x.Answers[0]; got != want {
+					t.Errorf("%s %s: the answer to %q is %q, want %q (scenarios.yaml:%d)", sc.ID, OnOff(on), p.Ask.EN, got, want, x.AnswersLine)
 				}
 			}
 		}
 		if asked != 1 {
-			t.Errorf("%s asks %d questions, want 1 (its crucial move's)", id, asked)
+			t.Errorf("%s asks %d questions, want 1 (its crucial move's)", sc.ID, asked)
 		}
 	}
 }

@@ -21,7 +21,12 @@ func (t Text) In(lang string) string {
 // model computes when the moves are played. Package script reads scenarios
 // from scenarios.yaml; the engine only plays them.
 type Scenario struct {
-	ID      string
+	ID string
+	// Seed is what the scenario's "random" draws are made from (a Redis
+	// lock's value, a retry's delay, a session's id), so that they are
+	// the same in every run; "" for its ID (RandomSeed). A scenario saved
+	// from another keeps the other's, and so plays the same.
+	Seed    string
 	Title   Text
 	Summary Text // one line of what it teaches
 	Lesson  Text // shown at the last frame
@@ -59,11 +64,13 @@ type Scenario struct {
 	Moves   []Move
 
 	// Property is the promise the switch is about, which the finder looks
-	// for a way to break (Promise); "" for none. Expect is what it
-	// finds from the first frame with the switch off ([0]) and on ([1]);
-	// nil where the file does not say.
+	// for a way to break (Promise); "" for none. Expect is what the
+	// scenario says it shows with the switch off ([0]) and on ([1]): its
+	// verdict, its answers, what the finder finds (expect.go). Guide names
+	// the places of the guide that link to it.
 	Property string
-	Expect   [2]*Expectation
+	Expect   [2]Expected
+	Guide    GuideLinks
 
 	// Horizon is the latest time any frame shows in either switch position,
 	// worked out by Rehearse, so a drawing can keep one scale for every frame.
@@ -110,6 +117,15 @@ func (m Move) narration(on bool) Narration {
 		n.Text = *text
 	}
 	return n
+}
+
+// RandomSeed is what sc's "random" draws are made from: its Seed, or
+// else its ID.
+func (sc *Scenario) RandomSeed() string {
+	if sc.Seed != "" {
+		return sc.Seed
+	}
+	return sc.ID
 }
 
 // Frames is the number of frames: the initial one plus one per move.

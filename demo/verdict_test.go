@@ -1,14 +1,16 @@
 package demo_test
 
 import (
+	"reflect"
+	"slices"
+	"testing"
+
 	. "github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/backoff"
 	"github.com/distlock/fencing-demo/demo/partition"
 	"github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
-	"reflect"
-	"testing"
 )
 
 // The families' own kinds, by their short names in the table below.
@@ -37,147 +39,31 @@ func seen(vs []Violation) []violationSeen {
 	return out
 }
 
-// The verdict at the last frame of every scenario of scenarios.yaml, in both
-// switch positions: what each scenario teaches, computed by the model. The
-// headline is the heaviest kind among the violations; none at all means
-// mutual exclusion held.
-var verdicts = []struct {
-	id       string
-	on       bool
-	headline ViolationKind
-	want     []violationSeen
-}{
-	// B takes the lock at 11 while the paused A still believes: an overlap.
-	// Without fencing A's write lands; with it the resource turns it away.
-	{"gc-pause", false, StaleWrite, []violationSeen{{Overlap, 11, "A", "B"}, {StaleWrite, 16, "A", "B"}}},
-	{"gc-pause", true, Contained, []violationSeen{{Contained, 11, "A", "B"}}},
-	{"no-lease", false, Stuck, []violationSeen{{Stuck, 3000, "A", ""}}},
-	{"no-lease", true, MutualExclusionHeld, nil},
-	{"setnx-expire", false, Stuck, []violationSeen{{Stuck, 5, "A", ""}}},
-	{"setnx-expire", true, MutualExclusionHeld, nil},
-	// The checked release stops A freeing B's lock, not A working on past
-	// its TTL while B holds it: only fencing would fix that.
-	{"release-other", false, TwoHolders, []violationSeen{{Overlap, 11000, "A", "B"}, {TwoHolders, 13000, "C", "B"}}},
-	{"release-other", true, Overlap, []violationSeen{{Overlap, 11000, "A", "B"}}},
-	{"redis-failover", false, TwoHolders, []violationSeen{{TwoHolders, 1510, "B", "A"}}},
-	{"redis-failover", true, MutualExclusionHeld, nil},
-	{"redlock-quorum", false, MutualExclusionHeld, nil}, // see TestRedlockQuorumArithmetic
-	{"redlock-quorum", true, MutualExclusionHeld, nil},
-	{"redlock-clock-jump", false, TwoHolders, []violationSeen{{TwoHolders, 1212, "B", "A"}}},
-	{"redlock-clock-jump", true, MutualExclusionHeld, nil},
-	// Fencing cannot help: Redlock hands out no token (see TestRedlockGCPauseHasNoToken).
-	{"redlock-gc-pause", false, StaleWrite, []violationSeen{{Overlap, 10120, "A", "B"}, {StaleWrite, 15230, "A", "B"}}},
-	{"redlock-gc-pause", true, StaleWrite, []violationSeen{{Overlap, 10120, "A", "B"}, {StaleWrite, 15230, "A", "B"}}},
-	{"watchdog", false, StaleWrite, []violationSeen{{Overlap, 31000, "A", "B"}, {StaleWrite, 45000, "A", "B"}}},
-	{"watchdog", true, MutualExclusionHeld, nil},
-	// The database family (sql.go): its own kinds weigh less than the
-	// chapter's, so two holders behind the pooler lead the verdict.
-	{"lost-update", false, LostUpdate, []violationSeen{{LostUpdate, 30, "B", "A"}}},
-	{"lost-update", true, MutualExclusionHeld, nil},
-	// The cycle is a deadlock when B's wait closes it (t=300ms); the
-	// detector breaks it a second after A began to wait.
-	{"deadlock", false, Deadlock, []violationSeen{{Deadlock, 300, "B", "A"}}},
-	{"deadlock", true, MutualExclusionHeld, nil},
-	{"job-queue", false, QueuedBehind, []violationSeen{{QueuedBehind, 510, "W2", "W1"}}},
-	{"job-queue", true, MutualExclusionHeld, nil},
-	{"advisory-pooler", false, TwoHolders, []violationSeen{{TwoHolders, 10, "B", "A"}}},
-	{"advisory-pooler", true, MutualExclusionHeld, nil},
-	{"optimistic-version", false, LostUpdate, []violationSeen{{LostUpdate, 30, "A", "B"}}},
-	{"optimistic-version", true, MutualExclusionHeld, nil},
-	// A second connection of A's own waits for A's lock; the same session
-	// counts the re-entry.
-	{"reentrant", false, WaitsOnItself, []violationSeen{{WaitsOnItself, 10, "A", ""}}},
-	{"reentrant", true, MutualExclusionHeld, nil},
-	// The chapter's Resource as an UPDATE: WHERE max_token <= $token is the
-	// check, and UPDATE 0 is the write turned away.
-	{"fencing-sql", false, StaleWrite, []violationSeen{{Overlap, 10100, "A", "B"}, {StaleWrite, 12300, "A", "B"}}},
-	{"fencing-sql", true, Contained, []violationSeen{{Contained, 10100, "A", "B"}}},
-	// A consensus lock is not mutual exclusion by itself: the paused holder
-	// overlaps the next, and only the token check contains its write.
-	{"zookeeper-session-expiry", false, StaleWrite, []violationSeen{{Overlap, 10000, "A", "B"}, {StaleWrite, 12000, "A", "B"}}},
-	{"zookeeper-session-expiry", true, Contained, []violationSeen{{Contained, 10000, "A", "B"}}},
-	{"zookeeper-recipe", false, MutualExclusionHeld, nil}, // the herd costs reads, not safety: see TestHerdCounts
-	{"zookeeper-recipe", true, MutualExclusionHeld, nil},
-	{"etcd-lease", false, StaleWrite, []violationSeen{{Overlap, 10000, "A", "B"}, {StaleWrite, 12000, "A", "B"}}},
-	{"etcd-lease", true, Contained, []violationSeen{{Contained, 10000, "A", "B"}}},
-	// Lock-delay keeps the lock from B until A's late write has landed.
-	{"lock-delay", false, StaleWrite, []violationSeen{{Overlap, 21000, "A", "B"}, {StaleWrite, 25000, "A", "B"}}},
-	{"lock-delay", true, MutualExclusionHeld, nil},
-	// A plain EXPIRE renews B's key and A's belief, not A's lease: A's
-	// write lands as a stale one. The checked renewal tells A it lost the
-	// lock, so only the overlap during the pause is left.
-	{"naive-renewal", false, StaleWrite, []violationSeen{{Overlap, 15000, "A", "B"}, {StaleWrite, 19000, "A", "B"}}},
-	{"naive-renewal", true, Overlap, []violationSeen{{Overlap, 15000, "A", "B"}}},
-	// The failover undoes A's INCR, and B is given token 1 again: the
-	// resource takes A's late write. With WAIT the replica has the INCR, B
-	// gets 2, and the resource turns A's 1 away.
-	{"incr-token", false, StaleWrite, []violationSeen{{TokenReused, 12000, "B", "A"}, {Overlap, 12000, "A", "B"}, {StaleWrite, 15000, "A", "B"}}},
-	{"incr-token", true, Contained, []violationSeen{{Contained, 12000, "A", "B"}}},
-	// The 10-tick lease breaks under the 13-tick pause and the token
-	// contains it; the 60-tick lease outlasts the pause and keeps C out for
-	// the rest of it once A has crashed.
-	{"lease-length", false, Contained, []violationSeen{{Contained, 15, "A", "B"}}},
-	{"lease-length", true, DeadHolder, []violationSeen{{DeadHolder, 28, "C", "A"}}},
-	// redis3 comes back empty and B counts it with redis4 and redis5. Kept
-	// down past the TTL, it leaves B with two nodes, one short of a majority.
-	{"redlock-restart", false, TwoHolders, []violationSeen{{TwoHolders, 1412, "B", "A"}}},
-	{"redlock-restart", true, MutualExclusionHeld, nil},
-	// Designs that need no lock. B's order is the first past the stock; C's
-	// takes it to -2. With the check in the UPDATE, B and C update 0 rows.
-	{"flash-sale", false, Oversold, []violationSeen{{Oversold, 40, "B", "C"}}},
-	{"flash-sale", true, MutualExclusionHeld, nil},
-	// The retry under a fresh request id is a second charge for order 7;
-	// under the same key its INSERT inserts nothing.
-	{"idempotency-key", false, ChargedTwice, []violationSeen{{ChargedTwice, 3000, "W2", "W1"}}},
-	{"idempotency-key", true, MutualExclusionHeld, nil},
-	// A, B and C hold the three connections when D comes: A idle in its
-	// transaction, B and C queued for A's row lock.
-	{"pool-exhaustion", false, TooManyClients, []violationSeen{{TooManyClients, 210, "D", "A, B, C"}}},
-	{"pool-exhaustion", true, MutualExclusionHeld, nil},
-	// B writes back 100 + 50 over A's 70; one consumer applies both events.
-	{"event-log", false, LostUpdate, []violationSeen{{LostUpdate, 30, "B", "A"}}},
-	{"event-log", true, MutualExclusionHeld, nil},
-	// W1's late write, with epoch 1, after the rebalance gave W2 epoch 2.
-	{"single-owner", false, StaleOwner, []violationSeen{{StaleOwner, 12100, "W1", "W2"}}},
-	{"single-owner", true, EpochFenced, []violationSeen{{EpochFenced, 12100, "W1", "W2"}}},
-	// Nineteen retries in the slot at 100 ms, in lockstep; with jitter the
-	// busiest slot, at 60 ms, takes seven.
-	{"backoff-jitter", false, ThunderingHerd, []violationSeen{{ThunderingHerd, 100, "", ""}}},
-	{"backoff-jitter", true, Spread, []violationSeen{{Spread, 60, "", ""}}},
-}
-
-// Every scenario in the catalog must have its verdicts in the table above: a
-// new scenario without rows fails here, and so does a row for a scenario
-// that is gone.
+// Every scenario of scenarios.yaml states its verdict at the last frame in
+// both switch positions (expect: verdict and findings), and the model
+// computes it: what each scenario teaches. The headline is the heaviest kind
+// among the violations; none at all means mutual exclusion held. A scenario
+// that states no verdict fails here.
 func TestVerdictAtLastFrame(t *testing.T) {
-	c := testkit.Catalog(t)
-	used := make([]bool, len(verdicts))
-	for _, sc := range c.Scenarios {
-		for _, on := range []bool{false, true} {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for i, on := range []bool{false, true} {
 			t.Run(testkit.Name(sc, on), func(t *testing.T) {
-				row := -1
-				for i, v := range verdicts {
-					if v.id == sc.ID && v.on == on {
-						row = i
-					}
+				x := sc.Expect[i]
+				if x.Verdict == "" {
+					t.Fatalf("scenarios.yaml states no verdict for %s with the switch %s: write it under expect: %s: verdict:", sc.ID, OnOff(on), OnOff(on))
 				}
-				if row < 0 {
-					t.Fatalf("no expected verdict for %s with the switch %s: add a row to verdicts", sc.ID, OnOff(on))
-				}
-				used[row] = true
 				f := testkit.LastFrame(t, sc.ID, on)
-				if got, want := seen(f.Violations), verdicts[row].want; !reflect.DeepEqual(got, want) {
-					t.Fatalf("violations=%+v, want %+v", got, want)
+				if got, want := f.Verdict().Kind.String(), x.Verdict; got != want {
+					t.Fatalf("Verdict()=%v, want %v (scenarios.yaml:%d)", got, want, x.VerdictLine)
 				}
-				if got, want := f.Verdict().Kind, verdicts[row].headline; got != want {
-					t.Fatalf("Verdict()=%v, want %v", got, want)
+				var got []Finding
+				for _, v := range f.Violations {
+					got = append(got, Found(v))
+				}
+				if !slices.Equal(got, x.Findings) {
+					t.Fatalf("violations=%+v, want %+v (scenarios.yaml:%d)", got, x.Findings, x.FindingsLine)
 				}
 			})
-		}
-	}
-	for i, v := range verdicts {
-		if !used[i] {
-			t.Errorf("verdicts has a row for %s %s, which scenarios.yaml does not have", v.id, OnOff(v.on))
 		}
 	}
 }

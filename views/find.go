@@ -42,7 +42,7 @@ func NewFind(here Place, r find.Result) (Find, error) {
 		if f.End, err = f.Broken.Frame(); err != nil {
 			return f, err
 		}
-		e := here.Sc.Expect[1]
+		e := here.Sc.Expect[1].Finder
 		f.Partial = !r.Property.Sometimes() && here.On && e != nil && e.Found
 	}
 	for _, m := range r.Others {

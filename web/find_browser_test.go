@@ -45,9 +45,9 @@ func TestBrowserFinderMeetsExpectations(t *testing.T) {
 	b := env.newTabFor(t, true, 9*time.Minute)
 	for _, sc := range s.Catalog().Scenarios {
 		for _, on := range []bool{false, true} {
-			x := sc.Expect[0]
+			x := sc.Expect[0].Finder
 			if on {
-				x = sc.Expect[1]
+				x = sc.Expect[1].Finder
 			}
 			if x == nil {
 				continue

@@ -59,7 +59,7 @@ func TestFindFromThePage(t *testing.T) {
 func TestFindPartialFix(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
 	sc, ok := s.Catalog().Get("redis-failover")
-	if !ok || sc.Expect[1] == nil || !sc.Expect[1].Found {
+	if !ok || sc.Expect[1].Finder == nil || !sc.Expect[1].Finder.Found {
 		t.Fatalf("redis-failover no longer expects the finder to get round WAIT: %+v", sc.Expect)
 	}
 	for _, on := range []bool{true, false} {

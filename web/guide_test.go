@@ -211,65 +211,68 @@ func TestGuideLinks(t *testing.T) {
 			t.Fatalf("link to %s: step %d is not a frame (1 to %d, or LastStep)", l.ID, l.Step, sc.Frames())
 		}
 	}
-	// What each leaf and answer must link to at least, from the chapter.
-	wantLeaf := map[string][]string{
-		"tree-single-redis":          {"no-lease", "setnx-expire", "release-other", "backoff-jitter"},
-		"tree-long-work":             {"watchdog"},
-		"tree-consensus":             {"zookeeper-session-expiry", "etcd-lease", "lock-delay", "gc-pause"},
-		"tree-redis-for-correctness": {"redlock-quorum", "redlock-clock-jump"},
-		"tree-avoid":                 {"optimistic-version", "flash-sale", "idempotency-key", "event-log", "single-owner"},
-		"tree-database":              {"lost-update", "deadlock", "job-queue", "advisory-pooler", "reentrant", "fencing-sql", "pool-exhaustion"},
-	}
-	wantAnswer := [][]string{
-		{"redlock-gc-pause", "redlock-clock-jump"},
-		{"gc-pause"},
-		{"zookeeper-session-expiry", "zookeeper-recipe"},
-		{"lost-update", "job-queue", "deadlock", "optimistic-version", "reentrant", "fencing-sql", "flash-sale", "idempotency-key", "pool-exhaustion"},
-		{"optimistic-version", "flash-sale", "idempotency-key", "event-log", "single-owner"},
+	// What each leaf and answer must link to at least: the places each
+	// scenario of scenarios.yaml names under expect: guide.
+	wantLeaf, wantAnswer := map[string][]string{}, map[int][]string{}
+	for _, sc := range s.catalog.Scenarios {
+		for _, leaf := range sc.Guide.Tree {
+			wantLeaf["tree-"+leaf] = append(wantLeaf["tree-"+leaf], sc.ID)
+		}
+		for _, q := range sc.Guide.Quiz {
+			wantAnswer[q] = append(wantAnswer[q], sc.ID)
+		}
 	}
 	for _, lang := range []string{"ja", "en"} {
 		t.Run("tree/"+lang, func(t *testing.T) {
 			doc := getGuide(t, s, "/guide/decision-tree", lang)
 			leaves := doc.Find(`[data-testid="tree-leaf"]`)
-			if got, want := leaves.Length(), len(wantLeaf); got != want {
-				t.Fatalf("%d leaves, want %d", got, want)
-			}
+			met := map[string]bool{}
 			leaves.Each(func(_ int, leaf *goquery.Selection) {
 				name := leaf.AttrOr("id", "")
-				want, ok := wantLeaf[name]
-				if !ok {
-					t.Fatalf("unexpected leaf %q", name)
-				}
+				met[name] = true
 				var ids []string
 				for _, href := range demoLinks(leaf) {
 					ids = append(ids, mustBeFrame(t, s, href, lang))
 				}
-				for _, id := range want {
+				for _, id := range wantLeaf[name] {
 					if !slices.Contains(ids, id) {
-						t.Fatalf("leaf %s links %v, want %s among them", name, ids, id)
+						t.Fatalf("leaf %s links %v, want %s among them (its expect: guide)", name, ids, id)
 					}
+				}
+				if len(ids) > 0 && len(wantLeaf[name]) == 0 {
+					t.Fatalf("leaf %s links %v, and none of them names it under expect: guide", name, ids)
 				}
 				if len(ids) == 0 && squash(leaf.Find(".nodemo")) == "" {
 					t.Fatalf("leaf %s links no scenario and does not say why", name)
 				}
 			})
+			for name, ids := range wantLeaf {
+				if !met[name] {
+					t.Fatalf("%v name the leaf %s under expect: guide, which the tree does not have", ids, name)
+				}
+			}
 		})
 		t.Run("quiz/"+lang, func(t *testing.T) {
 			doc := getGuide(t, s, "/guide/quiz", lang)
 			tree := getGuide(t, s, "/guide/decision-tree", lang)
 			answers := doc.Find(`[data-testid="quiz-answer"]`)
-			if got, want := answers.Length(), len(wantAnswer); got != want {
-				t.Fatalf("%d answers, want %d", got, want)
+			for q, ids := range wantAnswer {
+				if q > answers.Length() {
+					t.Fatalf("%v name Q%d under expect: guide, and the quiz has %d questions", ids, q, answers.Length())
+				}
 			}
 			answers.Each(func(i int, a *goquery.Selection) {
 				var ids []string
 				for _, href := range demoLinks(a) {
 					ids = append(ids, mustBeFrame(t, s, href, lang))
 				}
-				for _, id := range wantAnswer[i] {
+				for _, id := range wantAnswer[i+1] {
 					if !slices.Contains(ids, id) {
-						t.Fatalf("Q%d links %v, want %s among them", i+1, ids, id)
+						t.Fatalf("Q%d links %v, want %s among them (its expect: guide)", i+1, ids, id)
 					}
+				}
+				if len(ids) > 0 && len(wantAnswer[i+1]) == 0 {
+					t.Fatalf("Q%d links %v, and none of them names it under expect: guide", i+1, ids)
 				}
 				if len(ids) == 0 && squash(a.Find(".nodemo")) == "" {
 					t.Fatalf("Q%d links no scenario and does not say so", i+1)

@@ -3,17 +3,20 @@ package web
 import (
 	"net/http"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
 
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/internal/respond"
-	"github.com/distlock/fencing-demo/web/internal/saveas"
 )
 
-// save gives a free-play history as a scenario's YAML (saveas): GET
-// /scenarios/<id>/yaml?<the place's address>. A page that shows it, to copy
-// into scenarios.yaml; with download=1, the file alone. Like a frame, it is
-// a pure function of the address.
+// save gives a place, scripted or free play, as a scenario's YAML
+// (script.SaveYAML): GET /scenarios/<id>/yaml?<the place's address>. A page
+// that shows it, to copy into scenarios.yaml; with download=1, the file
+// alone. Like a frame, it is a pure function of the address, and kept by
+// place.
 func (s *Server) save(c echo.Context) error {
 	sc, err := s.scenario(c)
 	if err != nil {
@@ -24,11 +27,11 @@ func (s *Server) save(c echo.Context) error {
 	if err != nil {
 		return badAddress(err, here.URL())
 	}
-	out, err := saveas.YAML(here.Place)
+	out, err := s.saves.yaml(here.Place)
 	if err != nil {
 		return err
 	}
-	file := saveas.ID(sc) + ".yaml"
+	file := script.SavedID(sc) + ".yaml"
 	h := c.Response().Header()
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	if q.Get("download") == "1" {
@@ -53,4 +56,33 @@ func (s *Server) save(c echo.Context) error {
 		Back:     here.URL(),
 	}
 	return respond.Render(c, http.StatusOK, views.SavePage(page))
+}
+
+// savesKept is how many saved scenarios are kept: one is two plays of at
+// most demo.MaxPlay actions, and at most some 200 KB of YAML.
+const savesKept = 64
+
+// saves are the answers of "Save as a scenario", kept by place: the same
+// address asked again (a page and its download, a class saving the
+// lecturer's frame) costs no play.
+type saves struct {
+	kept *lru.Cache[demo.Place, []byte]
+}
+
+func newSaves() *saves {
+	c, _ := lru.New[demo.Place, []byte](savesKept) // a size above 0 never fails
+	return &saves{kept: c}
+}
+
+// yaml is p saved as a scenarios file.
+func (s *saves) yaml(p demo.Place) ([]byte, error) {
+	if out, ok := s.kept.Get(p); ok {
+		return out, nil
+	}
+	out, err := script.SaveYAML(p)
+	if err != nil {
+		return nil, err
+	}
+	s.kept.Add(p, out)
+	return out, nil
 }

@@ -41,6 +41,7 @@ type Server struct {
 	runs        *runs
 	answers     *respond.Answers[answerKey] // pages and fragments, drawn once per place
 	finder      *finder                     // the page's counterexample searches (find.go)
+	saves       *saves                      // "Save as a scenario" answers, by place (save.go)
 	limiter     *runLimiter                 // nil: no limit
 	conns       *connLimiter
 	follow      *follow.Broker
@@ -84,6 +85,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		assets:  a,
 		answers: respond.NewAnswers[answerKey](maxAnswers),
 		finder:  newFinder(cfg.FindStates, cfg.FindTime),
+		saves:   newSaves(),
 		log:     log,
 		echo:    echo.New(),
 	}

@@ -92,7 +92,7 @@ type service struct {
 }
 
 func newService(sc *demo.Scenario) *service {
-	s := &service{kind: sc.Store, scenario: sc.ID}
+	s := &service{kind: sc.Store, scenario: sc.RandomSeed()}
 	if s.kind == EtcdStore {
 		s.zxid = 1 // a fresh etcd's revision
 	}

@@ -22,7 +22,7 @@ const shortDepth = 4
 func TestFinderMeetsExpectations(t *testing.T) {
 	for _, sc := range testkit.Catalog(t).Scenarios {
 		for _, on := range []bool{false, true} {
-			x := sc.Expect[boolIndex(on)]
+			x := sc.Expect[boolIndex(on)].Finder
 			if x == nil {
 				continue
 			}

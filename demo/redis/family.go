@@ -377,13 +377,13 @@ func (s *redisNodes) owner(r *demo.Run, v string) string {
 		return ""
 	}
 	for _, c := range r.Clients() {
-		if c.Value == v || redissonField(s.sc.ID, c.Name) == v {
+		if c.Value == v || redissonField(s.sc.RandomSeed(), c.Name) == v {
 			return c.Name
 		}
 	}
 	for _, c := range r.Clients() {
 		for try := 1; try < s.of(&c).tries; try++ {
-			if lockValue(s.sc.ID, c.Name, try) == v {
+			if lockValue(s.sc.RandomSeed(), c.Name, try) == v {
 				return c.Name
 			}
 		}

@@ -143,7 +143,7 @@ func (s *redisNodes) request(c *demo.Client, a demo.Action, h demo.Head) (Comman
 	value := c.Value
 	if a.Verb == Set || a.Verb == SetNX {
 		s.of(c).tries++
-		value = lockValue(s.sc.ID, c.Name, s.of(c).tries)
+		value = lockValue(s.sc.RandomSeed(), c.Name, s.of(c).tries)
 	}
 	switch x := a.Args.(type) {
 	case SetArgs:
@@ -332,7 +332,7 @@ func (s *redisNodes) redlock(r *demo.Run, c *demo.Client, a RedlockArgs) {
 		if s.redlockOnce(r, c, a) || try >= a.Retries {
 			return
 		}
-		delay := retryDelay(s.sc.ID, c.Name, s.of(c).tries)
+		delay := retryDelay(s.sc.RandomSeed(), c.Name, s.of(c).tries)
 		r.Log(RetryDelay{Head: r.Head(c.Name, ""), Delay: delay, Max: MaxRetryDelay})
 		r.Advance(delay)
 	}
@@ -349,7 +349,7 @@ func retryDelay(scenario, client string, attempt int) int {
 // redlockOnce is one attempt; it reports whether the client got the lock.
 func (s *redisNodes) redlockOnce(r *demo.Run, c *demo.Client, a RedlockArgs) bool {
 	s.of(c).tries++
-	c.Value = lockValue(s.sc.ID, c.Name, s.of(c).tries)
+	c.Value = lockValue(s.sc.RandomSeed(), c.Name, s.of(c).tries)
 	t1 := r.Now()
 	locked := 0
 	for _, n := range s.nodes {
@@ -438,7 +438,7 @@ func logChange(r *demo.Run, h demo.Head, what demo.Kind) {
 func (s *redisNodes) redisson(r *demo.Run, c *demo.Client, a demo.Action) error {
 	n := s.primary()
 	h := r.Head(c.Name, n.Name)
-	field := redissonField(s.sc.ID, c.Name)
+	field := redissonField(s.sc.RandomSeed(), c.Name)
 	var cmd Command
 	var err error
 	switch a.Verb {
@@ -522,7 +522,7 @@ func (s *redisNodes) runlock(r *demo.Run, c *demo.Client, n *Node, key, field st
 	k := s.of(c)
 	k.unlocks++
 	e := RedissonUnlock{Head: h, Key: key, Field: field, Lease: k.lease,
-		Latch: RedissonLatch(key, requestID(s.sc.ID, c.Name, k.unlocks))}
+		Latch: RedissonLatch(key, requestID(s.sc.RandomSeed(), c.Name, k.unlocks))}
 	if !n.Up {
 		r.Log(NoAnswer{Head: h, Sent: e})
 		return

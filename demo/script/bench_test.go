@@ -3,10 +3,12 @@ package script_test
 import (
 	"os"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
@@ -44,4 +46,27 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSave200 saves a free-play history of 200 actions (demo.MaxPlay),
+// the longest an address can carry, as a scenario: one play in each
+// position, so linear in the history.
+//
+//	go test -run '^$' -bench Save200 -benchmem ./demo/script
+func BenchmarkSave200(b *testing.B) {
+	sc := testkit.Scenario(b, "gc-pause")
+	cycle := []string{"A acquire 10", "tick 1", "A write A", "tick 1", "A release", "B acquire 10", "tick 1", "B write B", "B release", "tick 1"}
+	var acts []string
+	for len(acts) < demo.MaxPlay {
+		acts = append(acts, cycle...)
+	}
+	p := demo.Place{Sc: sc, Step: 1, Play: strings.Join(acts, "\n")}
+	if _, err := p.Run(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := script.SaveYAML(p); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -18,6 +18,11 @@ type checkError struct {
 
 func (e *checkError) Error() string { return e.msg }
 
+// in is the mistake as a LoadError of scenario id in file.
+func (e *checkError) in(file, id string) *LoadError {
+	return &LoadError{File: file, Line: e.line, ID: id, Msg: fmt.Sprintf("scenario %q: %s", id, e.msg)}
+}
+
 func fail(line int, format string, args ...any) *checkError {
 	return &checkError{line: line, msg: fmt.Sprintf(format, args...)}
 }
@@ -30,34 +35,39 @@ var (
 // check fills in defaults and finds what is wrong with sc, one concern at a
 // time: its names, its store, its grouping, its cast, its prose, its
 // actions, whether it plays, and last whether its narration is true in
-// both positions.
-func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) *checkError {
+// both positions. What the model shows against what the scenario states it
+// shows (its expect:) is not a mistake in the file's shape: those are
+// returned apart, all of them, as differs.
+func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) (differs []*checkError, err *checkError) {
 	if err := checkNames(sc); err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkStore(reg, sc); err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.actions(reg, sc); err != nil {
-		return err
+		return nil, err
 	}
-	if err := s.checkProperty(sc); err != nil {
-		return err
+	if err := checkProperty(sc); err != nil {
+		return nil, err
 	}
 	for _, c := range []func(*demo.Scenario) *checkError{
-		checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPredictions, checkPlays,
+		checkGrouping, checkCast, checkTexts, checkSources, checkMoves, checkPredictions, checkExpect,
 	} {
 		if err := c(sc); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return checkPlays(sc)
 }
 
 // checkNames: the id and the switch name travel in URLs.
 func checkNames(sc *demo.Scenario) *checkError {
 	if !validID(sc.ID) {
 		return fail(0, "the id must be lower-case letters, digits and dashes")
+	}
+	if sc.Seed != "" && !validID(sc.Seed) {
+		return fail(0, "seed %q: the id of the scenario whose draws it repeats, of lower-case letters, digits and dashes", sc.Seed)
 	}
 	if sc.Switch == "" || !validID(sc.Switch) {
 		return fail(0, "the switch needs a name of lower-case letters, digits and dashes")
@@ -239,14 +249,18 @@ func checkActions(sc *demo.Scenario, as []demo.Action) *checkError {
 }
 
 // checkPlays plays the scenario to its end in both switch positions: what
-// only a replay shows, such as a paused client asked to write.
-// checkPlays plays the scenario to its end in both switch positions: what
 // only a replay shows, such as a paused client asked to write; and, in the
-// same plays, whether each move's narration is true in both positions.
-func checkPlays(sc *demo.Scenario) *checkError {
+// same plays, whether each move's narration is true in both positions, and
+// whether the answers and the verdicts are the ones the scenario states.
+func checkPlays(sc *demo.Scenario) (differs []*checkError, _ *checkError) {
 	var kinds *eventKinds // only a scenario asking about an event needs its kinds
 	if asksEvent(sc) {
 		kinds = &eventKinds{seen: map[demo.Kind]bool{}, read: map[*demo.Run]int{}}
+	}
+	differ := func(d *checkError) {
+		if d != nil {
+			differs = append(differs, d)
+		}
 	}
 	err := demo.RehearseEach(sc, func(r *demo.Run) error {
 		if kinds != nil {
@@ -255,26 +269,36 @@ func checkPlays(sc *demo.Scenario) *checkError {
 		if ce := narrationOf(sc, r); ce != nil {
 			return ce
 		}
-		if ce := answerOf(sc, r); ce != nil {
+		ce, d := answerOf(sc, r)
+		if ce != nil {
 			return ce
 		}
+		differ(d)
+		differ(verdictOf(sc, r))
 		return nil // not a nil *checkError, which as an error is not nil
 	})
 	if err == nil && kinds != nil {
-		return checkEventOutcomes(sc, kinds)
+		return sortDiffers(differs), checkEventOutcomes(sc, kinds)
 	}
 	if err == nil {
-		return nil
+		return sortDiffers(differs), nil
 	}
 	var ae *demo.ActionError
 	if errors.As(err, &ae) {
-		return fail(ae.Action.Line, "%s", ae.Error())
+		return nil, fail(ae.Action.Line, "%s", ae.Error())
 	}
 	var ce *checkError
 	if errors.As(err, &ce) {
-		return ce
+		return nil, ce
 	}
-	return fail(0, "%s", err)
+	return nil, fail(0, "%s", err)
+}
+
+// sortDiffers puts the differences in the order of their lines, as a reader
+// of the file meets them: the plays run the positions on first.
+func sortDiffers(ds []*checkError) []*checkError {
+	slices.SortStableFunc(ds, func(a, b *checkError) int { return a.line - b.line })
+	return ds
 }
 
 func orNone(names []string) string {
@@ -308,26 +332,13 @@ func validID(s string) bool {
 	return true
 }
 
-// checkProperty: the property the finder looks to break is one it knows,
-// and what it is expected to find is written as it reads it.
-func (s *scenario) checkProperty(sc *demo.Scenario) *checkError {
-	if s.Property != "" {
-		if _, ok := demo.PropertyOf(sc.Family, s.Property); !ok {
-			return fail(0, "property %q is not one of %s", s.Property, strings.Join(demo.PropertyNames(sc.Family), ", "))
-		}
+// checkProperty: the property the finder looks to break is one it knows.
+func checkProperty(sc *demo.Scenario) *checkError {
+	if sc.Property == "" {
+		return nil
 	}
-	for i, e := range []string{s.Expect.Off, s.Expect.On} {
-		if e == "" {
-			continue
-		}
-		if s.Property == "" {
-			return fail(0, "expect says what the finder finds, which needs a property to look for")
-		}
-		x, err := demo.ParseExpectation(e)
-		if err != nil {
-			return fail(0, "%v", err)
-		}
-		sc.Expect[i] = &x
+	if _, ok := sc.Promise(); !ok {
+		return fail(0, "property %q is not one of %s", sc.Property, strings.Join(demo.PropertyNames(sc.Family), ", "))
 	}
 	return nil
 }

@@ -11,7 +11,10 @@ import (
 )
 
 // The file's shape. These types mirror demo's, with the names scenarios.yaml
-// uses; the engine's own types carry no YAML at all.
+// uses; the engine's own types carry no YAML at all. The same types read a
+// file (Load) and write one (Marshal), so that what is written is what is
+// read: a field added here is read and written at once. Their order is the
+// order a scenario is written in.
 
 type document struct {
 	Scenarios []*scenario `yaml:"scenarios"`
@@ -24,6 +27,8 @@ type text struct {
 
 func (t text) demo() demo.Text { return demo.Text{JA: t.JA, EN: t.EN} }
 
+func textOf(t demo.Text) text { return text{JA: t.JA, EN: t.EN} }
+
 // optional converts a text that one position may replace: nil stays nil.
 func optional(t *text) *demo.Text {
 	if t == nil {
@@ -33,47 +38,66 @@ func optional(t *text) *demo.Text {
 	return &d
 }
 
+func optionalOf(t *demo.Text) *text {
+	if t == nil {
+		return nil
+	}
+	o := textOf(*t)
+	return &o
+}
+
 type narration struct {
-	Title text `yaml:"title"`
-	Text  text `yaml:"text"`
+	Title text `yaml:"title,omitempty"`
+	Text  text `yaml:"text,omitempty"`
 }
 
 func (n narration) demo() demo.Narration {
 	return demo.Narration{Title: n.Title.demo(), Text: n.Text.demo()}
 }
 
+func fromNarration(n demo.Narration) narration {
+	return narration{Title: textOf(n.Title), Text: textOf(n.Text)}
+}
+
 type scenario struct {
 	ID            string    `yaml:"id"`
+	Seed          string    `yaml:"seed,omitempty"`
 	Title         text      `yaml:"title"`
 	Summary       text      `yaml:"summary"`
 	Lesson        text      `yaml:"lesson"`
 	Sources       []source  `yaml:"sources"`
 	Purpose       string    `yaml:"purpose"`
 	Topology      string    `yaml:"topology"`
+	Store         string    `yaml:"store,omitempty"`
+	Nodes         int       `yaml:"nodes,omitempty"`
+	Latency       int       `yaml:"latency,omitempty"`
+	Timeout       int       `yaml:"timeout,omitempty"`
+	Pool          int       `yaml:"pool,omitempty"`
+	MaxConns      int       `yaml:"max-connections,omitempty"`
 	Switch        string    `yaml:"switch"`
-	SwitchAliases []string  `yaml:"switch-aliases"`
+	SwitchAliases words     `yaml:"switch-aliases,omitempty"`
 	SwitchLabel   text      `yaml:"switch-label"`
-	Default       bool      `yaml:"default"`
-	Store         string    `yaml:"store"`
-	Nodes         int       `yaml:"nodes"`
-	Latency       int       `yaml:"latency"`
-	Timeout       int       `yaml:"timeout"`
-	Pool          int       `yaml:"pool"`
-	MaxConns      int       `yaml:"max-connections"`
+	Default       bool      `yaml:"default,omitempty"`
+	Fencing       string    `yaml:"fencing,omitempty"`
 	Resource      string    `yaml:"resource"`
-	Fencing       string    `yaml:"fencing"`
-	Clients       []string  `yaml:"clients"`
-	Setup         []action  `yaml:"setup"`
+	Clients       words     `yaml:"clients"`
+	Property      string    `yaml:"property,omitempty"`
+	Expect        expect    `yaml:"expect,omitempty"`
+	Setup         []action  `yaml:"setup,omitempty"`
 	Initial       narration `yaml:"initial"`
 	Moves         []move    `yaml:"moves"`
-	Property      string    `yaml:"property"`
-	Expect        expect    `yaml:"expect"`
 }
 
-// expect is what the finder finds in each position (demo.Expectation).
-type expect struct {
-	Off string `yaml:"off"`
-	On  string `yaml:"on"`
+// words is a list of names, written on one line: [A, B].
+type words []string
+
+// MarshalYAML writes the list on one line.
+func (w words) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, s := range w {
+		n.Content = append(n.Content, scalar(s))
+	}
+	return n, nil
 }
 
 // source is one primary text the lesson rests on.
@@ -87,25 +111,26 @@ type source struct {
 // for that position.
 type move struct {
 	Narration narration `yaml:",inline"`
-	TitleOn   *text     `yaml:"title-on"`
-	TitleOff  *text     `yaml:"title-off"`
-	TextOn    *text     `yaml:"text-on"`
-	TextOff   *text     `yaml:"text-off"`
+	TitleOn   *text     `yaml:"title-on,omitempty"`
+	TitleOff  *text     `yaml:"title-off,omitempty"`
+	TextOn    *text     `yaml:"text-on,omitempty"`
+	TextOff   *text     `yaml:"text-off,omitempty"`
 	Do        []action  `yaml:"do"`
-	Predict   *predict  `yaml:"predict"`
+	Predict   *predict  `yaml:"predict,omitempty"`
 }
 
 // scenario converts the file's scenario to the engine's, unchecked: its
 // actions are read once its store's family is known (checkStore).
 func (s *scenario) scenario() *demo.Scenario {
 	sc := &demo.Scenario{
-		ID: s.ID, Title: s.Title.demo(), Summary: s.Summary.demo(), Lesson: s.Lesson.demo(),
+		ID: s.ID, Seed: s.Seed, Title: s.Title.demo(), Summary: s.Summary.demo(), Lesson: s.Lesson.demo(),
 		Purpose: s.Purpose, Topology: s.Topology,
 		Switch: s.Switch, SwitchAliases: s.SwitchAliases, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
 		MaxConns: s.MaxConns,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Initial: s.Initial.demo(), Property: s.Property,
+		Expect: s.Expect.pos, Guide: s.Expect.guide,
 	}
 	for _, src := range s.Sources {
 		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})
@@ -119,6 +144,45 @@ func (s *scenario) scenario() *demo.Scenario {
 		})
 	}
 	return sc
+}
+
+// scenarioOf is the file's form of sc, as Marshal writes it: the converse
+// of scenario, so that a scenario written and read again is the same.
+func scenarioOf(sc *demo.Scenario) *scenario {
+	s := &scenario{
+		ID: sc.ID, Seed: sc.Seed, Title: textOf(sc.Title), Summary: textOf(sc.Summary), Lesson: textOf(sc.Lesson),
+		Purpose: sc.Purpose, Topology: sc.Topology,
+		Store: string(sc.Store), Nodes: sc.Nodes, Latency: sc.Latency, Timeout: sc.Timeout, Pool: sc.Pool,
+		MaxConns: sc.MaxConns,
+		Switch:   sc.Switch, SwitchAliases: sc.SwitchAliases, SwitchLabel: textOf(sc.SwitchLabel), Default: sc.Default,
+		Fencing: sc.Fencing, Resource: sc.Resource, Clients: sc.Clients,
+		Property: sc.Property, Expect: expect{pos: sc.Expect, guide: sc.Guide},
+		Setup:   actionsOf(sc.Setup),
+		Initial: fromNarration(sc.Initial),
+	}
+	for _, src := range sc.Sources {
+		s.Sources = append(s.Sources, source{Title: textOf(src.Title), URL: src.URL})
+	}
+	for _, m := range sc.Moves {
+		s.Moves = append(s.Moves, move{
+			Narration: fromNarration(m.Narration),
+			TitleOn:   optionalOf(m.TitleOn), TitleOff: optionalOf(m.TitleOff),
+			TextOn: optionalOf(m.TextOn), TextOff: optionalOf(m.TextOff),
+			Do:      actionsOf(m.Do),
+			Predict: predictOf(m.Predict),
+		})
+	}
+	return s
+}
+
+// actionsOf writes actions as a script does: each its line, a conditional
+// one as {if-on: line} or {if-off: line}.
+func actionsOf(as []demo.Action) []action {
+	var out []action
+	for _, a := range as {
+		out = append(out, action{text: a.Source, when: a.When})
+	}
+	return out
 }
 
 // actions reads the scenario's actions with its family's verbs: the setup's,
@@ -137,7 +201,7 @@ func (s *scenario) actions(reg *demo.Registry, sc *demo.Scenario) *checkError {
 }
 
 func parseActions(reg *demo.Registry, sc *demo.Scenario, as []action) ([]demo.Action, *checkError) {
-	if as == nil {
+	if len(as) == 0 {
 		return nil, nil
 	}
 	out := make([]demo.Action, len(as))
@@ -188,4 +252,19 @@ func (a *action) UnmarshalYAML(node *yaml.Node) error {
 	}
 	a.text, a.when, a.line = s, when, line
 	return nil
+}
+
+// MarshalYAML writes an action as it is read: its line, or {if-on: line}.
+func (a action) MarshalYAML() (any, error) {
+	if a.when == "" {
+		return scalar(a.text), nil
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("if-" + a.when), scalar(a.text)}}, nil
+}
+
+// scalar is a string as a node the encoder quotes where YAML needs it.
+func scalar(s string) *yaml.Node {
+	n := &yaml.Node{}
+	n.SetString(s)
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -13,8 +14,9 @@ import (
 )
 
 // FuzzLoad feeds any bytes to Load. It must never panic; an error must be a
-// *script.LoadError whose line is in the input; and a catalog that loads must play
-// every scenario to its end in both switch positions, as Load promises.
+// *script.LoadError whose line is in the input; a catalog that loads must play
+// every scenario to its end in both switch positions, as Load promises; and
+// written by Marshal it must load again as the same scenarios.
 func FuzzLoad(f *testing.F) {
 	real, err := os.ReadFile(testkit.ScenariosFile())
 	if err != nil {
@@ -60,6 +62,20 @@ func FuzzLoad(f *testing.F) {
 		}
 		if len(c.Scenarios) == 0 {
 			t.Fatal("Load returned an empty catalog without an error")
+		}
+		// What loads is written by the same types and reads back the same.
+		out, err := script.Marshal(c.Scenarios...)
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		again, err := script.Load("written.yaml", out)
+		if err != nil {
+			t.Fatalf("the written file does not load: %v\n%s", err, out)
+		}
+		for i, sc := range c.Scenarios {
+			if !reflect.DeepEqual(unlined(again.Scenarios[i]), unlined(sc)) {
+				t.Fatalf("%s: written and read, it differs", sc.ID)
+			}
 		}
 		for _, sc := range c.Scenarios {
 			if got, ok := c.Get(sc.ID); !ok || got != sc {

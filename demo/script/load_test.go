@@ -80,6 +80,13 @@ func TestLoadErrors(t *testing.T) {
 			at:   "resource: row-1: oops",
 		},
 		{
+			// The library counts a parser's lines from 0: the loader does not.
+			name: "unclosed list",
+			src:  testkit.Replace(t, testkit.File(testkit.YAML("s", "tick 1")), "clients: [A, B]", "clients: [A, B"),
+			at:   "clients: [A, B",
+			msg:  []string{"did not find expected ',' or ']'"},
+		},
+		{
 			name: "unknown verb",
 			src:  testkit.File(testkit.YAML("s", "A acquire 3", "A fly 3")),
 			at:   "A fly 3",

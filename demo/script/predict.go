@@ -16,8 +16,8 @@ import (
 type predict struct {
 	Ask     text     `yaml:"ask"`
 	Kind    string   `yaml:"kind"`
-	Who     string   `yaml:"who"`
-	Of      string   `yaml:"of"`
+	Who     string   `yaml:"who,omitempty"`
+	Of      string   `yaml:"of,omitempty"`
 	Options []option `yaml:"options"`
 }
 
@@ -38,6 +38,17 @@ func (p *predict) demo() *demo.Prediction {
 		d.Options = append(d.Options, demo.Option{Value: o.Is, Label: o.Label.demo(), Tempting: o.Tempting.demo()})
 	}
 	return d
+}
+
+func predictOf(d *demo.Prediction) *predict {
+	if d == nil {
+		return nil
+	}
+	p := &predict{Ask: textOf(d.Ask), Kind: string(d.Kind), Who: d.Who, Of: string(d.Of)}
+	for _, o := range d.Options {
+		p.Options = append(p.Options, option{Is: o.Value, Label: textOf(o.Label), Tempting: textOf(o.Tempting)})
+	}
+	return p
 }
 
 // maxOptions keeps a question to what a phone shows without scrolling.
@@ -98,12 +109,14 @@ func checkPredictions(sc *demo.Scenario) *checkError {
 
 // answerOf checks the question of the move that led to r's frame, if it has
 // one: the model's answer there must be one of its options, so that a
-// question is never asked whose right answer cannot be picked.
-func answerOf(sc *demo.Scenario, r *demo.Run) *checkError {
+// question is never asked whose right answer cannot be picked (a mistake);
+// and it must be the answer the scenario states, if it states one (a
+// difference).
+func answerOf(sc *demo.Scenario, r *demo.Run) (mistake, differs *checkError) {
 	i := r.Index() - 2
 	p := sc.Moves[i].Predict
 	if p == nil {
-		return nil
+		return nil, nil
 	}
 	line := 0
 	if len(sc.Moves[i].Do) > 0 {
@@ -112,16 +125,22 @@ func answerOf(sc *demo.Scenario, r *demo.Run) *checkError {
 	f := r.Frame()
 	v, _, ok := p.Answer(&f)
 	if !ok {
-		return fail(line, "move %d predict: with the switch %s, %s has no event in this move to ask about", i+1, demo.OnOff(r.On()), p.Who)
+		return fail(line, "move %d predict: with the switch %s, %s has no event in this move to ask about", i+1, demo.OnOff(r.On()), p.Who), nil
 	}
 	if _, ok := p.Option(v); !ok {
 		values := make([]string, len(p.Options))
 		for j, o := range p.Options {
 			values[j] = o.Value
 		}
-		return fail(line, "move %d predict: with the switch %s the model's answer is %q, which is not among the options (%s)", i+1, demo.OnOff(r.On()), v, strings.Join(values, ", "))
+		return fail(line, "move %d predict: with the switch %s the model's answer is %q, which is not among the options (%s)", i+1, demo.OnOff(r.On()), v, strings.Join(values, ", ")), nil
 	}
-	return nil
+	q := 0 // the question's place among the scenario's
+	for _, m := range sc.Moves[:i] {
+		if m.Predict != nil {
+			q++
+		}
+	}
+	return nil, answerStated(sc, r, q, v)
 }
 
 // badOutcome says what is wrong with v as an outcome of p's kind, before

@@ -6,15 +6,16 @@
 package guidedata
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"strings"
+	"io"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/distlock/fencing-demo/internal/plainyaml"
-
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 )
 
 // Guide is the whole of guide.yaml.
@@ -106,6 +107,27 @@ func (g *Guide) Links() []DemoLink {
 	return ls
 }
 
+// LinksTo names the places of the guide that link to scenario id: the
+// leaves of the tree by their ID and the quiz's questions by their number,
+// from 1, as a scenario's expect: guide names them.
+func (g *Guide) LinksTo(id string) demo.GuideLinks {
+	var to demo.GuideLinks
+	links := func(ls []DemoLink) bool {
+		return slices.ContainsFunc(ls, func(l DemoLink) bool { return l.ID == id })
+	}
+	for _, n := range g.Tree.Leaves() {
+		if links(n.Demos) {
+			to.Tree = append(to.Tree, n.ID)
+		}
+	}
+	for i, q := range g.Quiz {
+		if links(q.Demos) {
+			to.Quiz = append(to.Quiz, i+1)
+		}
+	}
+	return to
+}
+
 // Missing lists the scenario ids the guide links to that c lacks: only a
 // -scenarios file of one's own can lack them, and the pages then leave
 // those links out.
@@ -161,16 +183,14 @@ type (
 	}
 )
 
-// decode reads the file's shape, by the plain reader's fast path when it
-// can (internal/plainyaml), else by the library, which says what is wrong.
+// decode reads the file's shape with the YAML library, whose messages say
+// on which line a mistake is; a key the shape lacks is one.
 func decode(name string, data []byte) (*file, error) {
 	var f file
-	if err := plainyaml.Unmarshal(data, &f); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			err = errors.New(strings.Join(te.Errors, "; "))
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return nil, script.YAMLError(name, data, err)
 	}
 	return &f, nil
 }

@@ -2,6 +2,7 @@ package guidedata_test
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -232,5 +233,18 @@ func TestGuideSaysWhatItsFramesShow(t *testing.T) {
 	}
 	if !linked(q5.Demos, "optimistic-version", true) || q5.NoDemo.EN != "" {
 		t.Errorf("quiz 5 names compare-and-set and must link optimistic-version, not say there is no scenario: %+v", q5)
+	}
+}
+
+// LinksTo names the leaves and the questions that link to a scenario, as
+// its expect: guide names them.
+func TestLinksTo(t *testing.T) {
+	g := testkit.Guide(t)
+	got := g.LinksTo("gc-pause")
+	if !slices.Equal(got.Tree, []string{"consensus"}) || !slices.Contains(got.Quiz, 2) {
+		t.Fatalf("LinksTo(gc-pause)=%+v, want the consensus leaf and question 2 among them", got)
+	}
+	if got := g.LinksTo("nope"); len(got.Tree)+len(got.Quiz) != 0 {
+		t.Fatalf("LinksTo(nope)=%+v, want nothing", got)
 	}
 }
