@@ -16,6 +16,11 @@ var (
 	// StaleWrite: a client whose lease had run out wrote, and the resource
 	// took it. Someone else's data was overwritten.
 	StaleWrite = NewKind(KindSpec{Name: "stale-write", Class: Broken, Words: staleWriteWords})
+	// LateWrite: a client whose lease had run out wrote, and the resource
+	// took it, over no newer holder's data: over nothing, its own value, or
+	// an older holder's. It worked past its lease; nothing is lost yet. With
+	// fencing, the resource took it because no higher token had reached it.
+	LateWrite = NewKind(KindSpec{Name: "late-write", Class: Warning, Words: lateWriteWords})
 	// TwoHolders: two clients held the lock at once, each within its own
 	// lease or validity. The lock was granted twice.
 	TwoHolders = NewKind(KindSpec{Name: "two-holders", Class: Broken, Words: twoHoldersWords})
@@ -64,6 +69,58 @@ var staleWriteWords = Words{
 	Story: func(sc *Scenario, v Violation) string {
 		return fmt.Sprintf("%s wrote %q at %s after its lock ran out, overwriting %q (%s's)", v.Client, v.Value, Clock(sc, v.At), v.Before, v.Other)
 	},
+}
+
+// lateWriteWords say what the late write landed over, that nothing newer
+// was lost, and, where the resource checks tokens, why it took the write:
+// it can only reject a token lower than one it has already seen.
+var lateWriteWords = Words{
+	Short: Text{JA: "期限切れの書き込み", EN: "late write"},
+	Legend: Text{JA: "リースの切れた持ち主の書き込みが資源に通ったが、新しい持ち主のデータは上書きしていない。期限を過ぎて働く、害の一歩手前。",
+		EN: "A write from a holder whose lease had run out landed, over no newer holder's data: it worked past its lease, one step short of the harm."},
+	Say: func(f *Frame, v Violation) Text {
+		t := Says("期限切れの書き込み: %[1]s のリースは切れていたのに、その書き込み %[2]q が %[3]s に通った", "Late write: %[1]s's lease had run out, yet its write %[2]q landed at %[3]s",
+			v.Client, v.Value, ShowTime(f.Scenario, v.At))
+		switch {
+		case v.Before == "":
+			t = t.Join(Text{JA: "。資源は空だった。", EN: ", on an empty resource."})
+		case v.Other == v.Client:
+			t = t.Join(Says("。上書きしたのは自分が前に書いた %q だった。", ", over its own earlier value %q.", v.Before))
+		case v.Other == "":
+			t = t.Join(Says("。上書きした %q は、どの持ち主が書いたものでもない。", ", over %q, which no holder had written.", v.Before))
+		default:
+			t = t.Join(Says("。上書きしたのは、%[2]s より前に持っていた %[1]s の %[3]q だった。", ", over %[3]q, written by %[1]s, who held the lock before %[2]s.", v.Other, v.Client, v.Before))
+		}
+		t = t.Join(Says("新しい持ち主のデータはまだ失われていないが、%[1]s は期限を過ぎて働いている。", " No newer holder's data is lost yet, but %[1]s worked past its lease.", v.Client))
+		if v.Token > 0 && f.Fenced {
+			t = t.Join(unseen(f, v))
+		}
+		return t
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		over := "nothing"
+		if v.Before != "" {
+			over = fmt.Sprintf("%q (%s's)", v.Before, v.Other)
+			if v.Other == "" {
+				over = fmt.Sprintf("%q (no holder's)", v.Before)
+			}
+		}
+		return fmt.Sprintf("%s wrote %q at %s after its lock ran out, over %s; no newer holder's data is lost", v.Client, v.Value, Clock(sc, v.At), over)
+	},
+}
+
+// unseen says why a resource that checks tokens took a late write: the
+// highest token it had seen was no higher than the writer's, even where a
+// newer holder already had one.
+func unseen(f *Frame, v Violation) Text {
+	for _, h := range f.Holdings {
+		if h.Client != v.Client && h.Token > v.Token && h.From <= v.At {
+			return Says(" 資源がこの書き込みを受け付けたのは、それまでに見た最大のトークンが %[1]d だったから。%[2]s のトークン %[3]d はまだ資源に届いていなかった。資源が拒めるのは、すでに見たより小さいトークンだけ。",
+				" The resource took it because the highest token it had seen was %[1]d: %[2]s's token %[3]d had not reached it yet. A resource can only reject a token lower than one it has seen.",
+				v.Max, h.Client, h.Token)
+		}
+	}
+	return Says(" 資源がこの書き込みを受け付けたのは、トークン %[1]d より大きいトークンをまだ見ていなかったから。", " The resource took it: no token higher than %[1]d had reached it.", v.Token)
 }
 
 var twoHoldersWords = Words{

@@ -2485,7 +2485,7 @@ func happenedItem(d Demo, e demo.Event) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var127 = []any{"ev-" + e.Kind().String(), templ.KV("ev-stale", Stale(d.Frame, e))}
+			var templ_7745c5c3_Var127 = []any{"ev-" + e.Kind().String(), templ.KV("ev-stale", Stale(d.Frame, e)), templ.KV("ev-late", Late(d.Frame, e))}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var127...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -100,8 +100,11 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 			key += ".notoken"
 		}
 		s := fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token)
-		if Stale(f, e) {
+		switch judged(f, e) {
+		case demo.StaleWrite:
 			s += " — " + fmt.Sprintf(T(lang, "ev.overwrote"), e.Before)
+		case demo.LateWrite:
+			s += " — " + fmt.Sprintf(T(lang, "ev.late"), e.Client)
 		}
 		return s
 	case demo.SkippedWrite:
@@ -137,7 +140,7 @@ func Findings(f demo.Frame) []demo.Violation {
 	var out []demo.Violation
 	for _, v := range f.Violations {
 		if v.Kind == demo.Overlap && slices.ContainsFunc(f.Violations, func(w demo.Violation) bool {
-			return w.Kind == demo.StaleWrite && w.Client == v.Client && w.At >= v.At
+			return (w.Kind == demo.StaleWrite || w.Kind == demo.LateWrite) && w.Client == v.Client && w.At >= v.At
 		}) {
 			continue
 		}
@@ -290,18 +293,27 @@ func Short(v string) string { return demo.Short(v) }
 func verdictKind(d Demo) string { return d.Frame.Verdict().Kind.String() }
 
 // Stale reports whether an accepted write is one the verdict found stale:
-// it landed after the writer's lock had run out.
-func Stale(f demo.Frame, ev demo.Event) bool {
+// it landed after the writer's lock had run out, over a newer holder's data.
+func Stale(f demo.Frame, ev demo.Event) bool { return judged(f, ev) == demo.StaleWrite }
+
+// Late reports whether an accepted write landed after the writer's lock had
+// run out, over no newer holder's data: a late write, not yet a stale one.
+func Late(f demo.Frame, ev demo.Event) bool { return judged(f, ev) == demo.LateWrite }
+
+// judged is the kind the verdict gave an accepted write that landed after
+// its writer's lock had run out: stale or late; MutualExclusionHeld for
+// any other event.
+func judged(f demo.Frame, ev demo.Event) demo.ViolationKind {
 	e, ok := ev.(demo.WriteResult)
 	if !ok || !e.OK {
-		return false
+		return demo.MutualExclusionHeld
 	}
 	for _, v := range f.Violations {
-		if v.Kind == demo.StaleWrite && v.Client == e.Client && v.At == e.At {
-			return true
+		if (v.Kind == demo.StaleWrite || v.Kind == demo.LateWrite) && v.Client == e.Client && v.At == e.At {
+			return v.Kind
 		}
 	}
-	return false
+	return demo.MutualExclusionHeld
 }
 
 func clientIndexOf(d Demo, name string) int { return clientIndex(d.Sc(), name) }
