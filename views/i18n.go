@@ -164,6 +164,7 @@ var siteWords = map[string][2]string{ // key -> {ja, en}
 	"ev.overwrote":       {"期限の切れた持ち主の書き込みが、新しい値 %q を上書きした: データ破壊", "a write from an expired holder overwrote the newer value %q: data destroyed"},
 	"ev.paused":          {"%s が停止 (GC)", "%s stopped (GC pause)"},
 	"ev.resumed":         {"%s が再開: まだロックを持っているつもり", "%s resumed, still believing it holds the lock"},
+	"ev.resumed.free":    {"%s が再開 (ロックは持っていない)", "%s resumed (it holds no lock)"},
 
 	"err.title":        {"エラー", "Error"},
 	"err.continue":     {"デモに戻る", "Back to the demo"},

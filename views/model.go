@@ -28,6 +28,9 @@ type Page struct {
 	Index     string // "" leaves the link out
 	Chrome    bool   // the site's header; off inside an iframe
 	Present   bool   // presenter mode: large type, high contrast
+	// Audit: every sentence written from the model carries the facts it
+	// claims (claims.go), for the test that holds them to the frame.
+	Audit bool
 }
 
 // CanonicalURL is the page's absolute address, for rel=canonical: "" when
@@ -109,8 +112,23 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 		return s
 	case demo.SkippedWrite:
 		return fmt.Sprintf(T(lang, key), e.Client, e.Value)
+	case demo.ClientChange:
+		if e.What == demo.Resumed && !resumedBelieving(f, e) {
+			key += ".free"
+		}
 	}
 	return fmt.Sprintf(T(lang, key), e.Header().Client)
+}
+
+// resumedBelieving reports whether a client that resumed believed then that
+// it held the lock: a client that had none wakes up believing nothing.
+func resumedBelieving(f demo.Frame, e demo.ClientChange) bool {
+	for _, h := range f.Holdings {
+		if h.Client == e.Client && h.From <= e.At && (h.Ended < 0 || e.At < h.Ended) {
+			return true
+		}
+	}
+	return false
 }
 
 func ownerOf(lang, client string) string {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -50,14 +51,24 @@ func EncodePlay(play string) string {
 		return ""
 	}
 	var b bytes.Buffer
-	w, err := flate.NewWriterDict(&b, flate.BestCompression, playDict)
-	if err != nil {
-		panic(err) // a level out of range: a mistake in the program
-	}
+	w := playWriters.Get().(*flate.Writer)
+	defer playWriters.Put(w)
+	w.Reset(&b)
 	_, _ = w.Write([]byte(play)) // a bytes.Buffer does not fail
 	_ = w.Close()
 	return base64.RawURLEncoding.EncodeToString(b.Bytes())
 }
+
+// playWriters keep flate's writers, with the dictionary, for EncodePlay: a
+// free-play frame writes a link for every action it offers, and a new
+// writer's tables cost more than the history it compresses.
+var playWriters = sync.Pool{New: func() any {
+	w, err := flate.NewWriterDict(io.Discard, flate.BestCompression, playDict)
+	if err != nil {
+		panic(err) // a level out of range: a mistake in the program
+	}
+	return w
+}}
 
 // DecodePlay reads what EncodePlay wrote; any other text is an error, and
 // so is a history longer than MaxPlayBytes.
