@@ -50,6 +50,15 @@ func EncodePlay(play string) string {
 	if play == "" {
 		return ""
 	}
+	if code, ok := encoded.get(play); ok {
+		return code
+	}
+	code := encodePlay(play)
+	encoded.put(play, code)
+	return code
+}
+
+func encodePlay(play string) string {
 	var b bytes.Buffer
 	w := playWriters.Get().(*flate.Writer)
 	defer playWriters.Put(w)
@@ -57,6 +66,35 @@ func EncodePlay(play string) string {
 	_, _ = w.Write([]byte(play)) // a bytes.Buffer does not fail
 	_ = w.Close()
 	return base64.RawURLEncoding.EncodeToString(b.Bytes())
+}
+
+// encoded remembers the histories encoded last: a free-play frame links to
+// itself and its neighbours many times over (its step, reset, share and
+// embed links), each with the same history.
+var encoded = playCodes{codes: map[string]string{}}
+
+// playCodes is a small map of histories to their codes, emptied when full.
+type playCodes struct {
+	mu    sync.Mutex
+	codes map[string]string
+}
+
+const maxPlayCodes = 4096
+
+func (c *playCodes) get(play string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	code, ok := c.codes[play]
+	return code, ok
+}
+
+func (c *playCodes) put(play, code string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.codes) >= maxPlayCodes {
+		clear(c.codes)
+	}
+	c.codes[play] = code
 }
 
 // playWriters keep flate's writers, with the dictionary, for EncodePlay: a

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -33,12 +34,19 @@ import (
 func TestEverySentenceTrue(t *testing.T) {
 	depth, states := 5, 20_000
 	if testing.Short() {
-		depth, states = 3, 2_000
+		depth, states = 1, 100
 	}
-	var total audit
+	var (
+		mu    sync.Mutex
+		total audit
+	)
+	t.Cleanup(func() {
+		t.Logf("checked %d frames, %d sentences and %d claims, in both languages (depth %d)", total.frames, total.sentences, total.claims, depth)
+	})
 	for _, sc := range testkit.Catalog(t).Scenarios {
 		for _, on := range []bool{false, true} {
 			t.Run(testkit.Name(sc, on), func(t *testing.T) {
+				t.Parallel()
 				var a audit
 				a.script(t, sc, on)
 				if sc.Family.Offers != nil {
@@ -57,11 +65,12 @@ func TestEverySentenceTrue(t *testing.T) {
 						}
 					}
 				}
+				mu.Lock()
 				total.add(a)
+				mu.Unlock()
 			})
 		}
 	}
-	t.Logf("checked %d frames, %d sentences and %d claims, in both languages (depth %d)", total.frames, total.sentences, total.claims, depth)
 }
 
 // starts are where the walk begins: the first frame, and the frame before

@@ -64,12 +64,11 @@ func (a account) holds(c demo.Claim) (bool, string) {
 	return a.writes(c)
 }
 
-// writes holds the claims about writes to the resource.
+// writes holds the claims about writes to the resource. A client may
+// write more than once in one instant: a claim about its write at t holds
+// if one of them bears it out.
 func (a account) writes(c demo.Claim) (bool, string) {
-	w, found := a.write(c.Client, c.At, true)
 	switch c.Fact {
-	case demo.Landed:
-		return found && w.Value == c.Value, "no such write was taken then"
 	case demo.NoneLanded:
 		for _, e := range a.taken() {
 			if e.Client == c.Client && e.At >= c.At {
@@ -77,15 +76,6 @@ func (a account) writes(c demo.Claim) (bool, string) {
 			}
 		}
 		return true, ""
-	case demo.Overwrote:
-		return found && w.Before == c.Value && a.writerOf(w) == c.Other, a.overwroteWhy(w, found)
-	case demo.Destroyed:
-		if !found || w.Before != c.Value || a.writerOf(w) != c.Other || c.Value == "" {
-			return false, a.overwroteWhy(w, found)
-		}
-		return a.newer(c.Other, c.Client, c.At), c.Other + " held no lock newer than " + c.Client + "'s"
-	case demo.NothingNewerLost:
-		return found && (w.Before == "" || !a.newer(a.writerOf(w), c.Client, c.At)), "the write replaced a newer holder's data"
 	case demo.FencedOff:
 		for _, r := range a.all() {
 			if !r.OK && r.Client == c.Client && r.Token == c.Token && (c.At < 0 || r.At == c.At) && r.Max > r.Token {
@@ -93,8 +83,37 @@ func (a account) writes(c demo.Claim) (bool, string) {
 			}
 		}
 		return false, "no such write was turned away by a higher token"
+	}
+	why := "no such write was taken then"
+	for _, w := range a.taken() {
+		if w.Client != c.Client || w.At != c.At {
+			continue
+		}
+		ok, because := a.write(c, w)
+		if ok {
+			return true, ""
+		}
+		why = because
+	}
+	return false, why
+}
+
+// write holds a claim about one write the resource took.
+func (a account) write(c demo.Claim, w demo.WriteResult) (bool, string) {
+	switch c.Fact {
+	case demo.Landed:
+		return w.Value == c.Value, "it wrote another value"
+	case demo.Overwrote:
+		return w.Before == c.Value && a.writerOf(w) == c.Other, a.overwroteWhy(w)
+	case demo.Destroyed:
+		if w.Before != c.Value || a.writerOf(w) != c.Other || c.Value == "" {
+			return false, a.overwroteWhy(w)
+		}
+		return a.newer(c.Other, c.Client, c.At), c.Other + " held no lock newer than " + c.Client + "'s"
+	case demo.NothingNewerLost:
+		return w.Before == "" || !a.newer(a.writerOf(w), c.Client, c.At), "the write replaced a newer holder's data"
 	case demo.NotYetSeen:
-		if !found || w.Max > c.Token {
+		if w.Max > c.Token {
 			return false, "the resource had seen a higher token"
 		}
 		return c.Other == "" || a.tokenAbove(c.Other, c.Token, c.At), c.Other + " held no higher token then"
@@ -102,10 +121,7 @@ func (a account) writes(c demo.Claim) (bool, string) {
 	return false, "a fact this account does not know"
 }
 
-func (a account) overwroteWhy(w demo.WriteResult, found bool) string {
-	if !found {
-		return "no such write was taken then"
-	}
+func (a account) overwroteWhy(w demo.WriteResult) string {
 	return fmt.Sprintf("the write replaced %q, written by %q", w.Before, a.writerOf(w))
 }
 
@@ -166,19 +182,15 @@ func (a account) valid(client string, t int) bool {
 	return false
 }
 
-// leaseOver: client's last hold begun by t had a lease that ended by t.
+// leaseOver: at a point in instant t, a hold client believed in had a lease
+// that had run out (it may take the lock anew in the same instant).
 func (a account) leaseOver(client string, t int) bool {
-	last := -1
-	for i, h := range a.f.Holdings {
-		if h.Client == client && h.From <= t {
-			last = i
+	for _, h := range a.f.Holdings {
+		if h.Client == client && h.From <= t && (h.Ended < 0 || t <= h.Ended) && h.Until >= 0 && h.Until <= t {
+			return true
 		}
 	}
-	if last < 0 {
-		return false
-	}
-	h := a.f.Holdings[last]
-	return h.Until >= 0 && h.Until <= t
+	return false
 }
 
 // newer: other began a hold after client's last hold began, by t.
@@ -242,16 +254,6 @@ func (a account) taken() []demo.WriteResult {
 		}
 	}
 	return out
-}
-
-// write is client's write at t, taken (or not), and whether there is one.
-func (a account) write(client string, t int, ok bool) (demo.WriteResult, bool) {
-	for _, w := range a.all() {
-		if w.Client == client && w.At == t && w.OK == ok {
-			return w, true
-		}
-	}
-	return demo.WriteResult{}, false
 }
 
 // writerOf is who wrote the value w replaced: the writer of the last write
