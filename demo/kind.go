@@ -35,6 +35,9 @@ type Words struct {
 	// Story is the finding's line in a transcript, in English; nil for a
 	// kind the verdict line alone tells.
 	Story func(sc *Scenario, v Violation) string
+	// Claims are the facts Say asserts of the frame (claim.go); nil for
+	// words that assert none a test can hold them to.
+	Claims func(f *Frame, v Violation) []Claim
 }
 
 // Class is how bad a verdict is, which decides how a page marks it. The

@@ -37,37 +37,12 @@ func (p Property) Breaks(v Violation, holdings []Holding) bool {
 	return p.Reached == nil && v.Kind == p.Kind && (p.Match == nil || p.Match(v, holdings))
 }
 
-// overwroteNewer reports whether a stale write destroyed the data of a
-// holder newer than the writer: one whose hold began after the writer's
-// last one did. A late write over an older holder's value, or its own,
-// breaks no one's work, nor one over the empty resource the stage set up
-// (a database's row inserted by the setup names a client as its writer);
-// over a newer holder's data it is the chapter's harm.
-func overwroteNewer(v Violation, holdings []Holding) bool {
-	if v.Before == "" {
-		return false
-	}
-	mine := -1
-	for _, h := range holdings {
-		if h.Client == v.Client && h.From <= v.At {
-			mine = h.From
-		}
-	}
-	for _, h := range holdings {
-		if h.Client == v.Other && h.From > mine && h.From <= v.At {
-			return true
-		}
-	}
-	return false
-}
-
 // EngineProperties are the promises any scenario may name in its property
 // field, whatever its store.
 var EngineProperties = []Property{
 	{Name: "no-stale-write", Kind: StaleWrite,
 		Says: Text{EN: "no late write from an expired holder lands over another holder's data",
-			JA: "期限切れの持ち主の出遅れた書き込みが、ほかの持ち主のデータを上書きしない"},
-		Match: overwroteNewer},
+			JA: "期限切れの持ち主の出遅れた書き込みが、ほかの持ち主のデータを上書きしない"}},
 	{Name: "no-two-holders", Kind: TwoHolders,
 		Says: Text{EN: "two clients never hold the lock at once, each within its lease",
 			JA: "二つのクライアントが同時に、それぞれ期限内でロックを持つことはない"}},

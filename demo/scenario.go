@@ -8,6 +8,9 @@ type Text struct {
 	EN string
 }
 
+// Join is t followed by u, in each language.
+func (t Text) Join(u Text) Text { return Text{JA: t.JA + u.JA, EN: t.EN + u.EN} }
+
 // In returns the text in lang ("ja" or "en"); anything else gets English.
 func (t Text) In(lang string) string {
 	if lang == "ja" {

@@ -99,22 +99,34 @@ func (r *Run) recorded(g, h Holding) bool {
 }
 
 // JudgeWrite is called after the resource (or a store that checks tokens
-// itself) answered c's write. An accepted write from a client whose lock had
-// run out may have destroyed a newer holder's data; a rejected one shows that
-// the resource contained c's overlap with the holder that fenced it off.
-// other is whose value the write replaced; "" looks it up among the
-// resource's writes.
+// itself) answered c's write. A write from a client whose lock had run out
+// that the resource took is a stale write when it overwrote the data of a
+// holder newer than the writer: the chapter's harm. Over nobody's data, its
+// own, or an older holder's, it destroyed nothing yet: the writer worked
+// past its lease (a late write). A write the resource turned away shows
+// that it contained c's overlap with the holder that fenced it off. other
+// is whose value the write replaced; "" looks it up among the resource's
+// writes.
 func (r *Run) JudgeWrite(c *Client, w WriteResult, other string) {
+	mine := -1 // when c's last hold on the lock began
 	for _, h := range r.holdings {
-		if h.Client == c.Name && h.validAt(r.now) {
+		if h.Client != c.Name {
+			continue
+		}
+		if h.validAt(r.now) {
 			return
 		}
+		mine = max(mine, h.From)
 	}
 	if w.OK {
 		if other == "" {
 			other = r.lastWriter(c.Name)
 		}
-		r.Violate(Violation{Kind: StaleWrite, At: r.now, Client: c.Name, Value: w.Value, Before: w.Before, Other: other})
+		v := Violation{Kind: LateWrite, At: r.now, Client: c.Name, Value: w.Value, Before: w.Before, Other: other, Token: w.Token, Max: w.Max}
+		if w.Before != "" && r.heldSince(other, mine) {
+			v.Kind = StaleWrite
+		}
+		r.Violate(v)
 		return
 	}
 	for i := range r.violations {
@@ -122,6 +134,17 @@ func (r *Run) JudgeWrite(c *Client, w WriteResult, other string) {
 			v.Kind, v.Token, v.Max = Contained, w.Token, w.Max
 		}
 	}
+}
+
+// heldSince reports whether client took the lock after from and by now:
+// a holder newer than one whose hold began at from.
+func (r *Run) heldSince(client string, from int) bool {
+	for _, h := range r.holdings {
+		if h.Client == client && h.From > from && h.From <= r.now {
+			return true
+		}
+	}
+	return false
 }
 
 // lastWriter returns who wrote the resource last before client's write.
@@ -174,10 +197,10 @@ func (r *Run) Violate(v Violation) {
 }
 
 // StaleNow reports whether client's write at at was already judged a stale
-// write: one write, one verdict, the chapter's.
+// or late write: one write, one verdict, the chapter's.
 func (r *Run) StaleNow(client string, at int) bool {
 	for _, v := range r.violations {
-		if v.Kind == StaleWrite && v.Client == client && v.At == at {
+		if (v.Kind == StaleWrite || v.Kind == LateWrite) && v.Client == client && v.At == at {
 			return true
 		}
 	}

@@ -250,10 +250,11 @@ func TestVerdictOfSmallScenarios(t *testing.T) {
 			do:    []string{"A set lock:k NX PX 100", "tick 99", "A write A"},
 		},
 		{
-			name:  "write at the instant the key runs out is stale",
+			// Late, but over nobody's data: a warning, not a stale write.
+			name:  "write at the instant the key runs out is late",
 			store: "redis",
 			do:    []string{"A set lock:k NX PX 100", "tick 100", "A write A"},
-			want:  []violationSeen{{StaleWrite, 100, "A", ""}},
+			want:  []violationSeen{{LateWrite, 100, "A", ""}},
 		},
 		{
 			// B takes the key the instant it expires: one after the other,
@@ -298,7 +299,24 @@ func TestVerdictOfSmallScenarios(t *testing.T) {
 			store: "lockservice",
 			on:    true,
 			do:    []string{"A acquire 10", "tick 10", "A write A"},
-			want:  []violationSeen{{StaleWrite, 10, "A", ""}},
+			want:  []violationSeen{{LateWrite, 10, "A", ""}},
+		},
+		{
+			// The issue's own walk: B has the lock and token 2, but has not
+			// written, so A's late write with token 1 lands over nobody's
+			// data, and the resource, which has not seen token 2, takes it.
+			name:  "lock service: a late write the fenced resource has not yet seen a newer token for",
+			store: "lockservice",
+			on:    true,
+			do:    []string{"A acquire 10", "tick 10", "B acquire 10", "A write A"},
+			want:  []violationSeen{{Overlap, 10, "A", "B"}, {LateWrite, 10, "A", ""}},
+		},
+		{
+			// Over its own earlier value: still no newer holder's data.
+			name:  "lock service: a late write over the writer's own value",
+			store: "lockservice",
+			do:    []string{"A acquire 10", "A write A1", "tick 10", "A write A2"},
+			want:  []violationSeen{{LateWrite, 10, "A", "A"}},
 		},
 		{
 			name:  "lock service: a paused holder's late write without fencing",

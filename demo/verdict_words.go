@@ -16,6 +16,11 @@ var (
 	// StaleWrite: a client whose lease had run out wrote, and the resource
 	// took it. Someone else's data was overwritten.
 	StaleWrite = NewKind(KindSpec{Name: "stale-write", Class: Broken, Words: staleWriteWords})
+	// LateWrite: a client whose lease had run out wrote, and the resource
+	// took it, over no newer holder's data: over nothing, its own value, or
+	// an older holder's. It worked past its lease; nothing is lost yet. With
+	// fencing, the resource took it because no higher token had reached it.
+	LateWrite = NewKind(KindSpec{Name: "late-write", Class: Warning, Words: lateWriteWords})
 	// TwoHolders: two clients held the lock at once, each within its own
 	// lease or validity. The lock was granted twice.
 	TwoHolders = NewKind(KindSpec{Name: "two-holders", Class: Broken, Words: twoHoldersWords})
@@ -64,6 +69,90 @@ var staleWriteWords = Words{
 	Story: func(sc *Scenario, v Violation) string {
 		return fmt.Sprintf("%s wrote %q at %s after its lock ran out, overwriting %q (%s's)", v.Client, v.Value, Clock(sc, v.At), v.Before, v.Other)
 	},
+	Claims: func(f *Frame, v Violation) []Claim {
+		return []Claim{
+			{Fact: LeaseOver, Client: v.Client, At: v.At},
+			{Fact: Landed, Client: v.Client, Value: v.Value, At: v.At},
+			{Fact: Destroyed, Client: v.Client, Other: v.Other, Value: v.Before, At: v.At},
+		}
+	},
+}
+
+// lateWriteWords say what the late write landed over, that nothing newer
+// was lost, and, where the resource checks tokens, why it took the write:
+// it can only reject a token lower than one it has already seen.
+var lateWriteWords = Words{
+	Short: Text{JA: "期限切れの書き込み", EN: "late write"},
+	Legend: Text{JA: "リースの切れた持ち主の書き込みが資源に通ったが、新しい持ち主のデータは上書きしていない。期限を過ぎて働く、害の一歩手前。",
+		EN: "A write from a holder whose lease had run out landed, over no newer holder's data: it worked past its lease, one step short of the harm."},
+	Say: func(f *Frame, v Violation) Text {
+		t := Says("期限切れの書き込み: %[1]s のリースは切れていたのに、その書き込み %[2]q が %[3]s に通った", "Late write: %[1]s's lease had run out, yet its write %[2]q landed at %[3]s",
+			v.Client, v.Value, ShowTime(f.Scenario, v.At))
+		switch {
+		case v.Before == "":
+			t = t.Join(Text{JA: "。資源は空だった。", EN: ", on an empty resource."})
+		case v.Other == v.Client:
+			t = t.Join(Says("。上書きしたのは自分が前に書いた %q だった。", ", over its own earlier value %q.", v.Before))
+		case v.Other == "":
+			t = t.Join(Says("。上書きした %q は、どの持ち主が書いたものでもない。", ", over %q, which no holder had written.", v.Before))
+		default:
+			t = t.Join(Says("。上書きしたのは、%[2]s より前に持っていた %[1]s の %[3]q だった。", ", over %[3]q, written by %[1]s, who held the lock before %[2]s.", v.Other, v.Client, v.Before))
+		}
+		t = t.Join(Says("新しい持ち主のデータはまだ失われていないが、%[1]s は期限を過ぎて働いている。", " No newer holder's data is lost yet, but %[1]s worked past its lease.", v.Client))
+		if v.Token > 0 && f.Fenced {
+			t = t.Join(unseen(f, v))
+		}
+		return t
+	},
+	Story: func(sc *Scenario, v Violation) string {
+		over := "nothing"
+		if v.Before != "" {
+			over = fmt.Sprintf("%q (%s's)", v.Before, v.Other)
+			if v.Other == "" {
+				over = fmt.Sprintf("%q (no holder's)", v.Before)
+			}
+		}
+		return fmt.Sprintf("%s wrote %q at %s after its lock ran out, over %s; no newer holder's data is lost", v.Client, v.Value, Clock(sc, v.At), over)
+	},
+	Claims: func(f *Frame, v Violation) []Claim {
+		cs := []Claim{
+			{Fact: LeaseOver, Client: v.Client, At: v.At},
+			{Fact: Landed, Client: v.Client, Value: v.Value, At: v.At},
+			{Fact: NothingNewerLost, Client: v.Client, At: v.At},
+		}
+		if v.Before != "" {
+			cs = append(cs, Claim{Fact: Overwrote, Client: v.Client, Other: v.Other, Value: v.Before, At: v.At})
+		}
+		if v.Token > 0 && f.Fenced {
+			cs = append(cs, Claim{Fact: NotYetSeen, Client: v.Client, Other: newer(f, v), Token: v.Token, At: v.At})
+		}
+		return cs
+	},
+}
+
+// newer is the holder with a token higher than the late writer's, who had
+// the lock by the time of the write; "" for none.
+func newer(f *Frame, v Violation) string {
+	for _, h := range f.Holdings {
+		if h.Client != v.Client && h.Token > v.Token && h.From <= v.At {
+			return h.Client
+		}
+	}
+	return ""
+}
+
+// unseen says why a resource that checks tokens took a late write: the
+// highest token it had seen was no higher than the writer's, even where a
+// newer holder already had one.
+func unseen(f *Frame, v Violation) Text {
+	for _, h := range f.Holdings {
+		if h.Client != v.Client && h.Token > v.Token && h.From <= v.At {
+			return Says(" 資源がこの書き込みを受け付けたのは、それまでに見た最大のトークンが %[1]d だったから。%[2]s のトークン %[3]d はまだ資源に届いていなかった。資源が拒めるのは、すでに見たより小さいトークンだけ。",
+				" The resource took it because the highest token it had seen was %[1]d: %[2]s's token %[3]d had not reached it yet. A resource can only reject a token lower than one it has seen.",
+				v.Max, h.Client, h.Token)
+		}
+	}
+	return Says(" 資源がこの書き込みを受け付けたのは、トークン %[1]d より大きいトークンをまだ見ていなかったから。", " The resource took it: no token higher than %[1]d had reached it.", v.Token)
 }
 
 var twoHoldersWords = Words{
@@ -76,6 +165,9 @@ var twoHoldersWords = Words{
 	},
 	Story: func(sc *Scenario, v Violation) string {
 		return fmt.Sprintf("%s and %s hold the lock at once, from %s", v.Other, v.Client, Clock(sc, v.At))
+	},
+	Claims: func(f *Frame, v Violation) []Claim {
+		return []Claim{{Fact: BothValid, Client: v.Client, Other: v.Other, At: v.At}}
 	},
 }
 
@@ -90,34 +182,61 @@ var stuckWords = Words{
 	Story: func(sc *Scenario, v Violation) string {
 		return fmt.Sprintf("%s crashed holding a lock with no expiry (seen at %s)", v.Client, Clock(sc, v.At))
 	},
+	Claims: func(f *Frame, v Violation) []Claim {
+		return []Claim{{Fact: Dead, Client: v.Client}}
+	},
 }
 
 // overlapWords tell an overlap as it stands in the frame shown: whether its
-// holder is stopped, running, or has learned it lost the lock, from that
-// frame's own state, never from the frame where it was found.
+// holder is stopped, running, or has learned it lost the lock, and whether
+// the other still holds the lock, from that frame's own state, never from
+// the frame where it was found.
 var overlapWords = Words{
 	Short: Text{JA: "重なり", EN: "overlap"},
-	Legend: Text{JA: "リースの切れたクライアントが、ほかのクライアントの保持中もロックを持っているつもりでいる。書き込みはまだ資源に届いていない。",
-		EN: "A client whose lease ran out still believed it held the lock while another held it; none of its writes has reached the resource."},
+	Legend: Text{JA: "リースの切れたクライアントが、ほかのクライアントの保持中もロックを持っているつもりでいる。期限切れの後の書き込みはまだ資源に届いていない。",
+		EN: "A client whose lease ran out still believed it held the lock while another held it; no write of its since has reached the resource."},
 	Say: func(f *Frame, v Violation) Text {
 		at := ShowTime(f.Scenario, v.At)
 		c := f.client(v.Client)
+		other := Says("%[2]s は %[3]s にロックを取った", "%[2]s took the lock at %[3]s", v.Client, v.Other, at)
+		if f.validAt(v.Other, f.Now) {
+			other = Says("%[3]s から %[2]s がロックを持っている", "%[2]s has held the lock since %[3]s", v.Client, v.Other, at)
+		}
+		none := Says("%[2]s 以降、%[1]s の書き込みは資源に届いていない。", " No write from %[1]s has reached the resource since %[2]s.", v.Client, at)
 		switch {
 		case c != nil && !c.Holds:
-			return Says("重なり: %[1]s のリースが切れたあとも、%[1]s はロックを持っているつもりでいた。その間 %[3]s から %[2]s がロックを持っていた。%[1]s は今はもう持っていないと知っている。%[1]s の書き込みは資源に届いていない。",
-				"Overlap: after %[1]s's lease ran out, %[1]s went on believing it held the lock while %[2]s held it (from %[3]s). %[1]s now knows it does not. No write from %[1]s reached the resource.",
-				v.Client, v.Other, at)
+			return Says("重なり: %[1]s のリースが切れたあとも、%[1]s はロックを持っているつもりでいた。その間に ", "Overlap: after %[1]s's lease ran out, %[1]s went on believing it held the lock while ", v.Client).
+				Join(other).Join(Says("。%[1]s は今はもう持っていないと知っている。", ". %[1]s now knows it does not.", v.Client)).Join(none)
 		case c != nil && c.Paused:
-			return Says("重なり: %[1]s のリースは止まっている間に切れ、%[3]s から %[2]s がロックを持っている。止まったままの %[1]s は、まだロックを持っているつもりでいる。%[1]s の書き込みはまだ資源に届いていない。",
-				"Overlap: %[1]s's lease ran out while it was stopped, and %[2]s has held the lock since %[3]s. %[1]s, still stopped, believes it holds the lock. No write from %[1]s has reached the resource yet.",
-				v.Client, v.Other, at)
+			return Says("重なり: %[1]s のリースは止まっている間に切れ、", "Overlap: %[1]s's lease ran out while it was stopped, and ", v.Client).
+				Join(other).Join(Says("。止まったままの %[1]s は、まだロックを持っているつもりでいる。", ". %[1]s, still stopped, believes it holds the lock.", v.Client)).Join(none)
 		}
-		return Says("重なり: %[1]s のリースは切れ、%[3]s から %[2]s がロックを持っている。それでも %[1]s はロックを持っているつもりで動いている。%[1]s の書き込みはまだ資源に届いていない。",
-			"Overlap: %[1]s's lease ran out, and %[2]s has held the lock since %[3]s, yet %[1]s runs on believing it holds the lock. No write from %[1]s has reached the resource yet.",
-			v.Client, v.Other, at)
+		return Says("重なり: %[1]s のリースは切れ、", "Overlap: %[1]s's lease ran out, and ", v.Client).
+			Join(other).Join(Says("。それでも %[1]s はロックを持っているつもりで動いている。", ", yet %[1]s runs on believing it holds the lock.", v.Client)).Join(none)
 	},
 	Story: func(sc *Scenario, v Violation) string {
 		return fmt.Sprintf("%s works on past its lease while %s holds the lock, from %s", v.Client, v.Other, Clock(sc, v.At))
+	},
+	Claims: func(f *Frame, v Violation) []Claim {
+		cs := []Claim{
+			{Fact: LeaseOver, Client: v.Client, At: v.At},
+			{Fact: HoldsValid, Client: v.Other, At: v.At},
+			{Fact: Believes, Client: v.Client, At: v.At},
+			{Fact: NoneLanded, Client: v.Client, At: v.At},
+		}
+		if f.validAt(v.Other, f.Now) {
+			cs = append(cs, Claim{Fact: HoldsValid, Client: v.Other, At: Currently})
+		}
+		c := f.client(v.Client)
+		switch {
+		case c != nil && !c.Holds:
+			cs = append(cs, Claim{Fact: BelievesNot, Client: v.Client, At: Currently})
+		case c != nil && c.Paused:
+			cs = append(cs, Claim{Fact: IsPaused, Client: v.Client}, Claim{Fact: Believes, Client: v.Client, At: Currently})
+		default:
+			cs = append(cs, Claim{Fact: Believes, Client: v.Client, At: Currently})
+		}
+		return cs
 	},
 }
 
@@ -132,6 +251,14 @@ var containedWords = Words{
 	},
 	Story: func(sc *Scenario, v Violation) string {
 		return fmt.Sprintf("%s worked on past its lease while %s held the lock, from %s; its write was rejected (token %d < maxToken %d)", v.Client, v.Other, Clock(sc, v.At), v.Token, v.Max)
+	},
+	Claims: func(f *Frame, v Violation) []Claim {
+		return []Claim{
+			{Fact: Believes, Client: v.Client, At: v.At},
+			{Fact: Believes, Client: v.Other, At: v.At},
+			{Fact: LeaseOver, Client: v.Client, At: v.At},
+			{Fact: FencedOff, Client: v.Client, Token: v.Token, At: -1},
+		}
 	},
 }
 
@@ -157,6 +284,9 @@ var tokenReusedWords = Words{
 	Story: func(sc *Scenario, v Violation) string {
 		return fmt.Sprintf("%s took the lock at %s with token %d, which %s had been given already", v.Client, Clock(sc, v.At), v.Token, v.Other)
 	},
+	Claims: func(f *Frame, v Violation) []Claim {
+		return []Claim{{Fact: TokenGiven, Client: v.Client, Token: v.Token}, {Fact: TokenGiven, Client: v.Other, Token: v.Token}}
+	},
 }
 
 var deadHolderWords = Words{
@@ -172,6 +302,9 @@ var deadHolderWords = Words{
 	Story: func(sc *Scenario, v Violation) string {
 		return fmt.Sprintf("%s was turned away at %s: %s crashed at %s and keeps the lock until its lease runs out at %s",
 			v.Client, Clock(sc, v.At), v.Other, Clock(sc, int(v.Max)), Clock(sc, int(v.Token)))
+	},
+	Claims: func(f *Frame, v Violation) []Claim {
+		return []Claim{{Fact: Dead, Client: v.Other}, {Fact: BelievesNot, Client: v.Client, At: v.At}}
 	},
 }
 
@@ -191,6 +324,17 @@ func ShowDuration(sc *Scenario, d int) string {
 		return strconv.Itoa(d) + "ms"
 	}
 	return strconv.FormatFloat(float64(d)/1000, 'f', -1, 64) + "s"
+}
+
+// validAt reports whether client held the lock at t within its lease, by
+// the frame's holdings.
+func (f *Frame) validAt(client string, t int) bool {
+	for _, h := range f.Holdings {
+		if h.Client == client && h.validAt(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // client returns the frame's client named name, or nil.

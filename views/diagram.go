@@ -313,6 +313,8 @@ func (l *drawing) writes() {
 			cls, glyph = "write rejected", "✗"
 		case Stale(l.f, e):
 			cls, glyph = "write stale", "!"
+		case Late(l.f, e):
+			cls, glyph = "write late", "!"
 		}
 		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: l.laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls, Fresh: l.fresh(e.At)})
 		label := e.Client
@@ -784,7 +786,7 @@ func overdue(lang string, f demo.Frame, t demo.Timeline, laneY map[string]int, x
 	named := map[string]int{} // client -> the latest moment a finding names
 	for _, v := range t.Verdict {
 		switch v.Kind {
-		case demo.Overlap, demo.StaleWrite, demo.Contained:
+		case demo.Overlap, demo.StaleWrite, demo.LateWrite, demo.Contained:
 			named[v.Client] = max(named[v.Client], v.At)
 		}
 	}

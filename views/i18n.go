@@ -160,9 +160,11 @@ var siteWords = map[string][2]string{ // key -> {ja, en}
 	"ev.expired":         {"%s のリースが %s で失効 (トークン %d)。ロックは空きに", "%s's lease ran out at %s (token %d); the lock is free"},
 	"ev.accepted":        {"%[1]s が トークン %[3]d で %[2]q を書き込み: 受理 ✓", "%s wrote %q with token %d: accepted ✓"},
 	"ev.rejected":        {"%[1]s が トークン %[3]d で %[2]q を書き込み: 拒否 ✗ (%[4]d < maxToken %[5]d)", "%s wrote %q with token %d: rejected ✗ (%d < maxToken %d)"},
+	"ev.late":            {"%[1]s のリースが切れた後に届いた (新しい持ち主のデータは上書きしていない)", "it landed after %[1]s's lease had run out (over no newer holder's data)"},
 	"ev.overwrote":       {"期限の切れた持ち主の書き込みが、新しい値 %q を上書きした: データ破壊", "a write from an expired holder overwrote the newer value %q: data destroyed"},
 	"ev.paused":          {"%s が停止 (GC)", "%s stopped (GC pause)"},
 	"ev.resumed":         {"%s が再開: まだロックを持っているつもり", "%s resumed, still believing it holds the lock"},
+	"ev.resumed.free":    {"%s が再開 (ロックは持っていない)", "%s resumed (it holds no lock)"},
 
 	"err.title":        {"エラー", "Error"},
 	"err.continue":     {"デモに戻る", "Back to the demo"},

@@ -28,6 +28,9 @@ type Page struct {
 	Index     string // "" leaves the link out
 	Chrome    bool   // the site's header; off inside an iframe
 	Present   bool   // presenter mode: large type, high contrast
+	// Audit: every sentence written from the model carries the facts it
+	// claims (claims.go), for the test that holds them to the frame.
+	Audit bool
 }
 
 // CanonicalURL is the page's absolute address, for rel=canonical: "" when
@@ -100,14 +103,32 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 			key += ".notoken"
 		}
 		s := fmt.Sprintf(T(lang, key), e.Client, e.Value, e.Token)
-		if Stale(f, e) {
+		switch judged(f, e) {
+		case demo.StaleWrite:
 			s += " — " + fmt.Sprintf(T(lang, "ev.overwrote"), e.Before)
+		case demo.LateWrite:
+			s += " — " + fmt.Sprintf(T(lang, "ev.late"), e.Client)
 		}
 		return s
 	case demo.SkippedWrite:
 		return fmt.Sprintf(T(lang, key), e.Client, e.Value)
+	case demo.ClientChange:
+		if e.What == demo.Resumed && !resumedBelieving(f, e) {
+			key += ".free"
+		}
 	}
 	return fmt.Sprintf(T(lang, key), e.Header().Client)
+}
+
+// resumedBelieving reports whether a client that resumed believed then that
+// it held the lock: a client that had none wakes up believing nothing.
+func resumedBelieving(f demo.Frame, e demo.ClientChange) bool {
+	for _, h := range f.Holdings {
+		if h.Client == e.Client && h.From <= e.At && (h.Ended < 0 || e.At < h.Ended) {
+			return true
+		}
+	}
+	return false
 }
 
 func ownerOf(lang, client string) string {
@@ -137,7 +158,7 @@ func Findings(f demo.Frame) []demo.Violation {
 	var out []demo.Violation
 	for _, v := range f.Violations {
 		if v.Kind == demo.Overlap && slices.ContainsFunc(f.Violations, func(w demo.Violation) bool {
-			return w.Kind == demo.StaleWrite && w.Client == v.Client && w.At >= v.At
+			return (w.Kind == demo.StaleWrite || w.Kind == demo.LateWrite) && w.Client == v.Client && w.At >= v.At
 		}) {
 			continue
 		}
@@ -290,18 +311,27 @@ func Short(v string) string { return demo.Short(v) }
 func verdictKind(d Demo) string { return d.Frame.Verdict().Kind.String() }
 
 // Stale reports whether an accepted write is one the verdict found stale:
-// it landed after the writer's lock had run out.
-func Stale(f demo.Frame, ev demo.Event) bool {
+// it landed after the writer's lock had run out, over a newer holder's data.
+func Stale(f demo.Frame, ev demo.Event) bool { return judged(f, ev) == demo.StaleWrite }
+
+// Late reports whether an accepted write landed after the writer's lock had
+// run out, over no newer holder's data: a late write, not yet a stale one.
+func Late(f demo.Frame, ev demo.Event) bool { return judged(f, ev) == demo.LateWrite }
+
+// judged is the kind the verdict gave an accepted write that landed after
+// its writer's lock had run out: stale or late; MutualExclusionHeld for
+// any other event.
+func judged(f demo.Frame, ev demo.Event) demo.ViolationKind {
 	e, ok := ev.(demo.WriteResult)
 	if !ok || !e.OK {
-		return false
+		return demo.MutualExclusionHeld
 	}
 	for _, v := range f.Violations {
-		if v.Kind == demo.StaleWrite && v.Client == e.Client && v.At == e.At {
-			return true
+		if (v.Kind == demo.StaleWrite || v.Kind == demo.LateWrite) && v.Client == e.Client && v.At == e.At {
+			return v.Kind
 		}
 	}
-	return false
+	return demo.MutualExclusionHeld
 }
 
 func clientIndexOf(d Demo, name string) int { return clientIndex(d.Sc(), name) }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -49,15 +50,63 @@ func EncodePlay(play string) string {
 	if play == "" {
 		return ""
 	}
-	var b bytes.Buffer
-	w, err := flate.NewWriterDict(&b, flate.BestCompression, playDict)
-	if err != nil {
-		panic(err) // a level out of range: a mistake in the program
+	if code, ok := encoded.get(play); ok {
+		return code
 	}
+	code := encodePlay(play)
+	encoded.put(play, code)
+	return code
+}
+
+func encodePlay(play string) string {
+	var b bytes.Buffer
+	w := playWriters.Get().(*flate.Writer)
+	defer playWriters.Put(w)
+	w.Reset(&b)
 	_, _ = w.Write([]byte(play)) // a bytes.Buffer does not fail
 	_ = w.Close()
 	return base64.RawURLEncoding.EncodeToString(b.Bytes())
 }
+
+// encoded remembers the histories encoded last: a free-play frame links to
+// itself and its neighbours many times over (its step, reset, share and
+// embed links), each with the same history.
+var encoded = playCodes{codes: map[string]string{}}
+
+// playCodes is a small map of histories to their codes, emptied when full.
+type playCodes struct {
+	mu    sync.Mutex
+	codes map[string]string
+}
+
+const maxPlayCodes = 4096
+
+func (c *playCodes) get(play string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	code, ok := c.codes[play]
+	return code, ok
+}
+
+func (c *playCodes) put(play, code string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.codes) >= maxPlayCodes {
+		clear(c.codes)
+	}
+	c.codes[play] = code
+}
+
+// playWriters keep flate's writers, with the dictionary, for EncodePlay: a
+// free-play frame writes a link for every action it offers, and a new
+// writer's tables cost more than the history it compresses.
+var playWriters = sync.Pool{New: func() any {
+	w, err := flate.NewWriterDict(io.Discard, flate.BestCompression, playDict)
+	if err != nil {
+		panic(err) // a level out of range: a mistake in the program
+	}
+	return w
+}}
 
 // DecodePlay reads what EncodePlay wrote; any other text is an error, and
 // so is a history longer than MaxPlayBytes.

@@ -206,3 +206,9 @@ type SessionEnded struct {
 
 func (SessionEnded) Kind() demo.Kind        { return SessionEnd }
 func (SessionEnded) Wire() (string, string) { return "", "" }
+
+// Claims: the recipe's conclusion says the client holds the lock, with its
+// token, at that moment.
+func (e LockHeld) Claims() []demo.Claim {
+	return []demo.Claim{{Fact: demo.HoldsValid, Client: e.Client, At: e.At}, {Fact: demo.TokenGiven, Client: e.Client, Token: e.Token}}
+}

@@ -91,6 +91,10 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		child.parent, child.step = id, step
 		s.nodes = append(s.nodes, child)
 		s.res.States++
+		if s.visit != nil && !s.visit(s.trace(int32(len(s.nodes)-1))) {
+			s.res.OutOfBudget = true
+			return true, nil
+		}
 		if s.judge(c, c.Violations()[before:], len(s.nodes)-1) {
 			return true, nil
 		}

@@ -103,6 +103,8 @@ type search struct {
 	renaming  *demo.Renaming // the renaming key writes the state as (symmetry.go)
 	alone     [][]byte       // what each client keeps alone, to order a group by
 	order     []int          // a group in that order
+	// visit is Walk's: shown every new state's history; false ends it.
+	visit func(trace []demo.Action) bool
 }
 
 // Find searches from start for the shortest history that breaks prop, or

@@ -94,7 +94,16 @@ type SQLStatement struct {
 	Sent    int    // when it was sent; At when it did not wait
 	Holder  string // waiting: the connection that holds the lock
 	Lock    string // waiting: the lock, as pg_locks would name it
+	// Resource: an UPDATE of the scenario's resource by a client of the
+	// lock service (ToResource), as the chapter's Resource would have
+	// taken or turned it away.
+	Resource   demo.WriteResult
+	ToResource bool
 }
+
+// Written is the statement's write to the resource, for a reader of writes
+// (demo.ResourceWrite).
+func (e SQLStatement) Written() (demo.WriteResult, bool) { return e.Resource, e.ToResource }
 
 func (e SQLStatement) Kind() demo.Kind {
 	switch {

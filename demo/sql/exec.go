@@ -371,7 +371,7 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 				after = a.val
 			}
 		}
-		d.judge(r, w.client, keyed, n > 0, before, after)
+		e.Resource, e.ToResource = d.judge(r, w.client, keyed, n > 0, before, after)
 	}
 	return nil
 }
@@ -383,14 +383,16 @@ func (d *database) update(r *demo.Run, s *backend, w *wait, e *SQLStatement) *wa
 // WHERE on max_token turned away contained the overlap. A write is judged
 // when its UPDATE is answered: the lessons send it as a transaction of its
 // own, so that is when it commits.
-func (d *database) judge(r *demo.Run, client string, w *row, landed bool, before, after string) {
+func (d *database) judge(r *demo.Run, client string, w *row, landed bool, before, after string) (demo.WriteResult, bool) {
 	c := r.Client(client)
 	if c == nil || c.Token == 0 {
-		return // not a client of the lock service: the database's own verdicts apply
+		return demo.WriteResult{}, false // not a client of the lock service: the database's own verdicts apply
 	}
 	max, _ := strconv.ParseInt(visible(w, nil)["max_token"], 10, 64)
 	if !landed {
 		before = w.values["value"]
 	}
-	r.JudgeWrite(c, demo.WriteResult{Token: c.Token, Value: after, Before: before, Max: max, OK: landed}, w.writer)
+	wr := demo.WriteResult{Head: r.Head(client, ""), Token: c.Token, Value: after, Before: before, Max: max, OK: landed}
+	r.JudgeWrite(c, wr, w.writer)
+	return wr, true
 }
