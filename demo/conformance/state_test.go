@@ -154,11 +154,11 @@ func (cl *cluster) keys(p page, n model.NodeState) (diffs []string) {
 
 // gone judges a key the page shows that the real node no longer has. The
 // real node may have let it expire because the suite ran late: it agrees
-// when its real end stands for the model's end, and real time has passed
-// that end.
+// when the page gives the key time left, its real end stands for the
+// page's, and real time has passed that end.
 func (cl *cluster) gone(f page, node string, k model.KeyState) string {
 	v, ok := cl.exp.last[[2]string{node, k.Key}]
-	if k.TTL >= 0 && ok && time.Now().UnixMilli() > v {
+	if k.TTL > 0 && ok && time.Now().UnixMilli() > v {
 		if agree, why := cl.matches(node, v, f.Now+k.TTL); agree {
 			cl.note("%s frame %d: %s %s had expired on the real node, as the suite ran late; its end agreed", cl.name, f.Index, node, k.Key)
 			return ""
