@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -39,8 +38,8 @@ func Lines(f Frame, doc *goquery.Document) ([]Line, error) {
 			return // a fold of the earlier events: its items are listed themselves
 		}
 		lines = append(lines, Line{
-			Call:  strings.TrimSpace(li.Find("code.call").First().Text()),
-			Reply: strings.TrimSpace(li.Find("code.reply").Last().Text()),
+			Call:  li.Find("code.call").First().Text(),
+			Reply: li.Find("code.reply").Last().Text(),
 		})
 	})
 	if n := len(f.Latest()); len(lines) != n {
