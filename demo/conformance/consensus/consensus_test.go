@@ -12,7 +12,6 @@ import (
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/conformance/history"
 	model "github.com/distlock/fencing-demo/demo/consensus"
-	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // walks is how many free-play histories the suites draw for each scenario in
@@ -34,28 +33,6 @@ func TestMain(m *testing.M) {
 		_ = flag.Set("test.parallel", "4")
 	}
 	os.Exit(m.Run())
-}
-
-// histories returns, for each of the scenarios in both positions, the
-// histories the suite replays: the script, the finder's traces and n
-// walks.
-func histories(t *testing.T, n int, ids ...string) []history.History {
-	c := testkit.Catalog(t)
-	var out []history.History
-	for _, id := range ids {
-		sc, ok := c.Get(id)
-		if !ok {
-			t.Fatalf("scenarios.yaml has no %s", id)
-		}
-		for _, on := range []bool{false, true} {
-			hs, err := history.Of(sc, on, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, hs...)
-		}
-	}
-	return out
 }
 
 // A history's frame, with what its page prints for each event of its move.
