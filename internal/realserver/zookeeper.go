@@ -55,8 +55,8 @@ func StartZooKeeper(tb testing.TB, tick time.Duration) *ZooKeeper {
 		Name: "zookeeper",
 		Path: java,
 		// Every jar Debian installed for ZooKeeper and its dependencies.
-		Args:    []string{"-Xmx256m", "-cp", "/etc/zookeeper/conf:" + jar + ":/usr/share/java/*", "org.apache.zookeeper.server.ZooKeeperServerMain", path},
-		Dir:     dir,
+		Args: []string{"-Xmx256m", "-cp", "/etc/zookeeper/conf:" + jar + ":/usr/share/java/*", "org.apache.zookeeper.server.ZooKeeperServerMain", path},
+		Dir:  dir,
 		// A JVM that starts beside others on a busy machine takes its time.
 		ReadyIn: 90 * time.Second,
 		Ready:   func(ctx context.Context) error { return srvr(ctx, port) },
