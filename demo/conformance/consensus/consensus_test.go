@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
-		_ = flag.Set("test.parallel", "4")
+		_ = flag.Set("test.parallel", "8")
 	}
 	os.Exit(m.Run())
 }

@@ -350,11 +350,14 @@ func (p *zkReplay) check(f demo.Frame) {
 	if len(diffs) == 0 {
 		return
 	}
+	alive := p.alive()
 	for name, c := range p.clientsAndSuite() {
-		if id := c.conn.SessionID(); id != c.id && id != 0 {
-			// Its library opened a new session: the server had ended the
-			// one it had while the client lived, as a client that sends
-			// no ping for a whole session timeout (2 s) is ended.
+		running := !c.paused && !c.crashed && !c.expired
+		if id := c.conn.SessionID(); id != c.id && id != 0 || running && !alive[c.id] {
+			// The server ended the session of a client that runs (its
+			// library may have opened a new one): a client that sends no
+			// ping for a whole session timeout (2 s) is ended, and only a
+			// machine that stalled its pings that long does that.
 			p.stopped = fmt.Sprintf("%s's session ended on the real server while it was live (the machine stalled its pings for the session timeout): %s", name, strings.Join(diffs, "; "))
 			return
 		}

@@ -30,7 +30,7 @@ import (
 const deadlockTimeout = "1s"
 
 // walks is how many free-play histories the suite draws for each database
-// scenario in each position: 2 x 22 scenario-positions, 44 for the family.
+// scenario in each position: 2 x 20 scenario-positions, 40 for the family.
 const walks = 2
 
 // TestPostgresConformance replays, for each database scenario of
