@@ -194,13 +194,13 @@ func play(t *testing.T, h history.History, tl *history.Tally) {
 	// Every page is rendered before the replay starts, so that the time
 	// the real nodes see between two commands is the model's, not the
 	// rendering's.
-	var pages []page
-	if err := h.Frames(func(f history.Frame) error {
-		p, err := pageOf(f)
-		pages = append(pages, p)
-		return err
-	}); err != nil {
+	shown, err := history.Show(h)
+	if err != nil {
 		t.Fatal(err)
+	}
+	pages := make([]page, len(shown))
+	for i, s := range shown {
+		pages[i] = page{Shown: s, panel: nodesPanel(s.Doc)}
 	}
 	cl.clock = newPacer()
 	for _, p := range pages {
@@ -228,25 +228,10 @@ func play(t *testing.T, h history.History, tl *history.Tally) {
 		cl.server, realDuration(1000), cl.clock.moved, cl.clock.late(last.Now).Round(time.Millisecond))
 }
 
-// page is what the suite reads of one frame's page: the command lines of
-// its move and its nodes panel.
+// page is one frame's page and its nodes panel, read.
 type page struct {
-	history.Frame
-	lines []history.Line
+	history.Shown
 	panel map[string]panelNode
-}
-
-func pageOf(f history.Frame) (page, error) {
-	p := page{Frame: f}
-	doc, err := history.Page(f)
-	if err != nil {
-		return p, err
-	}
-	p.panel = nodesPanel(doc)
-	if f.Index > 1 {
-		p.lines, err = history.Lines(f, doc)
-	}
-	return p, err
 }
 
 // move plays the events of the move that led to a frame on the real nodes:
@@ -254,7 +239,7 @@ func pageOf(f history.Frame) (page, error) {
 func (cl *cluster) move(p page) {
 	for i, e := range p.Latest() {
 		if c, want, ok := request(e); ok {
-			cl.send(e.Header(), c, want, p.lines[i])
+			cl.send(e.Header(), c, want, p.Lines[i])
 		} else {
 			cl.apply(e, p.Frame.Frame)
 		}

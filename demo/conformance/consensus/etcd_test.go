@@ -135,29 +135,12 @@ func etcdPlay(t *testing.T, cli *clientv3.Client, h history.History, tl *history
 	}
 	p.offset = p.revision() - fs[0].Store.(model.State).Zxid
 	p.start = time.Now()
-	for _, f := range fs {
-		p.frame = f.Index
-		for i, e := range f.Latest() {
-			p.event(f.Frame.Frame, e, f.lines[i])
-			if p.stopped != "" {
-				break
-			}
-		}
-		if p.stopped == "" {
-			p.sleepUntil(f.Now)
-			p.check(f.Frame.Frame)
-		}
-		if p.stopped != "" {
-			tl.Add("stopped at a close call", 1)
-			t.Logf("not compared past frame %d: %s\n\thistory: %s", p.frame, p.stopped, h)
-			break
-		}
-	}
-	tl.Played(h, p.frame)
-	if p.lost > 0 {
-		tl.Add("known: notifications to a crashed client", p.lost)
-	}
+	replay(t, h, tl, fs, p)
 }
+
+func (p *etcdReplay) at(frame int) { p.frame = frame }
+func (p *etcdReplay) why() string  { return p.stopped }
+func (p *etcdReplay) lostTo() int  { return p.lost }
 
 // teardown leaves the server as the next history needs it: the history's
 // leases revoked (with the keys on them) and no key under /locks/.
@@ -421,8 +404,9 @@ func (p *etcdReplay) waitDeletes(s *etcdSession, c etcdCall, e model.Call, label
 }
 
 // fire plays the one notification the model delivers: the DELETE must
-// arrive, of the page's key at the page's revision, close to the model's
-// moment; a crashed client's watch stream ended with it.
+// arrive, of the page's key at the page's revision (one that a lease's end
+// made, within that end's window); a crashed client's watch stream ended
+// with it.
 func (p *etcdReplay) fire(e model.WatchFired) {
 	s := p.clients[e.Client]
 	if s.crashed {
@@ -438,12 +422,12 @@ func (p *etcdReplay) fire(e model.WatchFired) {
 			p.back(string(resp.Events[0].Kv.Key)) != e.Path || resp.Header.Revision-p.offset != e.Rev {
 			p.t.Errorf("frame %d: %s's watch: %+v, the page shows %s %s at revision %d\n\thistory: %s", p.frame, e.Client, resp, e.Type, e.Path, e.Rev, p.h)
 		}
-		lo, hi := e.At-etcdMargin, e.At+etcdMargin
+		// One that a lease's end made must come within that end's window;
+		// one that a call made comes after the call.
 		if p.window != nil {
-			lo, hi = p.window[0], p.window[1]
+			p.within(e.Client+"'s "+e.Type, e.At, p.window[0], p.window[1])
 			p.window = nil
 		}
-		p.within(e.Client+"'s "+e.Type, e.At, lo, hi)
 	case <-time.After(10 * time.Second):
 		p.t.Fatalf("frame %d: %s's watch on %s never fired\n\thistory: %s", p.frame, e.Client, e.Path, p.h)
 	}

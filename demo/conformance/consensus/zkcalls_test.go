@@ -226,8 +226,9 @@ func (p *zkReplay) reconnect(c *zkClient, e model.Call, label string) {
 }
 
 // fire plays the one notification the model delivers: it must arrive, with
-// its type and path, close to the model's moment; to a stopped client it
-// comes once the client is back, and to one that crashed never.
+// its type and path (one that a session's end made, within that end's
+// window); to a stopped client it comes once the client is back, and to
+// one that crashed never.
 func (p *zkReplay) fire(e model.WatchFired) {
 	c := p.clients[e.Client]
 	switch {
@@ -250,13 +251,12 @@ func (p *zkReplay) receive(c *zkClient, client string, e model.WatchFired, late 
 		if got.Type.String() != "Event"+e.Type || got.Path != e.Path {
 			p.t.Errorf("frame %d: %s's watch: %s %s, the page shows %s %s\n\thistory: %s", p.frame, client, got.Type, got.Path, e.Type, e.Path, p.h)
 		}
-		switch {
-		case late:
-		case p.window != nil:
+		// One that a session's end made must come within that end's
+		// window; one that a call made comes after the call, which the
+		// replay made before it looked.
+		if p.window != nil && !late {
 			p.within(client+"'s "+e.Type, e.At, p.window[0], p.window[1])
 			p.window = nil
-		default:
-			p.within(client+"'s "+e.Type, e.At, e.At-zkMargin, e.At+zkMargin)
 		}
 	case <-time.After(time.Duration(e.At+10*zkMargin)*time.Millisecond/zkScale + time.Second):
 		p.t.Fatalf("frame %d: %s's watch on %s never fired; the page shows %s at t=%dms\n\thistory: %s", p.frame, client, e.Path, e.Type, e.At, p.h)

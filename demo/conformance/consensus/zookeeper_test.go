@@ -162,33 +162,12 @@ func zkPlay(t *testing.T, z *realserver.ZooKeeper, obs *zkClient, h history.Hist
 	defer p.teardown()
 	p.setup(fs[0].Frame.Frame)
 	p.start = time.Now()
-	for _, f := range fs {
-		p.frame = f.Index
-		for i, e := range f.Latest() {
-			p.event(f.Frame.Frame, e, f.lines[i])
-			if p.stopped != "" {
-				break
-			}
-		}
-		if p.stopped == "" {
-			p.sleepUntil(f.Now)
-			p.check(f.Frame.Frame)
-		}
-		if p.stopped != "" {
-			if strings.HasPrefix(p.stopped, "known difference") {
-				tl.Add("stopped at a known difference", 1)
-			} else {
-				tl.Add("stopped at a close call", 1)
-			}
-			t.Logf("not compared past frame %d: %s\n\thistory: %s", p.frame, p.stopped, h)
-			break
-		}
-	}
-	tl.Played(h, p.frame)
-	if p.lost > 0 {
-		tl.Add("known: notifications to a crashed client", p.lost)
-	}
+	replay(t, h, tl, fs, p)
 }
+
+func (p *zkReplay) at(frame int) { p.frame = frame }
+func (p *zkReplay) why() string  { return p.stopped }
+func (p *zkReplay) lostTo() int  { return p.lost }
 
 // teardown leaves the server as the next history needs it: no session but
 // the suite's (a stopped client's ends with its timeout), and no znode.

@@ -87,3 +87,30 @@ type Event struct {
 	demo.Event
 	Line
 }
+
+// Shown is a frame of a history as its page shows it: the page, and what
+// it prints for each event of the move that led to the frame.
+type Shown struct {
+	Frame
+	Doc   *goquery.Document
+	Lines []Line // none for the first frame
+}
+
+// Show plays h and renders every frame's page, as a suite does before it
+// starts a replay, so that no rendering takes the replay's real time.
+func Show(h History) ([]Shown, error) {
+	var out []Shown
+	err := h.Frames(func(f Frame) error {
+		s := Shown{Frame: f}
+		var err error
+		if s.Doc, err = Page(f); err != nil {
+			return err
+		}
+		if f.Index > 1 {
+			s.Lines, err = Lines(f, s.Doc)
+		}
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"flag"
 	"fmt"
 	"strings"
 	"sync"
@@ -58,4 +59,18 @@ func (t *Tally) Report(tb testing.TB) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, t.counts[k]))
 	}
 	tb.Logf("%s: %s; in %v", t.Family, strings.Join(parts, ", "), time.Since(t.start).Round(100*time.Millisecond))
+}
+
+// Parallel runs a suite's tests with n of them at once rather than go
+// test's default of one per CPU, unless -parallel says otherwise: a replay
+// spends nearly all its time waiting for a scaled clock and for its
+// server. Call it from TestMain.
+func Parallel(m *testing.M, n int) int {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", fmt.Sprint(n))
+	}
+	return m.Run()
 }

@@ -244,24 +244,10 @@ func skipKnown(t *testing.T, r *replay, msg string) {
 	t.Logf("known difference, not compared further: %s\n\thistory: %s", msg, r.h)
 }
 
-// A history's frame, with what its page prints for each event of its move.
-type frame struct {
-	history.Frame
-	lines []history.Line
-}
-
 // play replays h on db of pg, frame by frame.
 func play(t *testing.T, pg *realserver.Postgres, db string, h history.History, tl *history.Tally, known func(*testing.T, *replay, string)) {
-	var frames []frame
-	if err := h.Frames(func(f history.Frame) error {
-		fr := frame{Frame: f}
-		var err error
-		if f.Index > 1 {
-			fr.lines, err = history.Wire(f)
-		}
-		frames = append(frames, fr)
-		return err
-	}); err != nil {
+	frames, err := history.Show(h)
+	if err != nil {
 		t.Fatal(err)
 	}
 	r := &replay{
@@ -274,7 +260,7 @@ func play(t *testing.T, pg *realserver.Postgres, db string, h history.History, t
 	for _, f := range frames {
 		r.frame = f.Index
 		for i, e := range f.Latest() {
-			r.event(e, f.lines[i])
+			r.event(e, f.Lines[i])
 			if r.stopped != "" {
 				break
 			}
