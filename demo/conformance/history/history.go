@@ -10,7 +10,6 @@
 package history
 
 import (
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -20,12 +19,13 @@ import (
 	"github.com/distlock/fencing-demo/views"
 )
 
-// The walks' bounds: a learner's free play of a few minutes.
+// The walks' bounds, a learner's free play of a few minutes; and the
+// finder's, the check command's.
 const (
-	Seed     = 32 // the seed every walk is drawn from
-	MinWalk  = 6  // actions in a walk, at least
-	MaxWalk  = 12 // and at most
-	MaxState = 1_000_000
+	Seed       = 32 // the seed every walk is drawn from
+	MinWalk    = 6  // actions in a walk, at least
+	MaxWalk    = 12 // and at most
+	FindStates = 1_000_000
 )
 
 // Kind says where a history comes from.
@@ -83,7 +83,7 @@ func Finder(sc *demo.Scenario, on bool) ([]History, error) {
 		return nil, nil
 	}
 	start := demo.Place{Sc: sc, On: on, Step: 1}
-	res, err := find.Find(start, prop, find.Options{Depth: find.DefaultDepth, MaxStates: MaxState})
+	res, err := find.Find(start, prop, find.Options{Depth: find.DefaultDepth, MaxStates: FindStates})
 	if err != nil {
 		return nil, fmt.Errorf("%s/%s: the finder: %w", sc.ID, demo.OnOff(on), err)
 	}
@@ -260,7 +260,3 @@ func (h History) Frames(each func(Frame) error) error {
 	}
 	return nil
 }
-
-// ErrStop ends Frames early without an error: a suite that stopped
-// comparing (a close call on a busy machine) returns it.
-var ErrStop = errors.New("stop")
