@@ -219,6 +219,7 @@ func play(t *testing.T, h history.History, tl *history.Tally) {
 	}
 	last := pages[len(pages)-1].Frame.Frame
 	tl.Played(h, cl.frame)
+	tl.Max("widest expiry window (model ms)", cl.exp.width)
 	for key := range knownDiffs {
 		if strings.HasPrefix(key, cl.name+"/") && !cl.seen[key] {
 			t.Errorf("knownDiffs lists %q but the page and real Redis now agree there (or the command is gone): remove it", key)

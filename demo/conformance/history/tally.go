@@ -35,6 +35,16 @@ func (t *Tally) Add(what string, n int) {
 	t.counts[what] += n
 }
 
+// Max keeps the largest n seen for what ("widest window", ...).
+func (t *Tally) Max(what string, n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.counts[what]; !ok {
+		t.order = append(t.order, what)
+	}
+	t.counts[what] = max(t.counts[what], n)
+}
+
 // Count returns the count called what.
 func (t *Tally) Count(what string) int {
 	t.mu.Lock()
