@@ -4,13 +4,16 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/conformance/history"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
-// Every command line the page shows on a Redis node is one the suite sends:
-// a model.Command, or a NoAnswer carrying one, whose durations scale without
-// rounding. Needs no server, so it runs where redis-server is absent too.
-func TestConformanceSendsEveryWireLine(t *testing.T) {
+// Every command line a Redis scenario's page prints, in the script and
+// (without -short) in the finder's traces and the free-play histories the
+// suite replays, reads back into the command the model sent, word for
+// word, and its durations scale without rounding. Needs no server, so it
+// runs where redis-server is absent too.
+func TestConformanceReadsEveryWireLine(t *testing.T) {
 	c := testkit.Catalog(t)
 	for _, id := range family {
 		sc, ok := c.Get(id)
@@ -18,29 +21,62 @@ func TestConformanceSendsEveryWireLine(t *testing.T) {
 			t.Fatalf("scenario %q is missing from scenarios.yaml", id)
 		}
 		for _, on := range []bool{false, true} {
-			r, err := demo.Replay(sc, on, sc.Frames())
-			if err != nil {
-				t.Fatal(err)
+			hs := []history.History{{Place: demo.Place{Sc: sc, On: on, Step: sc.Frames()}, Kind: history.Script, Name: "script"}}
+			if !testing.Short() {
+				more, err := history.Of(sc, on, walks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hs = more
 			}
-			n := 0
-			for _, e := range r.Frame().Events {
-				call, _ := e.Wire()
-				if call == "" || e.Header().Node == "" {
-					continue
+			for _, h := range hs {
+				if n := readsBack(t, h); n == 0 && h.Name == "script" {
+					t.Errorf("%s: no command to check", h)
 				}
-				cmd, _, ok := request(e)
-				if !ok {
-					t.Errorf("%s/%s frame %d: the page shows %q, which the suite does not send", id, position(on), e.Header().Frame, call)
-					continue
-				}
-				n++
-				if _, err := scaled(cmd); err != nil {
-					t.Errorf("%s/%s frame %d: %v", id, position(on), e.Header().Frame, err)
-				}
-			}
-			if n == 0 {
-				t.Errorf("%s/%s: no command to check", id, position(on))
 			}
 		}
 	}
+}
+
+// readsBack reads every command line of h's pages back and returns how many
+// it read.
+func readsBack(t *testing.T, h history.History) int {
+	known := map[string][]string{}
+	n := 0
+	err := h.Frames(func(f history.Frame) error {
+		evs, err := history.Sent(f)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if e.Header().Node == "" {
+				continue // a write to the chapter's resource, not to Redis
+			}
+			cmd, want, ok := request(e.Event)
+			if !ok {
+				t.Errorf("%s frame %d: the page shows %q, which the suite does not send", h, f.Index, e.Call)
+				continue
+			}
+			c := e.Header().Client
+			known[c] = drawn(known[c], cmd)
+			_, diff, isKnown := readBack(e.Call, cmd, known[c])
+			switch {
+			case isKnown:
+				t.Logf("%s frame %d: %s", h, f.Index, diff)
+			case diff != "":
+				t.Errorf("%s frame %d: %s", h, f.Index, diff)
+			case e.Reply != want:
+				t.Errorf("%s frame %d: %s: the page shows %q, the model's reply is %q", h, f.Index, e.Call, e.Reply, want)
+			}
+			if _, err := scaled(cmd, cmd.Args()); err != nil {
+				t.Errorf("%s frame %d: %v", h, f.Index, err)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

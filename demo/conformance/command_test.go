@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
 	model "github.com/distlock/fencing-demo/demo/redis"
@@ -31,6 +32,111 @@ func request(e demo.Event) (cmd model.Command, want string, ok bool) {
 
 func noAnswer(ms int) string { return fmt.Sprintf("no answer in %d ms", ms) }
 
+// scripts are the scripts the page shows by what they do rather than by
+// their text (Redisson's, whose text runs to several lines), with the text
+// a Redisson client sends for each.
+var scripts = map[string]string{
+	"‹lock: HINCRBY+PEXPIRE if free or mine, else PTTL›":      model.RedissonLockScript,
+	"‹renew: PEXPIRE if mine, 1, else 0›":                     model.RedissonRenewScript,
+	"‹unlock: HINCRBY -1, at 0 DEL+PUBLISH; nil if not mine›": model.RedissonUnlockScript,
+}
+
+// parseCall reads a command line as the page prints it (as one types it
+// into redis-cli: a script in single quotes, a random value cut short
+// "9f2c1a3b…", a Redisson field "3f2a91c0…:1", a latch's request id cut
+// short) back into the words a client sends. A word cut short is filled in
+// from known, the values the sending client has drawn so far (a real client
+// knows its own): the one value that starts and ends as the word does.
+func parseCall(line string, known []string) ([]string, error) {
+	var words []string
+	for rest := strings.TrimSpace(line); rest != ""; rest = strings.TrimSpace(rest) {
+		var w string
+		switch {
+		case strings.HasPrefix(rest, "'"):
+			end := strings.Index(rest[1:], "'")
+			if end < 0 {
+				return nil, fmt.Errorf("%q: a quote that does not end", line)
+			}
+			w, rest = rest[1:end+1], rest[end+2:]
+		case strings.HasPrefix(rest, "‹"):
+			end := strings.Index(rest, "›")
+			if end < 0 {
+				return nil, fmt.Errorf("%q: a ‹ that does not end", line)
+			}
+			end += len("›")
+			text, ok := scripts[rest[:end]]
+			if !ok {
+				return nil, fmt.Errorf("%q: no script is shown as %s", line, rest[:end])
+			}
+			w, rest = text, rest[end:]
+		default:
+			w, rest, _ = strings.Cut(rest, " ")
+		}
+		if strings.Contains(w, "…") && len(words) > 0 {
+			full, err := expand(w, known)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", line, err)
+			}
+			w = full
+		}
+		words = append(words, w)
+	}
+	return words, nil
+}
+
+// expand fills in a word cut short with "…".
+func expand(w string, known []string) (string, error) {
+	pre, suf, _ := strings.Cut(w, "…")
+	var found []string
+	for _, v := range known {
+		if len(v) > len(pre)+len(suf) && strings.HasPrefix(v, pre) && strings.HasSuffix(v, suf) && !slices.Contains(found, v) {
+			found = append(found, v)
+		}
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("%s stands for %d of the client's values %q, not one", w, len(found), known)
+	}
+	return found[0], nil
+}
+
+// drawn appends the words of cmd after its name, but for a script's text:
+// among them the values its client drew (a lock's random value, a Redisson
+// field, an unlock's latch), which a real client keeps and the page cuts
+// short.
+func drawn(known []string, cmd model.Command) []string {
+	for _, a := range cmd.Args()[1:] {
+		if !strings.Contains(a, " ") && !slices.Contains(known, a) {
+			known = append(known, a)
+		}
+	}
+	return known
+}
+
+// readBack reads the command line the page prints for cmd back into the
+// words to send, and says how it differs from what the model sent: "" when
+// it does not; known is true for a difference the suite knows of and
+// reports (emptyWords), where the words the model sent are returned.
+func readBack(line string, cmd model.Command, values []string) (args []string, diff string, known bool) {
+	args, err := parseCall(line, values)
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("the page prints a command the suite cannot read: %v", err), false
+	case slices.Equal(args, cmd.Args()):
+		return args, "", false
+	case emptyWords(args, cmd.Args()):
+		return cmd.Args(), fmt.Sprintf("known: the page prints %q, leaving out the empty value the model sent (%q): redis-cli would print \"\"", line, cmd.Args()[len(cmd.Args())-1]), true
+	}
+	return nil, fmt.Sprintf("the page prints a command other than the model sent:\n\tpage:  %s\n\tmodel: %s", shortArgs(args), shortArgs(cmd.Args())), false
+}
+
+// emptyWords reports whether the page's words are the model's but for
+// empty words the page does not show: a client that never drew a value
+// sends "" as its value (a Redlock unlock before any lock), and the page
+// prints nothing where redis-cli would print "".
+func emptyWords(page, sent []string) bool {
+	return len(page) < len(sent) && slices.Equal(page, slices.DeleteFunc(slices.Clone(sent), func(w string) bool { return w == "" }))
+}
+
 // scaled returns the command's arguments with every duration it carries
 // divided by scale, for the scaled clock: the PX of a SET, the seconds of
 // EXPIRE (sent as PEXPIRE, since a scaled second is not a whole second), the
@@ -39,8 +145,8 @@ func noAnswer(ms int) string { return fmt.Sprintf("no answer in %d ms", ms) }
 // command puts it and checked against the event's own field, so a change in
 // the engine's spelling fails here rather than sending an unscaled TTL. A
 // duration that does not divide evenly is an error: nothing is rounded.
-func scaled(c model.Command) ([]string, error) {
-	args := c.Args()
+func scaled(c model.Command, args []string) ([]string, error) {
+	args = slices.Clone(args)
 	type at struct{ i, ms int }
 	var ds []at
 	switch c := c.(type) {
@@ -49,6 +155,9 @@ func scaled(c model.Command) ([]string, error) {
 			ds = append(ds, at{slices.Index(args, "PX") + 1, c.PX})
 		}
 	case model.ExpireCommand:
+		if len(args) != 3 || args[2] != strconv.Itoa(c.Seconds) {
+			return nil, fmt.Errorf("EXPIRE: expected %d seconds as the third word of %q", c.Seconds, args)
+		}
 		args[0], args[2] = "PEXPIRE", strconv.Itoa(c.Seconds*1000)
 		ds = append(ds, at{2, c.Seconds * 1000})
 	case model.RenewScript:
@@ -76,12 +185,18 @@ func scaled(c model.Command) ([]string, error) {
 	return args, nil
 }
 
-// ttlReply reports whether c's reply is a time left, in model ms, rather
-// than a value: Redisson's lock script answers a refused caller with the
-// holder's PTTL, which real Redis counts on the scaled clock.
-func ttlReply(c model.Command) (int, bool) {
-	if l, ok := c.(model.RedissonLock); ok && !l.OK {
-		return l.Left, true
+// keysOf returns the keys a command names: a script's KEYS, or the key
+// after the command's name; none for WAIT.
+func keysOf(args []string) []string {
+	switch strings.ToUpper(args[0]) {
+	case "WAIT":
+		return nil
+	case "EVAL", "EVALSHA":
+		n, err := strconv.Atoi(args[2])
+		if err != nil || 3+n > len(args) {
+			return nil
+		}
+		return args[3 : 3+n]
 	}
-	return 0, false
+	return args[1:2]
 }

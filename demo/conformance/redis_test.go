@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/conformance/history"
 	model "github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/internal/realserver"
@@ -30,13 +30,16 @@ var family = []string{
 	"naive-renewal", "incr-token", "redlock-restart",
 }
 
+// walks is how many free-play histories the suite draws for each scenario
+// in each position: 2 x 22 scenario-positions, 44 for the family.
+const walks = 2
+
 // knownDiffs lists where the page is known to differ from real Redis 7.0,
-// keyed by "scenario/position/frame N/node WHAT", WHAT being the command's
-// name or "state" for the keys a frame shows, with the reason. Each is
-// reported to the lead and goes once the model is fixed; an entry that starts
-// to agree fails the suite, so the table cannot go stale. It is empty: the
-// page's down node (a 50 ms timeout, now a refused connection) and its
-// monotonic clock (now a clock that may only slew) were the last.
+// keyed by "scenario/position/history/frame N/node WHAT", WHAT being the
+// command's name or "state" for the keys a frame shows, with the reason.
+// Each is reported to the lead and goes once the model is fixed; an entry
+// that starts to agree fails the suite, so the table cannot go stale. It is
+// empty.
 var knownDiffs = map[string]string{}
 
 // differs reports a difference between the page and real Redis at key
@@ -48,7 +51,8 @@ func (cl *cluster) differs(what, msg string) {
 		cl.t.Logf("known difference (%s): %s", why, msg)
 		return
 	}
-	cl.t.Errorf("%s: the page is not real Redis (%s):\n%s", cl.name, key, msg)
+	cl.tally.Add("differences", 1)
+	cl.t.Errorf("%s: the page is not real Redis (%s):\n%s\n\thistory: %s", cl.name, key, msg, cl.h)
 }
 
 // agrees fails the test when knownDiffs lists key as a difference but the
@@ -70,15 +74,20 @@ func TestConformanceCoversFamily(t *testing.T) {
 	}
 }
 
-// TestConformanceRedis plays every Redis scenario in both switch positions
-// against real redis-server processes and compares every reply the page
-// shows, and at every frame the keys and TTLs the page shows on each node.
+// TestConformanceRedis replays, for every Redis scenario in both switch
+// positions, the script, the finder's traces and a sample of free-play
+// histories against real redis-server processes. It sends the command
+// lines each frame's page prints, and compares every reply the page shows
+// with real Redis's, and at every frame each node's keys, values and
+// expiries with the page's panel.
 func TestConformanceRedis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real redis-server processes: not under -short")
 	}
 	realserver.Binary(t, "redis-server", "redis-server")
 	redis.SetLogger(quiet{})
+	tl := history.NewTally("redis")
+	t.Cleanup(func() { tl.Report(t) })
 	c := testkit.Catalog(t)
 	for _, id := range family {
 		sc, ok := c.Get(id)
@@ -86,16 +95,22 @@ func TestConformanceRedis(t *testing.T) {
 			t.Fatalf("scenario %q is missing from scenarios.yaml", id)
 		}
 		for _, on := range []bool{false, true} {
-			name := fmt.Sprintf("%s/%s-%s", sc.ID, sc.Switch, position(on))
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				play(t, sc, on)
-			})
+			hs, err := history.Of(sc, on, walks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hs {
+				t.Run(testkit.Name(sc, on)+"/"+h.Name, func(t *testing.T) {
+					t.Parallel()
+					play(t, h, tl)
+				})
+			}
 		}
 	}
 	t.Run("wait-blocked", func(t *testing.T) {
 		t.Parallel()
-		play(t, waitBlocked(t), true)
+		sc := waitBlocked(t)
+		play(t, history.History{Place: demo.Place{Sc: sc, On: true, Step: sc.Frames()}, Kind: history.Script, Name: "script"}, tl)
 	})
 }
 
@@ -126,44 +141,47 @@ func waitBlocked(t *testing.T) *demo.Scenario {
 	return c.Scenarios[0]
 }
 
-func position(on bool) string {
-	if on {
-		return "on"
-	}
-	return "off"
-}
+func position(on bool) string { return demo.OnOff(on) }
 
-// cluster is the real side of one run: the nodes the scenario names, and the
-// network between clients and nodes as the scenario leaves it.
+// cluster is the real side of one history: the nodes the scenario names,
+// and the network between clients and nodes as the history leaves it.
 type cluster struct {
 	t      *testing.T
-	sc     *demo.Scenario
-	name   string // scenario/position, for messages and knownDiffs
+	h      history.History
+	tally  *history.Tally
+	name   string // scenario/position/history, for messages and knownDiffs
 	nodes  map[string]*realserver.Redis
 	relay  *realserver.Relay   // primary to replica; holds writes the model has not shipped
 	cut    map[string][]string // client -> nodes it cannot reach
 	hole   string              // where a cut-off client's packets go
 	clock  *pacer
+	exp    *expiries
 	frame  int
 	seen   map[string]bool // knownDiffs keys met
 	noted  map[string]bool
 	conns  map[[2]string]*redis.Client // (client, node): kept connections
+	known  map[string][]string         // client -> the values it drew
 	offset map[string]int              // node -> ms its emulated clock runs ahead (jumps)
+	slew   map[string]int              // node -> ms the model has slewed its clock, which the real node does not play
 	server string                      // the redis_version the suite ran against
+	// stopped says why the history was not compared to its end: a reply
+	// that differed at a moment too close to an expiry to judge.
+	stopped string
 }
 
-func play(t *testing.T, sc *demo.Scenario, on bool) {
+func play(t *testing.T, h history.History, tl *history.Tally) {
+	sc := h.Sc
 	cl := &cluster{
-		t: t, sc: sc, name: sc.ID + "/" + position(on),
+		t: t, h: h, tally: tl, name: sc.ID + "/" + position(h.On) + "/" + h.Name,
 		nodes: map[string]*realserver.Redis{}, cut: map[string][]string{},
 		seen: map[string]bool{}, noted: map[string]bool{}, conns: map[[2]string]*redis.Client{},
-		offset: map[string]int{},
+		known: map[string][]string{}, offset: map[string]int{}, slew: map[string]int{}, exp: newExpiries(),
 	}
 	t.Cleanup(func() { cl.hangUp("", "") })
 	for _, n := range sc.NodeNames() {
 		cl.nodes[n] = realserver.StartRedis(t, n)
 	}
-	if sc.Store == "replicated" {
+	if sc.Store == model.ReplicatedStore {
 		// The replica follows the primary through a relay that holds the
 		// replication stream: the model ships a write only at WAIT (or an
 		// explicit replicate), and a write still in flight when the primary
@@ -173,30 +191,70 @@ func play(t *testing.T, sc *demo.Scenario, on bool) {
 		cl.relay.Hold()
 	}
 	cl.server = cl.info(sc.NodeNames()[0], "server", "redis_version")
-	t.Logf("real server: redis %s; clock: 1 model s = %v", cl.server, realDuration(1000))
-
-	r := demo.NewRun(sc, on)
+	// Every page is rendered before the replay starts, so that the time
+	// the real nodes see between two commands is the model's, not the
+	// rendering's.
+	shown, err := history.Show(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := make([]page, len(shown))
+	for i, s := range shown {
+		pages[i] = page{Shown: s, panel: nodesPanel(s.Doc)}
+	}
 	cl.clock = newPacer()
-	f := r.Frame()
-	cl.setup(f)
-	cl.check(f)
-	for r.Step() {
-		f = r.Frame()
-		cl.frame = f.Index
-		for _, e := range f.Latest() {
-			cl.apply(e, f)
+	for _, p := range pages {
+		cl.frame = p.Index
+		if p.Index == 1 {
+			cl.setup(p.Frame.Frame)
+		} else {
+			cl.move(p)
 		}
-		cl.check(f)
+		if cl.stopped != "" {
+			tl.Add("stopped at a close call", 1)
+			t.Logf("not compared past frame %d: %s\n\thistory: %s", cl.frame, cl.stopped, h)
+			break
+		}
+		cl.check(p)
 	}
-	if err := r.Err(); err != nil {
-		t.Fatalf("the model stopped: %v", err)
-	}
+	last := pages[len(pages)-1].Frame.Frame
+	tl.Played(h, cl.frame)
+	tl.Max("widest expiry window (model ms)", cl.exp.width)
 	for key := range knownDiffs {
 		if strings.HasPrefix(key, cl.name+"/") && !cl.seen[key] {
 			t.Errorf("knownDiffs lists %q but the page and real Redis now agree there (or the command is gone): remove it", key)
 		}
 	}
-	t.Logf("ran %v behind the scaled clock at the end", realDuration(cl.clock.late(f.Now)))
+	t.Logf("real server: redis %s; clock: 1 model s = %v; the keys were moved %v later in all to keep up; %v late at the end",
+		cl.server, realDuration(1000), cl.clock.moved, cl.clock.late(last.Now).Round(time.Millisecond))
+}
+
+// page is one frame's page and its nodes panel, read.
+type page struct {
+	history.Shown
+	panel map[string]panelNode
+}
+
+// move plays the events of the move that led to a frame on the real nodes:
+// each command its page prints, as it prints it, and what the world did.
+func (cl *cluster) move(p page) {
+	for i, e := range p.Latest() {
+		if c, want, ok := request(e); ok {
+			cl.send(e.Header(), c, want, p.Lines[i])
+		} else {
+			cl.apply(e, p.Frame.Frame)
+		}
+		if cl.stopped != "" {
+			return
+		}
+	}
+}
+
+// now brings the suite to model time t: it waits for t, and catches up if
+// it is late.
+func (cl *cluster) now(t int) {
+	cl.clock.until(t)
+	cl.catchUp(t)
 }
 
 // note records, once, a step that cannot be reproduced here and why.
@@ -221,48 +279,44 @@ func (cl *cluster) setup(f demo.Frame) {
 	}
 }
 
-// apply plays one model event on the real nodes.
+// role is node's role in frame f: "primary", "replica", "former-primary"
+// or "" for a node that is neither.
+func role(f demo.Frame, node string) string {
+	for _, n := range f.Store.(model.State).Nodes {
+		if n.Name == node {
+			return n.Role
+		}
+	}
+	return ""
+}
+
+// apply plays one model event that no client sent on the real nodes.
 func (cl *cluster) apply(e demo.Event, f demo.Frame) {
 	t := cl.t
-	if c, want, ok := request(e); ok {
-		cl.send(e.Header(), c, want)
-		return
-	}
 	h := e.Header()
 	switch e := e.(type) {
 	case model.NodeChange:
-		cl.clock.until(h.At)
-		switch e.What {
-		case model.NodeDown:
-			// The model's node goes down at an instant and loses what it
-			// had not persisted: a crash, not a shutdown that takes its time.
-			cl.nodes[h.Node].Kill()
-			cl.hangUp("", h.Node)
-		case model.NodeUp:
-			cl.nodes[h.Node].Start()
-			cl.hangUp("", h.Node)
-			if cl.relay != nil && h.Node == "replica" {
-				// It comes back empty and must follow the primary again: a
-				// full sync, through the relay, which holds nothing meanwhile.
-				cl.relay.Release()
-				cl.nodes[h.Node].ReplicaOf(t, cl.relay.Addr())
-				cl.relay.Hold()
-			}
-		case model.Promoted:
-			cl.nodes[h.Node].Promote(t)
-		}
+		cl.now(h.At)
+		cl.nodeChange(h.Node, e.What, f)
 	case model.Replication:
-		cl.clock.until(h.At)
+		cl.now(h.At)
 		cl.ship()
 	case model.ClockJumped:
-		cl.clock.until(h.At)
+		cl.now(h.At)
 		cl.jump(h.Node, e.By)
+	case model.KeyExpiry:
+		cl.ended(h.Node, e.Key, h.At)
 	case model.ClockSlewing:
-		cl.note("%s: %s's clock slewing %d ms at %d ppm is emulated as no change to its keys' absolute expiries: the model's slew moves them by a few ms, far inside the %d ms margin (checked at every frame)",
-			cl.name, h.Node, e.By, e.Rate, margin)
+		cl.note("%s: %s's clock slewing %d ms at %d ppm is emulated as no change to its keys' absolute expiries: the model's slew moves them by a few ms, which the expiry windows bound (checked at every frame)",
+			cl.name, h.Node, e.By, e.Rate)
 	case model.BlockedWait:
-		cl.clock.until(h.At)
+		cl.now(h.At)
 		cl.blockedWait(e, f)
+	case demo.ClientChange:
+		if e.What == demo.Crashed {
+			// A process that dies closes its connections with it.
+			cl.hangUp(h.Client, "")
+		}
 	case model.Partition:
 		switch e.What {
 		case model.CutOff:
@@ -278,6 +332,37 @@ func (cl *cluster) apply(e demo.Event, f demo.Frame) {
 			delete(cl.cut, h.Client)
 			cl.hangUp(h.Client, "")
 		}
+	}
+}
+
+// nodeChange plays a node going down (a crash: SIGKILL, losing what it had
+// not persisted), coming back (empty; a replica follows its primary again
+// when that is up, as the model's full sync), or being promoted.
+func (cl *cluster) nodeChange(node string, what demo.Kind, f demo.Frame) {
+	switch what {
+	case model.NodeDown:
+		cl.nodes[node].Kill()
+		cl.hangUp("", node)
+	case model.NodeUp:
+		was := cl.nodes[node].Running()
+		cl.nodes[node].Start()
+		cl.hangUp("", node)
+		if was || cl.relay == nil || role(f, node) != "replica" {
+			return
+		}
+		if primary := cl.nodes["primary"]; primary.Running() && role(f, "primary") == "primary" {
+			// It comes back empty and must follow the primary again: a
+			// full sync, through the relay, which holds nothing meanwhile.
+			cl.relay.Release()
+			cl.nodes[node].ReplicaOf(cl.t, cl.relay.Addr())
+			cl.relay.Hold()
+			return
+		}
+		// Its primary is down: it follows it all the same, as the model's
+		// does, and syncs once the primary is back.
+		cl.nodes[node].Follow(cl.t, cl.relay.Addr())
+	case model.Promoted:
+		cl.nodes[node].Promote(cl.t)
 	}
 }
 
@@ -319,8 +404,6 @@ func (cl *cluster) blockedWait(e model.BlockedWait, f demo.Frame) {
 		return
 	}
 	cl.agrees(what)
-	t.Logf("frame %d: %s blocked in WAIT %d 0 as on the page: real connected_slaves:%d, WAIT %d %d => (integer) %d",
-		f.Index, h.Client, e.Replicas, live, e.Replicas, probe, acked)
 }
 
 // ship lets the held replication stream through until the replica has
@@ -352,12 +435,11 @@ func (cl *cluster) jump(node string, d int) {
 		cl.t.Fatalf("frame %d: %s: KEYS: %v", cl.frame, node, err)
 	}
 	for _, k := range keys {
-		at, err := rdb.Do(ctx, "PEXPIRETIME", k).Int64()
-		if err != nil {
-			cl.t.Fatalf("frame %d: %s: PEXPIRETIME %s: %v", cl.frame, node, k, err)
-		}
+		at := cl.pexpiretime(node, k)
 		if at > 0 {
-			rdb.Do(ctx, "PEXPIREAT", k, at-realDuration(d).Milliseconds())
+			to := at - realDuration(d).Milliseconds()
+			rdb.Do(ctx, "PEXPIREAT", k, to)
+			cl.moved(node, k, at, to, 0)
 		}
 	}
 	cl.offset[node] += d
@@ -377,7 +459,7 @@ func (cl *cluster) conn(client, node string) *redis.Client {
 	}
 	addr, wait := cl.nodes[node].Addr(), 5*time.Second
 	if slices.Contains(cl.cut[client], node) {
-		addr, wait = cl.hole, max(realDuration(cl.sc.Timeout), time.Millisecond)
+		addr, wait = cl.hole, max(realDuration(cl.h.Sc.Timeout), time.Millisecond)
 	}
 	c := redis.NewClient(&redis.Options{
 		Addr: addr, MaxRetries: -1, PoolSize: 1, Protocol: 2, DisableIdentity: true,
@@ -399,22 +481,35 @@ func (cl *cluster) hangUp(client, node string) {
 	}
 }
 
-// send sends the page's command to the real node at the model's time and
-// compares the replies.
-func (cl *cluster) send(h demo.Head, c model.Command, want string) {
+// send sends the command the page prints to the real node at the model's
+// time and compares the replies.
+func (cl *cluster) send(h demo.Head, c model.Command, want string, line history.Line) {
 	t := cl.t
-	cl.clock.until(h.At)
-	args, err := scaled(c)
+	cl.known[h.Client] = drawn(cl.known[h.Client], c)
+	args, diff, known := readBack(line.Call, c, cl.known[h.Client])
+	switch {
+	case known:
+		cl.tally.Add("known page differences", 1)
+		t.Logf("frame %d: %s: %s", cl.frame, cl.name, diff)
+	case diff != "":
+		t.Errorf("frame %d: %s: %s\n\thistory: %s", cl.frame, cl.name, diff, cl.h)
+		return
+	}
+	if line.Reply != want {
+		t.Errorf("frame %d: %s: %s: the page shows the reply %q, the model's event says %q", cl.frame, cl.name, line.Call, line.Reply, want)
+	}
+	sent, err := scaled(c, args)
 	if err != nil {
 		t.Fatalf("frame %d: %s: %v", cl.frame, cl.name, err)
 	}
+	cl.now(h.At)
 	if w, ok := c.(model.WaitCommand); ok && w.Timeout == 0 && want != refused {
 		// WAIT n 0 waits for n replicas with no timeout: on a node without
 		// them it never returns. The relay lets the held stream through for
 		// it, as the model ships the backlog at WAIT.
 		if live, _ := strconv.Atoi(cl.info(h.Node, "replication", "connected_slaves")); live < w.Replicas {
 			t.Errorf("frame %d: %s: the page shows %s => %s, but %s has fewer live replicas: real Redis would block forever",
-				cl.frame, cl.name, strings.Join(args, " "), want, h.Node)
+				cl.frame, cl.name, strings.Join(sent, " "), want, h.Node)
 			return
 		}
 		if cl.relay != nil {
@@ -422,19 +517,85 @@ func (cl *cluster) send(h demo.Head, c model.Command, want string) {
 			defer cl.relay.Hold()
 		}
 	}
-	rdb := cl.conn(h.Client, h.Node)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	val, err := rdb.Do(ctx, toAny(args)...).Result()
-	cl.clock.mark(h.At)
-	got := cl.reply(val, err)
-	if left, ok := ttlReply(c); ok {
-		// A time left agrees within the margin, counted in model ms.
-		if n, isInt := val.(int64); isInt && err == nil && abs(int(n)*scale-left) <= margin {
-			got = want
+	up := want != refused && !strings.HasPrefix(want, "no answer")
+	keys := keysOf(sent)
+	close, why := false, ""
+	if up {
+		cl.before(h.Node, keys)
+		cl.expired(h.Node, h.At)
+		for _, k := range keys {
+			if c, w := cl.close(h.Node, k, h.At); c {
+				close, why = true, w
+			}
 		}
 	}
-	cl.compare(h, c, want, args, got)
+	val, err, out, back := cl.do(h, sent, keys, up)
+	cl.tally.Add("commands", 1)
+	got := cl.reply(val, err)
+	if l, ok := c.(model.RedissonLock); ok && !l.OK && got != want {
+		got = cl.timeLeft(h, l, val, err, out, back, want)
+	}
+	if got != want && close {
+		cl.stopped = fmt.Sprintf("%s -> %s: %s => page %s, real %s; too close to call: %s", orSuite(h.Client), h.Node, shortArgs(args), want, got, why)
+		return
+	}
+	cl.compare(h, c, want, sent, got)
+}
+
+// do sends a command on the client's own connection and, when the node
+// is up, asks in the same round trip the expiry it left on each of its
+// keys, which it records.
+func (cl *cluster) do(h demo.Head, sent, keys []string, up bool) (val any, err error, out, back time.Time) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rdb := cl.conn(h.Client, h.Node)
+	if !up {
+		out = time.Now()
+		val, err = rdb.Do(ctx, toAny(sent)...).Result()
+		return val, err, out, time.Now()
+	}
+	pipe := rdb.Pipeline()
+	cmd := pipe.Do(ctx, toAny(sent)...)
+	exps := make([]*redis.Cmd, len(keys))
+	for i, k := range keys {
+		exps[i] = pipe.Do(ctx, "PEXPIRETIME", k)
+	}
+	out = time.Now()
+	_, _ = pipe.Exec(ctx)
+	back = time.Now()
+	val, err = cmd.Result()
+	for i, k := range keys {
+		v, xerr := exps[i].Int64()
+		if xerr != nil {
+			return val, err, out, back // the command's own error says why
+		}
+		cl.after(h.Node, k, v, h.At, out, back)
+	}
+	return val, err, out, back
+}
+
+// timeLeft is the reply to Redisson's lock script when another holds the
+// lock: the holder's PTTL, which the suite cannot expect in model ms as it
+// stands (the real one is counted on the scaled clock from whenever the
+// real server ran the script). It is judged as an expiry: the real reply
+// must be the time to the key's real end, and the model's time left must
+// end the key within that end's window. Agreeing, it returns want.
+func (cl *cluster) timeLeft(h demo.Head, l model.RedissonLock, val any, err error, out, back time.Time, want string) string {
+	got := cl.reply(val, err)
+	n, isInt := val.(int64)
+	v, ok := cl.exp.last[[2]string{h.Node, l.Key}]
+	if err != nil || !isInt || !ok {
+		return got
+	}
+	// Redis answered v - (when it ran the script), which lies between out
+	// and back, in whole ms.
+	if ran := v - n; ran < out.UnixMilli()-1 || ran > back.UnixMilli()+1 {
+		return got + fmt.Sprintf(" (the key's real end is %d, so it ran at %d, outside [%d, %d])", v, ran, out.UnixMilli(), back.UnixMilli())
+	}
+	if ok, why := cl.matches(h.Node, v, h.At+l.Left); !ok {
+		return got + " (" + why + fmt.Sprintf("; the page's ends at t=%dms)", h.At+l.Left)
+	}
+	return want
 }
 
 // compare fails the test where the page's reply is not real Redis's, unless
@@ -449,13 +610,6 @@ func (cl *cluster) compare(h demo.Head, c model.Command, want string, sent []str
 		cl.frame, h.At, orSuite(h.Client), h.Node, shortArgs(c.Args()), want, cl.server, got, shortArgs(sent)))
 }
 
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 // reply spells a real reply the way the page does (redis-cli's way).
 func (cl *cluster) reply(val any, err error) string {
 	var ne net.Error
@@ -465,7 +619,7 @@ func (cl *cluster) reply(val any, err error) string {
 	case realserver.IsRefused(err):
 		return refused
 	case errors.As(err, &ne) && ne.Timeout():
-		return noAnswer(cl.sc.Timeout)
+		return noAnswer(cl.h.Sc.Timeout)
 	case err != nil:
 		return "(error) " + err.Error()
 	}
@@ -478,109 +632,6 @@ func (cl *cluster) reply(val any, err error) string {
 		return "(nil)"
 	}
 	return fmt.Sprint(val)
-}
-
-// check compares the keys and TTLs the page shows on each node with the real
-// node's, leaving out keys within margin of their expiry.
-func (cl *cluster) check(f demo.Frame) {
-	t := cl.t
-	cl.clock.until(f.Now)
-	for _, n := range f.Store.(model.State).Nodes {
-		node := cl.nodes[n.Name]
-		if node.Running() != n.Up {
-			t.Errorf("frame %d: %s: the page shows %s up=%t, the real node up=%t", f.Index, cl.name, n.Name, n.Up, node.Running())
-			continue
-		}
-		if !n.Up {
-			continue
-		}
-		// What the model's clock moved beyond the emulated jumps is slew,
-		// which the real node does not play: it must stay far inside the
-		// margin every TTL is compared within.
-		if slew := n.Offset - cl.offset[n.Name]; slew != 0 {
-			if abs(slew) >= margin/10 {
-				t.Errorf("frame %d: %s: %s's clock has slewed %d ms in the model, too much to leave unplayed on the real node", f.Index, cl.name, n.Name, slew)
-			}
-			t.Logf("frame %d: %s's clock has slewed %d ms in the model; not played on the real node", f.Index, n.Name, slew)
-		}
-		if n.Role == "primary" || n.Role == "replica" {
-			want := map[string]string{"primary": "master", "replica": "slave"}[n.Role]
-			if got := cl.info(n.Name, "replication", "role"); got != want {
-				t.Errorf("frame %d: %s: the page shows %s as %s, real Redis says role:%s", f.Index, cl.name, n.Name, n.Role, got)
-			}
-		}
-		if diffs := cl.keys(f, n); len(diffs) > 0 {
-			cl.differs(n.Name+" state", fmt.Sprintf("frame %d, t=%dms, %s:\n\t%s", f.Index, f.Now, n.Name, strings.Join(diffs, "\n\t")))
-		} else {
-			cl.agrees(n.Name + " state")
-		}
-	}
-}
-
-// keys compares the keys on one node with the frame's, and returns the
-// differences.
-func (cl *cluster) keys(f demo.Frame, n model.NodeState) (diffs []string) {
-	t, ctx := cl.t, context.Background()
-	rdb := cl.conn("", n.Name)
-	real, err := rdb.Keys(ctx, "*").Result()
-	if err != nil {
-		t.Fatalf("frame %d: %s: KEYS: %v", f.Index, n.Name, err)
-	}
-	// A busy machine runs the suite late, and real time then passes faster
-	// than the model's on every key: a real PTTL may fall short of the
-	// page's by as much as the suite is behind, never more, and never
-	// outlast it by more than the margin.
-	slack := margin + max(0, cl.clock.late(f.Now))
-	for _, k := range n.Keys {
-		if k.TTL >= 0 && k.TTL < slack {
-			t.Logf("frame %d: %s %s: TTL %d ms is within %d ms (the margin plus the suite's lateness) of its expiry: not compared", f.Index, n.Name, k.Key, k.TTL, slack)
-			real = slices.DeleteFunc(real, func(s string) bool { return s == k.Key })
-			continue
-		}
-		real = slices.DeleteFunc(real, func(s string) bool { return s == k.Key })
-		if k.Count > 0 {
-			// A Redisson lock: a hash whose one field is the holder's id,
-			// holding the count.
-			h, err := rdb.HGetAll(ctx, k.Key).Result()
-			if want := map[string]string{k.Value: strconv.Itoa(k.Count)}; err != nil || !maps.Equal(h, want) {
-				diffs = append(diffs, fmt.Sprintf("page: %s = {%s: %d}; real HGETALL: %v %v", k.Key, demo.Short(k.Value), k.Count, h, err))
-				continue
-			}
-		} else if v, err := rdb.Get(ctx, k.Key).Result(); err != nil || v != k.Value {
-			diffs = append(diffs, fmt.Sprintf("page: %s = %s; real GET: %s", k.Key, demo.Short(k.Value), cl.reply(v, err)))
-			continue
-		}
-		pttl, err := rdb.Do(ctx, "PTTL", k.Key).Int()
-		if err != nil {
-			t.Fatalf("frame %d: %s: PTTL %s: %v", f.Index, n.Name, k.Key, err)
-		}
-		got := pttl // -1: no expiry
-		if pttl > 0 {
-			got = pttl * scale
-		}
-		if k.TTL < 0 && got != -1 || k.TTL >= 0 && (got < k.TTL-slack || got > k.TTL+margin) {
-			diffs = append(diffs, fmt.Sprintf("page: %s TTL %d ms; real PTTL %d (x%d = %d model ms, margin %d, late by %d)", k.Key, k.TTL, pttl, scale, got, margin, slack-margin))
-		}
-	}
-	for _, k := range real {
-		if !cl.expiredLately(f, n.Name, k) {
-			v, err := rdb.Get(ctx, k).Result()
-			diffs = append(diffs, fmt.Sprintf("page: no %s; real GET: %s", k, shortArgs([]string{cl.reply(v, err)})))
-		}
-	}
-	return diffs
-}
-
-// expiredLately reports whether the model let key expire on node within the
-// margin before the frame's time: the real key may outlive it by the time
-// the test runs late.
-func (cl *cluster) expiredLately(f demo.Frame, node, key string) bool {
-	for _, e := range slices.Backward(f.Events) {
-		if x, ok := e.(model.KeyExpiry); ok && x.Node == node && x.Key == key {
-			return f.Now-x.At < margin
-		}
-	}
-	return false
 }
 
 // info returns one field of INFO section on node.

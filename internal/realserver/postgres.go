@@ -102,6 +102,9 @@ func StartPostgres(tb testing.TB, settings ...string) *Postgres {
 }
 
 // URL is the connection string of the server's postgres database.
-func (p *Postgres) URL() string {
-	return fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable&connect_timeout=5", Addr(p.Port))
+func (p *Postgres) URL() string { return p.URLOf("postgres") }
+
+// URLOf is the connection string of the server's database db.
+func (p *Postgres) URLOf(db string) string {
+	return fmt.Sprintf("postgres://postgres@%s/%s?sslmode=disable&connect_timeout=5", Addr(p.Port), db)
 }

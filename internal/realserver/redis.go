@@ -127,6 +127,17 @@ func (r *Redis) ReplicaOf(tb testing.TB, addr string) {
 	}
 }
 
+// Follow makes r a replica of the server at addr without waiting for the
+// link: a replica whose primary is down keeps trying, and syncs once the
+// primary is back.
+func (r *Redis) Follow(tb testing.TB, addr string) {
+	tb.Helper()
+	host, port, _ := strings.Cut(addr, ":")
+	if err := r.Client(tb).Do(context.Background(), "REPLICAOF", host, port).Err(); err != nil {
+		tb.Fatalf("%s: REPLICAOF %s: %v", r.Name, addr, err)
+	}
+}
+
 // Promote makes a replica a primary (REPLICAOF NO ONE), as an operator or
 // Sentinel does after the primary failed.
 func (r *Redis) Promote(tb testing.TB) {

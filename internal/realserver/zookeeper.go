@@ -44,7 +44,7 @@ func StartZooKeeper(tb testing.TB, tick time.Duration) *ZooKeeper {
 		fmt.Sprintf("clientPort=%d", port),
 		"clientPortAddress=127.0.0.1",
 		"admin.enableServer=false",
-		"4lw.commands.whitelist=srvr",
+		"4lw.commands.whitelist=srvr,dump,wchc",
 	}
 	path := filepath.Join(dir, "zoo.cfg")
 	if err := os.WriteFile(path, []byte(strings.Join(cfg, "\n")+"\n"), 0o600); err != nil {
@@ -55,9 +55,10 @@ func StartZooKeeper(tb testing.TB, tick time.Duration) *ZooKeeper {
 		Name: "zookeeper",
 		Path: java,
 		// Every jar Debian installed for ZooKeeper and its dependencies.
-		Args:    []string{"-Xmx256m", "-cp", "/etc/zookeeper/conf:" + jar + ":/usr/share/java/*", "org.apache.zookeeper.server.ZooKeeperServerMain", path},
-		Dir:     dir,
-		ReadyIn: 30 * time.Second,
+		Args: []string{"-Xmx256m", "-cp", "/etc/zookeeper/conf:" + jar + ":/usr/share/java/*", "org.apache.zookeeper.server.ZooKeeperServerMain", path},
+		Dir:  dir,
+		// A JVM that starts beside others on a busy machine takes its time.
+		ReadyIn: 90 * time.Second,
 		Ready:   func(ctx context.Context) error { return srvr(ctx, port) },
 	})
 	return z
@@ -66,21 +67,39 @@ func StartZooKeeper(tb testing.TB, tick time.Duration) *ZooKeeper {
 // srvr asks the server the "srvr" four-letter word; it answers once it
 // serves clients.
 func srvr(ctx context.Context, port int) error {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", Addr(port))
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(time.Second))
-	if _, err := conn.Write([]byte("srvr")); err != nil {
-		return err
-	}
-	out, err := io.ReadAll(conn)
-	if !strings.Contains(string(out), "Mode:") {
+	out, err := fourLetter(ctx, port, "srvr")
+	if !strings.Contains(out, "Mode:") {
 		return fmt.Errorf("srvr answered %q (%v)", out, err)
 	}
 	return nil
+}
+
+// fourLetter sends a four-letter word and returns the answer.
+func fourLetter(ctx context.Context, port int, word string) (string, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", Addr(port))
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := conn.Write([]byte(word)); err != nil {
+		return "", err
+	}
+	out, err := io.ReadAll(conn)
+	return string(out), err
+}
+
+// FourLetter asks the server a four-letter word (srvr: its last zxid;
+// dump: its live sessions; wchc: the watches of each session) and returns
+// the answer; a failure fails the test.
+func (z *ZooKeeper) FourLetter(tb testing.TB, word string) string {
+	tb.Helper()
+	out, err := fourLetter(context.Background(), z.Port, word)
+	if err != nil {
+		tb.Fatalf("zookeeper: %s: %v", word, err)
+	}
+	return out
 }
 
 // Addr returns the server's host:port.

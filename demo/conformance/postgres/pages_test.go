@@ -12,6 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/conformance/history"
 	model "github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/realserver"
 	"github.com/distlock/fencing-demo/internal/testkit"
@@ -29,7 +30,7 @@ func TestNoLockPagesShowTheServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("conformance against a real PostgreSQL: not in -short")
 	}
-	pg := realserver.StartPostgres(t)
+	pg := startPostgres(t)
 	seen := 0
 	for _, sc := range testkit.Catalog(t).Scenarios {
 		if sc.Store != model.DatabaseStore || sc.Topology != "nolock" {
@@ -47,8 +48,9 @@ func TestNoLockPagesShowTheServer(t *testing.T) {
 
 func pagesShowServer(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, on bool) {
 	run := demo.NewRun(sc, on)
-	watch := dial(t, pg)
-	stage(t, watch, sc, run.Frame())
+	db := newDatabase(t, pg)
+	watch := dial(t, pg, db)
+	stage(t, watch, run.Frame())
 	conns := map[string]*conn{}
 	for run.Step() {
 		f := run.Frame()
@@ -63,7 +65,7 @@ func pagesShowServer(t *testing.T, pg *realserver.Postgres, sc *demo.Scenario, o
 			}
 			c := conns[e.Session]
 			if c == nil {
-				c = dial(t, pg)
+				c = dial(t, pg, db)
 				conns[e.Session] = c
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -167,4 +169,36 @@ func page(t *testing.T, sc *demo.Scenario, f demo.Frame, on bool, lang string) *
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// Every statement a database scenario's script plays is printed on its
+// page as the model sent it, with the answer it got: what the suite sends.
+// Needs no server, so it runs where PostgreSQL is absent too.
+func TestPagesPrintTheStatements(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		if sc.Store != model.DatabaseStore {
+			continue
+		}
+		for _, on := range []bool{false, true} {
+			h := history.History{Place: demo.Place{Sc: sc, On: on, Step: sc.Frames()}, Kind: history.Script, Name: "script"}
+			n := 0
+			err := h.Frames(func(f history.Frame) error {
+				evs, err := history.Sent(f)
+				for _, e := range evs {
+					call, reply := e.Wire()
+					if e.Call != call || e.Reply != reply {
+						t.Errorf("%s frame %d: the page prints %q => %q, the model played %q => %q", h, f.Index, e.Call, e.Reply, call, reply)
+					}
+					n++
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				t.Errorf("%s: no statement on the wire", h)
+			}
+		}
+	}
 }
