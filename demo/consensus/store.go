@@ -311,7 +311,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Path, e.Children, e.Watch, e.OK = parent, names, ss.herd, true
 	s.reads++
 	if ss.herd {
-		s.watches = append(s.watches, watch{client: c.Name, path: parent, children: true})
+		s.arm(watch{client: c.Name, path: parent, children: true})
 		ss.waitOn = parent
 	}
 	logged(r, e)
@@ -328,9 +328,19 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	prev := kids[at-1]
 	x := s.call(r, c, OpExists)
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
-	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
+	s.arm(watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
 	logged(r, x)
+}
+
+// arm sets a watch. ZooKeeper keeps one watch of a kind per path and
+// watcher, however often it is set (its WatchManager is a set); an etcd
+// client's every Watch call is a stream of its own.
+func (s *service) arm(w watch) {
+	if s.kind == ZooKeeperStore && slices.Contains(s.watches, w) {
+		return
+	}
+	s.watches = append(s.watches, w)
 }
 
 // etcdCheck is concurrency.Mutex after its Txn: the key with the lowest
@@ -433,8 +443,11 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		return
 	}
 	if n := s.entries.get(ss.mine); n != nil && n.owner == ss {
+		// A client's own delete leaves the parent's child version as it
+		// was: ZooKeeper numbers sequential nodes by the creates alone
+		// (PrepRequestProcessor bumps cversion on create, not on delete).
 		s.zxid++
-		s.remove([]string{ss.mine})
+		s.entries.del(ss.mine)
 		e.OK = true
 	}
 	e.Rev = s.zxid
