@@ -239,6 +239,19 @@ func (r *Run) playEngine(c *Client, a Action) error {
 		if r.Logs() {
 			r.Log(ClientChange{Head: h, What: Resumed})
 		}
+	case Check:
+		m := a.Args.(CheckArgs).Margin
+		e := LeaseChecked{Head: h, Margin: m, Left: -1, Held: c.Holds}
+		if c.Holds && c.Until >= 0 {
+			e.Left = c.Until - r.now
+			if e.Left <= m {
+				r.LetGo(c)
+				e.GaveUp = true
+			}
+		}
+		if r.Logs() {
+			r.Log(e)
+		}
 	case Crash:
 		c.Crashed, c.Blocked = true, false
 		r.endHold(c)
