@@ -41,10 +41,12 @@ type Lab struct {
 }
 
 // Block is one block of a program: an action line without its client
-// ("acquire 10", "write $me"), and what it does in words.
+// ("acquire 10", "write $me"), what it does in words, and the client whose
+// program it belongs in ("" for any: a statement naming A's amount is A's).
 type Block struct {
-	Line  string
-	Label Text
+	Line   string
+	Label  Text
+	Client string
 }
 
 // Setting is one choice the learner makes beside the programs: the

@@ -84,8 +84,16 @@ func NewRun(sc *Scenario, on bool) *Run {
 	}
 	r.play(sc.Setup)
 	r.events, r.lastWrote = r.events[:0], "" // the setup is the stage, not the story
+	if s, ok := r.store.(Stager); ok {
+		s.Staged()
+	}
 	return r
 }
+
+// Stager is a store that keeps count of what happens in the story (a
+// sometimes promise's good thing), and is told when the setup is over, so
+// that the stage's own doings do not count.
+type Stager interface{ Staged() }
 
 // Replay plays a new run up to frame, which is clamped to the scenario's
 // frames. Its cost grows with the frames played, no faster.

@@ -38,8 +38,9 @@ func (l *lab) UnmarshalYAML(node *yaml.Node) error {
 }
 
 type block struct {
-	Line  string `yaml:"line"`
-	Label text   `yaml:"label"`
+	Line   string `yaml:"line"`
+	Client string `yaml:"client,omitempty"`
+	Label  text   `yaml:"label"`
 }
 
 type setting struct {
@@ -137,7 +138,7 @@ func (l *lab) demo() *demo.Lab {
 	}
 	d := &demo.Lab{Goal: l.Goal.demo(), Clients: l.Clients, Scripts: l.Scripts, Sometimes: l.Sometimes, Time: l.Time, Starter: l.Starter.Build}
 	for _, b := range l.Palette {
-		d.Palette = append(d.Palette, demo.Block{Line: b.Line, Label: b.Label.demo()})
+		d.Palette = append(d.Palette, demo.Block{Line: b.Line, Label: b.Label.demo(), Client: b.Client})
 	}
 	for _, s := range l.Settings {
 		d.Settings = append(d.Settings, demo.Setting{Name: s.Name, Label: s.Label.demo(), Values: s.Values})
@@ -154,7 +155,7 @@ func labOf(d *demo.Lab) *lab {
 	}
 	l := &lab{Goal: textOf(d.Goal), Clients: d.Clients, Scripts: d.Scripts, Sometimes: d.Sometimes, Time: d.Time, Starter: labBuild{d.Starter}}
 	for _, b := range d.Palette {
-		l.Palette = append(l.Palette, block{Line: b.Line, Label: textOf(b.Label)})
+		l.Palette = append(l.Palette, block{Line: b.Line, Label: textOf(b.Label), Client: b.Client})
 	}
 	for _, s := range d.Settings {
 		l.Settings = append(l.Settings, setting{Name: s.Name, Label: textOf(s.Label), Values: s.Values})
