@@ -18,6 +18,12 @@ const (
 	Pause  Verb = "pause"  // C pause: a stop-the-world GC, say; C does nothing until resume
 	Resume Verb = "resume" // C resume: C carries on, believing what it believed before
 	Crash  Verb = "crash"  // C crash: C dies and never comes back
+	// Check is a program's guard: C check N: C reads the lease it has left
+	// by its own reckoning, and with N or less left gives the lock up
+	// rather than work on. What it reads may be out of date by the time
+	// it acts: a pause between the check and the write is the chapter's
+	// point.
+	Check Verb = "check"
 )
 
 // VerbSpec is one verb of a family's table: its form as scenarios.yaml
@@ -43,10 +49,12 @@ type (
 	TickArgs struct{ Forward int }
 	// WriteArgs: what the client writes.
 	WriteArgs struct{ Value string }
+	// CheckArgs: the least lease left the client works on with.
+	CheckArgs struct{ Margin int }
 )
 
 // EngineVerbs are the verbs every store takes, played by the Run itself.
-var EngineVerbs = []Verb{Tick, Write, Pause, Resume, Crash}
+var EngineVerbs = []Verb{Tick, Write, Pause, Resume, Crash, Check}
 
 // Engine reports whether the Run plays v itself, whatever the store.
 func (v Verb) Engine() bool { return slices.Contains(EngineVerbs, v) }

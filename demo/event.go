@@ -55,6 +55,8 @@ const (
 	Paused       Kind = "paused"        // ClientChange
 	Resumed      Kind = "resumed"       // ClientChange
 	Crashed      Kind = "crashed"       // ClientChange
+	CarriedOn    Kind = "carried-on"    // LeaseChecked, enough left
+	GaveUp       Kind = "gave-up"       // LeaseChecked, too little left
 )
 
 // WriteResult is a write that reached the resource, with the token the writer
@@ -151,4 +153,40 @@ func Short(value string) string {
 		return value[:8] + "…" + value[i:]
 	}
 	return value[:8] + "…"
+}
+
+// LeaseChecked is a program's guard (C check N): the client read the lease
+// it had left by its own reckoning, and with Margin or less left gave the
+// lock up. Left is -1 for a lock that never runs out.
+type LeaseChecked struct {
+	Head
+	Margin int
+	Left   int
+	Held   bool // it believed it held the lock when it looked
+	GaveUp bool
+}
+
+func (e LeaseChecked) Kind() Kind           { return Pick(e.GaveUp, GaveUp, CarriedOn) }
+func (LeaseChecked) Wire() (string, string) { return "", "" }
+
+// Story is the transcript's line for the check.
+func (e LeaseChecked) Story(sc *Scenario) string {
+	switch {
+	case !e.Held:
+		return "checks its lease: it holds no lock"
+	case e.GaveUp:
+		return fmt.Sprintf("checks its lease: %s left, not more than %s: gives the lock up", ShowDuration(sc, e.Left), ShowDuration(sc, e.Margin))
+	case e.Left < 0:
+		return "checks its lease: it never runs out: carries on"
+	}
+	return fmt.Sprintf("checks its lease: %s left, more than %s: carries on", ShowDuration(sc, e.Left), ShowDuration(sc, e.Margin))
+}
+
+// Claims: what the client read, and that it believed (or no longer
+// believed) it held the lock once it had read it.
+func (e LeaseChecked) Claims() []Claim {
+	if e.Held && !e.GaveUp {
+		return []Claim{{Fact: Believes, Client: e.Client, At: e.At}}
+	}
+	return nil
 }

@@ -49,6 +49,13 @@ func engineNarration(sc *Scenario, a Action) (Narration, bool) {
 			Title: Text{EN: c + " crashes", JA: c + " がクラッシュする"},
 			Text:  Text{EN: c + "'s process dies and never comes back.", JA: c + " のプロセスが落ち、二度と戻らない。"},
 		}, true
+	case Check:
+		m := duration(sc, a.Args.(CheckArgs).Margin)
+		return Narration{
+			Title: Text{EN: c + " checks its lease", JA: c + " がリースの残りを確かめる"},
+			Text: Text{EN: fmt.Sprintf("%s reads how long its lease has left by its own clock, and gives the lock up unless more than %s is left.", c, m.EN),
+				JA: fmt.Sprintf("%s は自分の時計でリースの残りを読み、%s より多く残っていなければロックをあきらめる。", c, m.JA)},
+		}, true
 	case Write:
 		v := a.Args.(WriteArgs).Value
 		return Narration{

@@ -67,6 +67,12 @@ func parseArgs(fam *Family, k StoreKind, a Action, words []string) (any, error) 
 			return nil, fmt.Errorf("want %q", a.Who+" write VALUE (one word)")
 		}
 		return WriteArgs{Value: words[0]}, nil
+	case Check:
+		if len(words) != 1 {
+			return nil, fmt.Errorf("want %q", a.Who+" check N")
+		}
+		n, err := Number(words[0], "lease left")
+		return CheckArgs{Margin: n}, err
 	case Pause, Resume, Crash:
 		if len(words) != 0 {
 			return nil, fmt.Errorf("%s takes no arguments", a.Verb)

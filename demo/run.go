@@ -84,8 +84,16 @@ func NewRun(sc *Scenario, on bool) *Run {
 	}
 	r.play(sc.Setup)
 	r.events, r.lastWrote = r.events[:0], "" // the setup is the stage, not the story
+	if s, ok := r.store.(Stager); ok {
+		s.Staged()
+	}
 	return r
 }
+
+// Stager is a store that keeps count of what happens in the story (a
+// sometimes promise's good thing), and is told when the setup is over, so
+// that the stage's own doings do not count.
+type Stager interface{ Staged() }
 
 // Replay plays a new run up to frame, which is clamped to the scenario's
 // frames. Its cost grows with the frames played, no faster.
@@ -238,6 +246,19 @@ func (r *Run) playEngine(c *Client, a Action) error {
 		c.Paused = false
 		if r.Logs() {
 			r.Log(ClientChange{Head: h, What: Resumed})
+		}
+	case Check:
+		m := a.Args.(CheckArgs).Margin
+		e := LeaseChecked{Head: h, Margin: m, Left: -1, Held: c.Holds}
+		if c.Holds && c.Until >= 0 {
+			e.Left = c.Until - r.now
+			if e.Left <= m {
+				r.LetGo(c)
+				e.GaveUp = true
+			}
+		}
+		if r.Logs() {
+			r.Log(e)
 		}
 	case Crash:
 		c.Crashed, c.Blocked = true, false

@@ -75,9 +75,31 @@ type Scenario struct {
 	Expect   [2]Expected
 	Guide    GuideLinks
 
+	// Sometimes names a sometimes property (the work gets done) the judge
+	// holds a fix to beside Property, so that a fix that stops everyone is
+	// told from a fix; "" for none. TimeBound bounds how far the judge
+	// lets time move; 0 for no bound but the depth.
+	Sometimes string
+	TimeBound int
+	// Scripts are the store's scripts, by name (a Redis family's Lua), which
+	// its clients' actions name.
+	Scripts map[string]Script
+	// Lab is what a learner may build in the scenario; nil for none. Built
+	// is the build a scenario was made from by Apply (Build.String), ""
+	// for a scenario as its file writes it.
+	Lab   *Lab
+	Built string
+
 	// Horizon is the latest time any frame shows in either switch position,
 	// worked out by Rehearse, so a drawing can keep one scale for every frame.
 	Horizon int
+}
+
+// Script is one of a store's scripts: what its answer means to the client
+// that runs it (Role), and its text.
+type Script struct {
+	Role string
+	Lua  string
 }
 
 // Source is one primary text: its title in both languages and its address.

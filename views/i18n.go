@@ -164,6 +164,10 @@ var siteWords = map[string][2]string{ // key -> {ja, en}
 	"ev.overwrote":       {"期限の切れた持ち主の書き込みが、新しい値 %q を上書きした: データ破壊", "a write from an expired holder overwrote the newer value %q: data destroyed"},
 	"ev.paused":          {"%s が停止 (GC)", "%s stopped (GC pause)"},
 	"ev.resumed":         {"%s が再開: まだロックを持っているつもり", "%s resumed, still believing it holds the lock"},
+	"ev.carried-on":      {"%[1]s がリースの残りを確かめた: 残り %[2]s で %[3]s より多いので続ける", "%[1]s checked its lease: %[2]s left, more than %[3]s, so it carries on"},
+	"ev.gave-up":         {"%[1]s がリースの残りを確かめた: 残り %[2]s で %[3]s 以下なのでロックをあきらめる", "%[1]s checked its lease: only %[2]s left, not more than %[3]s, so it gives the lock up"},
+	"ev.checked.forever": {"%[1]s がリースの残りを確かめた: 期限が無いので続ける", "%[1]s checked its lease: it never runs out, so it carries on"},
+	"ev.checked.none":    {"%[1]s がリースの残りを確かめた: ロックを持っていない", "%[1]s checked its lease: it holds no lock"},
 	"ev.resumed.free":    {"%s が再開 (ロックは持っていない)", "%s resumed (it holds no lock)"},
 
 	"err.title":        {"エラー", "Error"},

@@ -112,6 +112,14 @@ func Describe(lang string, f demo.Frame, e demo.Event) string {
 		return s
 	case demo.SkippedWrite:
 		return fmt.Sprintf(T(lang, key), e.Client, e.Value)
+	case demo.LeaseChecked:
+		switch {
+		case !e.Held:
+			key = "ev.checked.none"
+		case e.Left < 0:
+			key = "ev.checked.forever"
+		}
+		return fmt.Sprintf(T(lang, key), e.Client, Duration(sc, e.Left), Duration(sc, e.Margin))
 	case demo.ClientChange:
 		if e.What == demo.Resumed && !resumedBelieving(f, e) {
 			key += ".free"

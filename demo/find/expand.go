@@ -49,6 +49,9 @@ func (s *search) candidates(r *demo.Run, n node) []candidate {
 		}
 	}
 	for _, a := range s.space.world {
+		if a.Verb == demo.Tick && s.deadline >= 0 && r.Now()+a.Args.(demo.TickArgs).Forward > s.deadline {
+			continue // past the bound on time
+		}
 		out = append(out, candidate{a, n})
 	}
 	s.cands = out
@@ -97,6 +100,10 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		}
 		if s.judge(c, c.Violations()[before:], len(s.nodes)-1) {
 			return true, nil
+		}
+		s.reach(c, int32(len(s.nodes)-1))
+		if p := s.space.progress(child); p > s.progress {
+			s.closest, s.progress = int32(len(s.nodes)-1), p
 		}
 		*next = append(*next, int32(len(s.nodes)-1))
 		if s.res.States >= s.opt.MaxStates || s.res.States%256 == 0 && s.opt.Stop != nil && s.opt.Stop() {

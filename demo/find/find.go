@@ -27,6 +27,10 @@ type Options struct {
 	Depth     int         // the longest history tried; 0: DefaultDepth
 	MaxStates int         // distinct states explored at most; 0: DefaultMaxStates
 	Stop      func() bool // asked every few hundred states; true ends the search
+	// MaxTime bounds how far time may move from the start, in the
+	// scenario's unit; 0: only the depth bounds it. With it, a search that
+	// runs out of new states has tried every history within the bounds.
+	MaxTime int
 }
 
 // Met is a violation the search met, with the shortest history to it.
@@ -56,6 +60,14 @@ type Result struct {
 	Depth int
 	// OutOfBudget: the states or the time ran out before the depth asked.
 	OutOfBudget bool
+	// Exhausted: the search ran out of new states before the depth or the
+	// budget: every history within the bounds was tried, not only those
+	// up to a depth.
+	Exhausted bool
+	// Closest is, for a sometimes property that was not reached, the
+	// shortest history that took its clients furthest through their
+	// programs: how near the work came to being done.
+	Closest []demo.Action
 }
 
 // Place is the start with the trace played, to show as frames.
@@ -105,6 +117,17 @@ type search struct {
 	order     []int          // a group in that order
 	// visit is Walk's: shown every new state's history; false ends it.
 	visit func(trace []demo.Action) bool
+	// goal is a sometimes property looked for in the same search as prop,
+	// an always one (Judge): goalRes says whether and how it was reached.
+	goal    *demo.Property
+	goalRes Result
+	// closest is the node whose clients got furthest through their
+	// programs, for a sometimes property's Closest; progress is how far.
+	closest  int32
+	progress int
+	// deadline is the latest time a step may lead to (Options.MaxTime);
+	// -1 for none.
+	deadline int
 }
 
 // Find searches from start for the shortest history that breaks prop, or
@@ -137,8 +160,13 @@ func newSearch(start demo.Place, prop demo.Property, opt Options) (*search, erro
 	if err != nil {
 		return nil, err
 	}
+	deadline := -1
+	if opt.MaxTime > 0 {
+		deadline = root.Now() + opt.MaxTime
+	}
 	s := &search{
-		start: start, prop: prop, opt: opt, root: root, space: sp,
+		deadline: deadline,
+		start:    start, prop: prop, opt: opt, root: root, space: sp,
 		index: map[string]uint16{},
 		kinds: map[demo.ViolationKind]bool{},
 		res:   Result{Start: start, Property: prop},
@@ -152,6 +180,9 @@ func (s *search) explore() (Result, error) {
 	if s.prop.Sometimes() && s.prop.Reached(s.root) {
 		s.res.Found = true // already so where it starts
 		return s.res, nil
+	}
+	if s.goal != nil {
+		s.goalRes = Result{Start: s.start, Property: *s.goal, Found: s.goal.Reached(s.root)}
 	}
 	for _, v := range s.root.Violations() {
 		if s.prop.Breaks(v, s.root.Holdings()) {
@@ -190,7 +221,26 @@ func (s *search) run() error {
 		s.res.Depth = depth
 		level = next
 	}
+	s.res.Exhausted = len(level) == 0
+	sometimes := &s.res
+	if s.goal != nil {
+		sometimes = &s.goalRes
+		s.goalRes.States, s.goalRes.Depth, s.goalRes.Exhausted, s.goalRes.OutOfBudget = s.res.States, s.res.Depth, s.res.Exhausted, s.res.OutOfBudget
+	}
+	if !sometimes.Found && s.closest > 0 {
+		sometimes.Closest = s.trace(s.closest)
+	}
 	return nil
+}
+
+// reach records, for a search that also looks for a sometimes goal, the
+// first state that reaches it: a level of the search is a length of
+// history, so the first is on a shortest one.
+func (s *search) reach(r *demo.Run, id int32) {
+	if s.goal == nil || s.goalRes.Found || !s.goal.Reached(r) {
+		return
+	}
+	s.goalRes.Found, s.goalRes.Trace = true, s.trace(id)
 }
 
 // key is a state's canonical key with the pauses spent and each client's

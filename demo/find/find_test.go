@@ -91,10 +91,12 @@ func TestSessionKeyIsItsFuture(t *testing.T) {
 }
 
 // Where the store judges nothing before the moment it is keyed at
-// (demo.PastByOrder: the consensus services), a holding's past moments go
-// by their order, not by how long ago they were: A's lease that ran out
-// 10 s or 20 s ago, with A still paused and believing, is one state; one
-// that runs out just now is another. The lock service keeps them apart.
+// (demo.PastByOrder: the consensus services and the lock service), a
+// holding's past moments go by their order, not by how long ago they were:
+// A's lease that ran out 10 s or 20 s ago, with A still paused and
+// believing, is one state; one that runs out just now is another. So a
+// search that lets time pass with nothing happening runs out of new
+// states, and the judge of a lab can try every history.
 func TestPastGoesByOrder(t *testing.T) {
 	key := func(id, play string) string {
 		sc, _ := testkit.Catalog(t).Get(id)
@@ -111,8 +113,11 @@ func TestPastGoesByOrder(t *testing.T) {
 	if key("zookeeper-session-expiry", held) == key("zookeeper-session-expiry", held+"\ntick 10000") {
 		t.Error("a lease that runs out now and one that ran out 10 s ago share a key")
 	}
-	if key("gc-pause", "A acquire 10\ntick 20") == key("gc-pause", "A acquire 10\ntick 20\ntick 20") {
-		t.Error("the lock service's lease that ran out 10 and 30 ago share a key: it does not go by order")
+	if key("gc-pause", "A acquire 10\ntick 20") != key("gc-pause", "A acquire 10\ntick 20\ntick 20") {
+		t.Error("the lock service's lease that ran out 10 and 30 ago have different keys")
+	}
+	if key("gc-pause", "A acquire 10\ntick 10") == key("gc-pause", "A acquire 10\ntick 8") {
+		t.Error("a lease that runs out now and one with 2 left share a key")
 	}
 }
 

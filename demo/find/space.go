@@ -116,3 +116,13 @@ func canonical(sc *demo.Scenario, a demo.Action) demo.Action {
 	a.Source = demo.Canonical(sc, a)
 	return a
 }
+
+// progress is how far the clients of node n have got through their
+// programs, all told.
+func (sp *space) progress(n node) int {
+	p := 0
+	for i := range sp.programs {
+		p += n.pc(i)
+	}
+	return p
+}

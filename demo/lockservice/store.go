@@ -195,10 +195,17 @@ func offers(r *demo.Run) []demo.Offer {
 // What the finder asks of a store beyond demo.Store (state.go): a cheap
 // copy, a copy into an earlier one's memory, and a canonical key.
 var (
-	_ demo.Cloner     = (*Store)(nil)
-	_ demo.CopierInto = (*Store)(nil)
-	_ demo.Keyer      = (*Store)(nil)
+	_ demo.Cloner      = (*Store)(nil)
+	_ demo.CopierInto  = (*Store)(nil)
+	_ demo.Keyer       = (*Store)(nil)
+	_ demo.PastByOrder = (*Store)(nil)
 )
+
+// PastByOrder: the lock service keys its lease relative to now and
+// forgets an expired one, so no rule of its judges a moment before now;
+// the run may key its past moments by their order, and a search that lets
+// time pass with nothing happening meets states it has seen.
+func (s *Store) PastByOrder() bool { return true }
 
 // Clone copies the lock service, for the finder.
 func (s *Store) Clone() demo.Store {

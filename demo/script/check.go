@@ -58,7 +58,22 @@ func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) (differs []*check
 			return nil, err
 		}
 	}
-	return checkPlays(sc)
+	differs, err = checkPlays(sc)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLab(sc, s.labLine()); err != nil {
+		return nil, err
+	}
+	return differs, nil
+}
+
+// labLine is the line of the scenario's lab, for its mistakes.
+func (s *scenario) labLine() int {
+	if s.Lab == nil {
+		return 0
+	}
+	return s.Lab.line
 }
 
 // checkNames: the id and the switch name travel in URLs.
@@ -339,6 +354,9 @@ func checkProperty(sc *demo.Scenario) *checkError {
 	}
 	if _, ok := sc.Promise(); !ok {
 		return fail(0, "property %q is not one of %s", sc.Property, strings.Join(demo.PropertyNames(sc.Family), ", "))
+	}
+	if p, ok := demo.PropertyOf(sc.Family, sc.Sometimes); sc.Sometimes != "" && (!ok || !p.Sometimes()) {
+		return fail(0, "sometimes %q is not a sometimes property", sc.Sometimes)
 	}
 	return nil
 }

@@ -82,7 +82,10 @@ type scenario struct {
 	Resource      string    `yaml:"resource"`
 	Clients       words     `yaml:"clients"`
 	Property      string    `yaml:"property,omitempty"`
+	Sometimes     string    `yaml:"sometimes,omitempty"`
+	TimeBound     int       `yaml:"time-bound,omitempty"`
 	Expect        expect    `yaml:"expect,omitempty"`
+	Lab           *lab      `yaml:"lab,omitempty"`
 	Setup         []action  `yaml:"setup,omitempty"`
 	Initial       narration `yaml:"initial"`
 	Moves         []move    `yaml:"moves"`
@@ -129,8 +132,9 @@ func (s *scenario) scenario() *demo.Scenario {
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
 		MaxConns: s.MaxConns,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
-		Initial: s.Initial.demo(), Property: s.Property,
+		Initial: s.Initial.demo(), Property: s.Property, Sometimes: s.Sometimes, TimeBound: s.TimeBound,
 		Expect: s.Expect.pos, Guide: s.Expect.guide,
+		Lab: s.Lab.demo(),
 	}
 	for _, src := range s.Sources {
 		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})
@@ -156,7 +160,8 @@ func scenarioOf(sc *demo.Scenario) *scenario {
 		MaxConns: sc.MaxConns,
 		Switch:   sc.Switch, SwitchAliases: sc.SwitchAliases, SwitchLabel: textOf(sc.SwitchLabel), Default: sc.Default,
 		Fencing: sc.Fencing, Resource: sc.Resource, Clients: sc.Clients,
-		Property: sc.Property, Expect: expect{pos: sc.Expect, guide: sc.Guide},
+		Property: sc.Property, Sometimes: sc.Sometimes, TimeBound: sc.TimeBound,
+		Expect: expect{pos: sc.Expect, guide: sc.Guide}, Lab: labOf(sc.Lab),
 		Setup:   actionsOf(sc.Setup),
 		Initial: fromNarration(sc.Initial),
 	}

@@ -50,6 +50,14 @@ func unlined(sc *demo.Scenario) demo.Scenario {
 		e.VerdictLine, e.FindingsLine, e.AnswersLine, e.FinderLine = 0, 0, 0, 0
 	}
 	u.Guide.Line = 0
+	if sc.Lab != nil {
+		lab := *sc.Lab
+		lab.Tries = slices.Clone(lab.Tries)
+		for i := range lab.Tries {
+			lab.Tries[i].Line = 0
+		}
+		u.Lab = &lab
+	}
 	return u
 }
 

@@ -84,6 +84,7 @@ func (d *database) insert(r *demo.Run, client string, st statement, e *SQLStatem
 	}
 	t.rows = append(t.rows, w)
 	e.Tag = "INSERT 0 1"
+	d.committed |= 1 << d.who(client) // committed at once
 }
 
 // twice looks at a row inserted into the resource during the story: one

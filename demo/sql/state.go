@@ -66,6 +66,7 @@ func (d *database) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(append(b, '|'), int64(d.pool))
 	b = append(b, ' ', demo.KeyBit(d.pooled))
 	b = demo.KeyInt(append(b, ' '), int64(d.released))
+	b = demo.KeyInt(append(b, ' '), int64(d.committed))
 	b = d.appendPrograms(b)
 	for _, s := range d.woken {
 		b = d.appendBackend(append(b, ",w"...), s)

@@ -53,7 +53,14 @@ type database struct {
 
 	clients []string // the scenario's, sorted: the order of the slices and a key's maps by client
 	buf     *buffers // the arrays this copy's rows and connections live in (CopyInto)
+	// committed has a bit for each client (by its place in clients) whose
+	// transaction has committed a change since the stage was set: the
+	// work a sometimes promise says gets done.
+	committed uint32
 }
+
+// Staged: the stage is set, and what commits from now on is the story's.
+func (d *database) Staged() { d.committed = 0 }
 
 type table struct {
 	name string

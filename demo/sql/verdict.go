@@ -60,6 +60,19 @@ var properties = []demo.Property{
 		Says: demo.Text{EN: "no request is refused a connection while others hold theirs waiting for a lock",
 			JA: "ロックを待つ接続のせいで、ほかの要求が接続を断られることはない"},
 		Match: func(v demo.Violation, _ []demo.Holding) bool { return v.Before != "" }},
+	{Name: "a-client-commits", Reached: func(r *demo.Run) bool { return r.Store().(*database).committed != 0 },
+		Says: demo.Text{EN: "the work gets done: some client's transaction commits its change",
+			JA: "仕事が済む: どれかのクライアントのトランザクションが変更をコミットできる"}},
+	{Name: "every-client-commits", Reached: everyoneCommitted,
+		Says: demo.Text{EN: "the work gets done: every client's transaction commits its change",
+			JA: "仕事が済む: どのクライアントのトランザクションも変更をコミットできる"}},
+}
+
+// everyoneCommitted reports whether every client has committed a change
+// since the stage was set.
+func everyoneCommitted(r *demo.Run) bool {
+	d := r.Store().(*database)
+	return d.committed == 1<<len(d.clients)-1
 }
 
 // words tell the engine's kinds as a database's page and transcript do: a

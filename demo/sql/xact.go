@@ -19,6 +19,9 @@ func (d *database) end(r *demo.Run, s *backend, commit bool, at int) {
 				continue
 			}
 			d.commitRow(r, s, w, at)
+			if s.client != "" {
+				d.committed |= 1 << d.who(s.client)
+			}
 		}
 	}
 	d.release(r, s, at)
