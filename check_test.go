@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
@@ -107,4 +109,52 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// A learner's fix saved as a scenario is a solution the check command
+// judges as the page's judge does: exit 0 when it holds, saying within
+// which bounds; 1 when a history breaks it, printed as a script's lines, or
+// when it never gets the work done; 2 when it does not load.
+func TestCheckSavedSolution(t *testing.T) {
+	sc := testkit.Scenario(t, "gc-pause")
+	save := func(name string) string {
+		for _, try := range sc.Lab.Tries {
+			if try.Name != name {
+				continue
+			}
+			built, err := demo.Apply(sc, try.Build)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := script.Marshal(built)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), name+".yaml")
+			if err := os.WriteFile(path, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}
+		t.Fatalf("gc-pause's lab has no try %s", name)
+		return ""
+	}
+	for _, tc := range []struct {
+		try    string
+		status int
+		says   string
+	}{
+		{"fencing", 0, "holds for every history within the bounds"},
+		{"starter", 1, "a history of 5 actions breaks \"no late write from an expired holder lands over another holder's data\":\n    - A acquire 10\n"},
+		{"give-up", 1, "but no history gets to \"the work gets done: every client gets a write taken by the resource\"; the closest:"},
+	} {
+		var out, errs bytes.Buffer
+		err := checkCommandTo([]string{"-scenarios", save(tc.try)}, func(string) string { return "" }, &out, &errs)
+		if got := exitCode(err); got != tc.status {
+			t.Errorf("%s: exit %d, want %d (%v)\n%s", tc.try, got, tc.status, err, out.String())
+		}
+		if all := out.String() + errs.String(); !strings.Contains(all, tc.says) {
+			t.Errorf("%s: output %q does not say %q", tc.try, all, tc.says)
+		}
+	}
 }

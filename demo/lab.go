@@ -118,7 +118,7 @@ func Apply(sc *Scenario, b Build) (*Scenario, error) {
 		return nil, err
 	}
 	d := *sc
-	d.Built = b.String()
+	d.Lab, d.Built = nil, b.String() // a built scenario is no lab: it is one answer to it
 	d.Lesson = lab.Goal
 	d.Sometimes = lab.Sometimes
 	d.TimeBound = lab.Time
