@@ -148,6 +148,12 @@ func (s *service) Do(r *demo.Run, a demo.Action) error {
 			return &demo.ActionError{Action: a, Msg: c.Name + " is already in the queue for the lock"}
 		}
 		s.lock(r, c, ss, a.Args.(LockArgs))
+	case a.Verb == Unlock && s.kind == ZooKeeperStore && ss.mine == "":
+		// Curator's release() throws before it sends anything when the
+		// client has no lock node of its own.
+		return &demo.ActionError{Action: a,
+			Msg: c.Name + " has no lock node: Curator's release() throws IllegalMonitorStateException and sends nothing",
+			JA:  c.Name + " にはロックのノードが無い: Curator の release() は何も送らずに IllegalMonitorStateException を投げる"}
 	case a.Verb == Unlock:
 		s.unlock(r, c, ss, a)
 	case a.Verb == Reconnect:
@@ -386,7 +392,9 @@ func (s *service) fire(r *demo.Run, parents, gone []string) {
 	var fired []watch
 	s.watches = slices.DeleteFunc(s.watches, func(w watch) bool {
 		hit := w.children && slices.Contains(parents, w.path) || !w.children && slices.Contains(gone, w.path)
-		if hit {
+		// A crashed client's connection closed, and the server dropped
+		// its watches with it: nothing is delivered.
+		if c := r.Client(w.client); hit && (c == nil || !c.Crashed) {
 			fired = append(fired, w)
 		}
 		return hit

@@ -37,7 +37,6 @@ type replayer interface {
 	sleepUntil(t int)
 	check(f demo.Frame)
 	why() string
-	lostTo() int // notifications the model delivers to a crashed client
 }
 
 // replay plays fs on r, frame by frame, until r stops comparing, and counts
@@ -67,9 +66,6 @@ func replay(t *testing.T, h history.History, tl *history.Tally, fs []history.Sho
 		}
 	}
 	tl.Played(h, last)
-	if n := r.lostTo(); n > 0 {
-		tl.Add("known: notifications to a crashed client", n)
-	}
 }
 
 // frames plays h and reads each frame's page, before the replay starts.

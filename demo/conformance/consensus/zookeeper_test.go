@@ -108,7 +108,6 @@ type zkReplay struct {
 	start    time.Time
 	frame    int
 	fired    int // watch notifications received
-	lost     int // notifications the model delivers to a crashed client, which never gets one
 	pausedAt map[string]int
 	// window is where, in model ms, the next notification may land when it
 	// comes from a session the server ended; see ended.
@@ -167,7 +166,6 @@ func zkPlay(t *testing.T, z *realserver.ZooKeeper, obs *zkClient, h history.Hist
 
 func (p *zkReplay) at(frame int) { p.frame = frame }
 func (p *zkReplay) why() string  { return p.stopped }
-func (p *zkReplay) lostTo() int  { return p.lost }
 
 // teardown leaves the server as the next history needs it: no session but
 // the suite's (a stopped client's ends with its timeout), and no znode.
