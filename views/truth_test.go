@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/a-h/templ"
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
 	"github.com/distlock/fencing-demo/demo/truth"
@@ -97,16 +98,24 @@ func (a *audit) add(b audit) {
 	a.claims += b.claims
 }
 
-// script audits every frame of the script in position on.
+// script audits every frame of the script in position on, each page whole.
 func (a *audit) script(t *testing.T, sc *demo.Scenario, on bool) {
 	for k := 1; k <= sc.Frames(); k++ {
-		a.place(t, demo.Place{Sc: sc, On: on, Step: k})
+		a.render(t, demo.Place{Sc: sc, On: on, Step: k}, views.DemoFragment)
 	}
 }
 
-// place renders the frame at p in both languages and holds each sentence
-// to it.
+// place audits the frame at p as it tells the model in words (views.Told):
+// the walk meets hundreds of thousands of frames, whose drawings and
+// controls say nothing the test holds.
 func (a *audit) place(t *testing.T, p demo.Place) {
+	t.Helper()
+	a.render(t, p, views.Told)
+}
+
+// render renders the frame at p in both languages with component and holds
+// each sentence to it.
+func (a *audit) render(t *testing.T, p demo.Place, component func(views.Demo) templ.Component) {
 	t.Helper()
 	f, err := p.Frame()
 	if err != nil {
@@ -117,7 +126,7 @@ func (a *audit) place(t *testing.T, p demo.Place) {
 		here := views.Place{Place: p, Lang: lang, FreePlay: p.Free()}
 		d := views.Demo{Page: views.Page{Lang: lang, Audit: true}, Frame: f, Here: here}
 		var buf bytes.Buffer
-		if err := views.DemoFragment(d).Render(context.Background(), &buf); err != nil {
+		if err := component(d).Render(context.Background(), &buf); err != nil {
 			t.Fatal(err)
 		}
 		a.sentencesOf(t, p, &f, lang, buf.Bytes())
@@ -161,8 +170,8 @@ func (a *audit) sentencesOf(t *testing.T, p demo.Place, f *demo.Frame, lang stri
 				s.text.WriteString(txt)
 			}
 		case html.StartTagToken:
-			tok := z.Token()
-			if void[tok.Data] {
+			name, more := z.TagName()
+			if void[string(name)] {
 				continue // an element with no end tag opens nothing
 			}
 			for i := range depth {
@@ -171,11 +180,13 @@ func (a *audit) sentencesOf(t *testing.T, p demo.Place, f *demo.Frame, lang stri
 			if skip > 0 {
 				skip++
 			}
-			for _, at := range tok.Attr {
+			for more {
+				var key, val []byte
+				key, val, more = z.TagAttr()
 				switch {
-				case at.Key == "data-claims":
-					open, depth = append(open, &sentence{claims: at.Val}), append(depth, 1)
-				case at.Key == "class" && slices.Contains(strings.Fields(at.Val), "sources") && skip == 0:
+				case string(key) == "data-claims":
+					open, depth = append(open, &sentence{claims: string(val)}), append(depth, 1)
+				case string(key) == "class" && skip == 0 && slices.Contains(strings.Fields(string(val)), "sources"):
 					skip = 1
 				}
 			}
