@@ -67,6 +67,12 @@ type Family struct {
 	// (see Statements), as a database's statements are too long for an
 	// address.
 	Short bool
+	// OwnsResource: the store keeps the data the lock is for itself (a
+	// database's tables, a modelled account or partition), and its clients
+	// change it with the store's own verbs. The engine's resource stands
+	// for nothing there, so the engine's write is neither offered nor
+	// played.
+	OwnsResource bool
 
 	// Failures are the kinds of violation the family's stores find beyond
 	// the engine's, registered in its package (NewKind), in the order a

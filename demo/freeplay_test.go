@@ -151,3 +151,107 @@ func TestEnabledOffersPlay(t *testing.T) {
 		}
 	}
 }
+
+// The chapter's Renew is offered where the lock service lends the lock,
+// for every lease the script asks for, though no script of the lesson
+// renews: the holder that renews keeps its lease, the token unchanged.
+func TestRenewIsOffered(t *testing.T) {
+	sc := testkit.Scenario(t, "lease-length")
+	p := Place{Sc: sc, On: false, Step: 2} // A holds the lock with a lease of 10, from t=0
+	renew := mustOffer(t, p, "A renew 10")
+	if !renew.Enabled() {
+		t.Fatalf("A's renew while it holds the lock: %+v, want enabled", renew)
+	}
+	if b := mustOffer(t, p, "B renew 10"); !b.Enabled() {
+		t.Errorf("B's renew is not offered as a call B may make: %+v", b)
+	}
+	f, err := p.Then(renew.Action).Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := f.Clients[0]
+	if !a.Holds || a.Token != 1 || a.Until != f.Now+10 {
+		t.Errorf("after Renew(A, 10) at %d: A holds=%v token=%d until=%d, want token 1 until %d", f.Now, a.Holds, a.Token, a.Until, f.Now+10)
+	}
+	if f.Narration.Title.EN != "A renews its lease" {
+		t.Errorf("narration %q", f.Narration.Title.EN)
+	}
+	// fencing-sql takes the lock service beside the database: Renew too.
+	mustOffer(t, Place{Sc: testkit.Scenario(t, "fencing-sql"), Step: 2}, "A renew 10000")
+}
+
+// A paused process can be killed, and its host can die: crash is offered
+// to a paused client, and the crash ends its pause.
+func TestCrashWhilePaused(t *testing.T) {
+	sc := testkit.Scenario(t, "gc-pause")
+	p := Place{Sc: sc, On: true, Step: 3} // A is paused, holding the lock
+	crash := mustOffer(t, p, "A crash")
+	if !crash.Enabled() {
+		t.Fatalf("A's crash while paused: %+v, want enabled", crash)
+	}
+	f, err := p.Then(crash.Action).Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := f.Clients[0]; !a.Crashed || a.Paused || a.Holds {
+		t.Errorf("A after its crash: %+v, want crashed, neither paused nor holding", a)
+	}
+	for _, s := range f.Timeline().Pauses {
+		if s.Open || s.To != f.Now {
+			t.Errorf("A's pause %+v runs on past its crash at %d", s, f.Now)
+		}
+	}
+}
+
+// A store that keeps the data itself (a database's tables, an account, a
+// partition) is never offered the engine's write, which would change a
+// resource that nothing shows, and a history that writes is refused.
+func TestNoEngineWriteWhereTheStoreOwnsTheData(t *testing.T) {
+	owners := 0
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		if !sc.Family.OwnsResource {
+			continue
+		}
+		owners++
+		for _, on := range []bool{false, true} {
+			for step := 1; step <= sc.Frames(); step++ {
+				offers, err := Place{Sc: sc, On: on, Step: step}.Offers()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range offers {
+					if o.Action.Verb == Write {
+						t.Errorf("%s frame %d offers %q", testkit.Name(sc, on), step, o.Action.Source)
+					}
+				}
+			}
+		}
+		w := sc.Clients[0] + " write " + sc.Clients[0]
+		if _, err := ParseHistory(sc, false, 1, w); err == nil || !strings.Contains(err.Error(), "keeps the data itself") {
+			t.Errorf("%s: %q played: %v", sc.ID, w, err)
+		}
+	}
+	if owners < 4 {
+		t.Errorf("%d scenarios own their data, want the database's, event-log's and single-owner's", owners)
+	}
+}
+
+// mustOffer is the offer whose action is src at p.
+func mustOffer(t *testing.T, p Place, src string) Offer {
+	t.Helper()
+	offers, err := p.Offers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range offers {
+		if o.Action.Source == src {
+			return o
+		}
+	}
+	var all []string
+	for _, o := range offers {
+		all = append(all, o.Action.Source)
+	}
+	t.Fatalf("%s frame %d: no offer %q among %q", p.Sc.ID, p.Step, src, all)
+	return Offer{}
+}

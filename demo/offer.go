@@ -60,7 +60,28 @@ func (r *Run) Offers() ([]Offer, error) {
 
 // engineOffers are what any client can do alike: write the values the script
 // has it write (its own name when it writes none), pause, resume and crash.
+// A store that owns its resource has its clients write with its own verbs.
 func (r *Run) engineOffers(c string) []Offer {
+	var out []Offer
+	if !r.sc.Family.OwnsResource {
+		out = r.writeOffers(c)
+	}
+	for _, e := range []struct {
+		v     Verb
+		label Text
+	}{
+		{Pause, Text{EN: "pause", JA: "停止"}},
+		{Resume, Text{EN: "resume", JA: "再開"}},
+		{Crash, Text{EN: "crash", JA: "クラッシュ"}},
+	} {
+		out = append(out, Offer{Action: Action{Who: c, Verb: e.v, Source: c + " " + string(e.v)}, Who: c, Label: e.label})
+	}
+	return out
+}
+
+// writeOffers are client c's writes to the resource: the values the script
+// has it write, or its own name when it writes none.
+func (r *Run) writeOffers(c string) []Offer {
 	var out []Offer
 	var values []string
 	for _, m := range r.sc.Moves {
@@ -78,16 +99,6 @@ func (r *Run) engineOffers(c string) []Offer {
 			Action: Action{Who: c, Verb: Write, Args: WriteArgs{Value: v}, Source: c + " write " + v},
 			Who:    c, Label: Text{EN: "write " + strconv.Quote(v), JA: strconv.Quote(v) + " を書く"},
 		})
-	}
-	for _, e := range []struct {
-		v     Verb
-		label Text
-	}{
-		{Pause, Text{EN: "pause", JA: "停止"}},
-		{Resume, Text{EN: "resume", JA: "再開"}},
-		{Crash, Text{EN: "crash", JA: "クラッシュ"}},
-	} {
-		out = append(out, Offer{Action: Action{Who: c, Verb: e.v, Source: c + " " + string(e.v)}, Who: c, Label: e.label})
 	}
 	return out
 }
@@ -137,7 +148,7 @@ func (r *Run) Refuses(a Action) bool {
 		return false
 	}
 	c := r.Client(a.Who)
-	return c == nil || clientRefusal(c, a, spec) != refusedNone
+	return c == nil || clientRefusal(c, a, spec, r.sc.Family.OwnsResource) != refusedNone
 }
 
 // Cannot says why a cannot be played now, as Apply would refuse it for its
@@ -156,7 +167,7 @@ func (r *Run) Cannot(a Action) Text {
 	if c == nil {
 		return Text{EN: "there is no client " + a.Who, JA: a.Who + " というクライアントはいない"}
 	}
-	return clientCannot(c, a, spec)
+	return clientCannot(c, a, spec, r.sc.Family.OwnsResource)
 }
 
 // ScriptOffers are the family actions the scenario's own moves contain, as
