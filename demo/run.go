@@ -254,8 +254,19 @@ func (r *Run) playEngine(c *Client, a Action) error {
 		r.endHold(c)
 		c.Holds = false
 		r.Log(ClientChange{Head: h, What: Crashed})
+		if s, ok := r.store.(Crasher); ok {
+			s.Crashed(r, c)
+		}
 	}
 	return nil
+}
+
+// Crasher is a store that learns at once that a client's process died: a
+// database server, whose connections close with the process's sockets,
+// ends their sessions and frees their locks. Any other store learns it
+// only as its lease or session runs out.
+type Crasher interface {
+	Crashed(r *Run, c *Client)
 }
 
 // Client returns the client named name, or nil. A store changes the

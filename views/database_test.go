@@ -3,6 +3,9 @@ package views
 import (
 	"strings"
 	"testing"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
 // A second connection of one client is a connection of its own on the page:
@@ -49,5 +52,35 @@ func TestLockServiceBesideTheDatabase(t *testing.T) {
 	doc, _ = frameDoc(t, "lost-update", true, 2, "en")
 	if doc.Find(`[data-testid="holder"]`).Length() != 0 {
 		t.Error("lost-update shows a lock service it does not use")
+	}
+}
+
+// A client's crash in free play is told as the server sees it: the move
+// says that its connection closed, the transaction rolled back and the row
+// is free, and the panel no longer shows the dead connection, while the
+// worker that waited holds the row (job-queue, skip-locked off, taken over
+// at step 3).
+func TestCrashEndsTheConnectionOnThePage(t *testing.T) {
+	sc := testkit.Scenario(t, "job-queue")
+	p := demo.Place{Sc: sc, On: false, Step: 3, Play: "W1 crash"}
+	f, err := p.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string][]string{
+		"en": {"W1's process died", "rolling back its open transaction", "jobs id=1 is free again"},
+		"ja": {"W1 のプロセスが落ち", "ロールバック", "jobs id=1 は解放された"},
+	} {
+		d := Demo{Page: Page{Lang: lang, Chrome: true}, Frame: f, Here: Place{Place: p, Lang: lang, FreePlay: true}}
+		doc := render(t, DemoPage(d))
+		move := doc.Find(".happened").Text()
+		for _, w := range want {
+			if !strings.Contains(move, w) {
+				t.Errorf("%s: the move %q does not say %q", lang, move, w)
+			}
+		}
+		if doc.Find(`[data-testid="conn-W1"]`).Length() != 0 || doc.Find(`[data-testid="conn-W2"]`).AttrOr("data-state", "") != "idle in transaction" {
+			t.Errorf("%s: the connections panel still shows W1, or W2 waiting", lang)
+		}
 	}
 }
