@@ -63,9 +63,9 @@ type Family struct {
 	// Narrate words a free-play action of the family's in both languages;
 	// false leaves it to the engine's plain wording. Nil: the engine's.
 	Narrate func(sc *Scenario, a Action) (Narration, bool)
-	// Short: free play writes the family's client actions as "WHO stmt N"
-	// (see Statements), as a database's statements are too long for an
-	// address.
+	// Short: free play writes the family's client actions as the steps of
+	// each client's program, "WHO step K" (ProgramStep), as a database's
+	// statements are too long for an address, and the switch changes them.
 	Short bool
 	// OwnsResource: the store keeps the data the lock is for itself (a
 	// database's tables, a modelled account or partition), and its clients

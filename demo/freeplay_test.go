@@ -2,6 +2,7 @@ package demo_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -236,6 +237,22 @@ func TestNoEngineWriteWhereTheStoreOwnsTheData(t *testing.T) {
 	}
 }
 
+// offerSaying is who's offer at p whose button says says.
+func offerSaying(t *testing.T, p Place, who, says string) Offer {
+	t.Helper()
+	offers, err := p.Offers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range offers {
+		if o.Who == who && o.Label.EN == says {
+			return o
+		}
+	}
+	t.Fatalf("%s frame %d: %s is offered no %q", p.Sc.ID, p.Step, who, says)
+	return Offer{}
+}
+
 // mustOffer is the offer whose action is src at p.
 func mustOffer(t *testing.T, p Place, src string) Offer {
 	t.Helper()
@@ -254,4 +271,83 @@ func mustOffer(t *testing.T, p Place, src string) Offer {
 	}
 	t.Fatalf("%s frame %d: no offer %q among %q", p.Sc.ID, p.Step, src, all)
 	return Offer{}
+}
+
+// A database client's free play is the steps of its program, which each
+// position spells its own way: lost-update played by hand with FOR UPDATE
+// on holds, and the same history with the switch off, the same steps with
+// plain SELECTs, loses B's update, as docs/freeplay.md promises.
+func TestProgramStepsFollowTheSwitch(t *testing.T) {
+	sc := testkit.Scenario(t, "lost-update")
+	on := Place{Sc: sc, On: true, Step: 1}
+	// Each button a student clicks, by what it says.
+	for _, click := range []struct{ who, says string }{
+		{"A", "sql BEGIN"}, {"A", "sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE"},
+		{"B", "sql BEGIN"}, {"B", "sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE"},
+		{"A", "sql UPDATE accounts SET balance = $balance - 30 WHERE id = 1"}, {"A", "sql COMMIT"},
+		{"B", "sql UPDATE accounts SET balance = $balance - 50 WHERE id = 1"}, {"B", "sql COMMIT"},
+	} {
+		on = on.Then(offerSaying(t, on, click.who, click.says).Action)
+	}
+	for _, tt := range []struct {
+		p     Place
+		query string
+		want  ViolationKind
+	}{
+		{on, "SELECT balance FROM accounts WHERE id = 1 FOR UPDATE", MutualExclusionHeld},
+		{on.Switched(), "SELECT balance FROM accounts WHERE id = 1", LostUpdate},
+	} {
+		f, err := tt.p.Frame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent []string
+		for _, e := range f.Events {
+			if call, _ := e.Wire(); strings.HasPrefix(call, "SELECT") {
+				sent = append(sent, call)
+			}
+		}
+		if len(sent) < 2 || slices.ContainsFunc(sent, func(s string) bool { return s != tt.query }) {
+			t.Errorf("%s %s: the SELECTs sent are %q, want A's and B's %q", sc.Switch, OnOff(tt.p.On), sent, tt.query)
+		}
+		if got := f.Verdict().Kind; got != tt.want {
+			t.Errorf("%s %s: verdict %v, want %v", sc.Switch, OnOff(tt.p.On), got, tt.want)
+		}
+		if got := f.Narration.Text.EN; !strings.Contains(got, "COMMIT") {
+			t.Errorf("%s %s: the last move's narration %q does not say the statement", sc.Switch, OnOff(tt.p.On), got)
+		}
+	}
+	// The offers name the steps, and say them in their position's words.
+	if o := mustOffer(t, Place{Sc: sc, On: false, Step: 1}, "A step 2"); o.Label.EN != "sql SELECT balance FROM accounts WHERE id = 1" {
+		t.Errorf("A's step 2 with the switch off is labelled %q", o.Label.EN)
+	}
+	if got := Spell(sc, true, "B step 2"); got != "B sql SELECT balance FROM accounts WHERE id = 1 FOR UPDATE" {
+		t.Errorf("B's step 2 with the switch on is spelled %q", got)
+	}
+}
+
+// An address written before program steps named a statement by its number
+// among the scenario's ("A stmt 2"): it still plays, as the step of the
+// client's program that says it; switched, that step is the other
+// position's. A statement the client's program never says is refused.
+func TestOldStatementLinks(t *testing.T) {
+	sc := testkit.Scenario(t, "lost-update")
+	old := "A stmt 1\nA stmt 2" // BEGIN, then the SELECT without FOR UPDATE
+	for _, on := range []bool{false, true} {
+		f, err := Place{Sc: sc, On: on, Step: 1, Play: old}.Frame()
+		if err != nil {
+			t.Fatalf("%s: %v", OnOff(on), err)
+		}
+		call, _ := f.Latest()[0].Wire()
+		if want := Spell(sc, on, "A step 2"); "A sql "+call != want {
+			t.Errorf("%s: an old link's \"A stmt 2\" sent %q, want A's step 2, %q", OnOff(on), call, want)
+		}
+	}
+	valid, err := ParseHistory(sc, false, 1, "A stmt 1\nA stmt 6") // B's UPDATE, which A never sends
+	if valid != 1 || err == nil || !strings.Contains(err.Error(), "never says statement 6") {
+		t.Errorf("valid=%d err=%v, want the first action kept and the second refused for what it is", valid, err)
+	}
+	if _, err := ParseHistory(sc, false, 1, "A step 5"); err == nil || !strings.Contains(err.Error(), "steps 1 to 4") {
+		t.Errorf("A step 5: %v, want refused: A's program has four steps", err)
+	}
 }

@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,6 +144,10 @@ func (r *Run) Refuses(a Action) bool {
 	if a.Verb == Tick {
 		return false
 	}
+	a, err := step(r.sc, r.on, a)
+	if err != nil {
+		return true
+	}
 	spec, _ := r.sc.Family.Verb(r.sc.Store, a.Verb)
 	if spec.Node {
 		return false
@@ -158,6 +163,10 @@ func (r *Run) Refuses(a Action) bool {
 func (r *Run) Cannot(a Action) Text {
 	if a.Verb == Tick {
 		return Text{}
+	}
+	a, err := step(r.sc, r.on, a)
+	if ae := (*ActionError)(nil); errors.As(err, &ae) {
+		return Text{EN: ae.Msg, JA: ae.JA}
 	}
 	spec, _ := r.sc.Family.Verb(r.sc.Store, a.Verb)
 	if spec.Node {
@@ -176,19 +185,27 @@ func (r *Run) Cannot(a Action) Text {
 // world may do to a node what it does in either). With everyone, every
 // client is offered every client action of the script (they run the same
 // code); without, each client only its own (a database client's statements
-// name its values). A Short family's actions are written "WHO stmt N".
+// name its values). A Short family's client is offered the steps of its own
+// program ("W1 step 2", ProgramStep), each once by its words.
 func ScriptOffers(r *Run, everyone bool) []Offer {
 	sc := r.sc
 	var out []Offer
 	seen := map[string]bool{}
 	add := func(a Action, label string) {
-		if seen[a.Source] {
+		if seen[a.Who+"\x00"+label] {
 			return
 		}
-		seen[a.Source] = true
+		seen[a.Who+"\x00"+label] = true
 		out = append(out, Offer{Action: a, Who: a.Who, Label: Text{EN: label, JA: label}})
 	}
-	stmts := Statements(sc)
+	if sc.Family.Short {
+		for _, c := range r.clients {
+			for k, a := range Program(sc, r.on, c.Name) {
+				src := c.Name + " step " + strconv.Itoa(k+1)
+				add(Action{Who: c.Name, Verb: ProgramStep, Args: StepArgs{Step: k + 1}, Source: src}, statementTail(a))
+			}
+		}
+	}
 	for _, m := range sc.Moves {
 		for _, a := range m.Do {
 			if a.Verb == Tick || a.Verb.Engine() {
@@ -200,33 +217,24 @@ func ScriptOffers(r *Run, everyone bool) []Offer {
 				add(a, statementTail(a))
 				continue
 			}
-			if !a.playsWhen(r.on) {
+			if sc.Family.Short || !a.playsWhen(r.on) {
 				continue
 			}
 			for _, c := range r.clients {
 				if c.Name != a.Who && !everyone {
 					continue
 				}
-				add(retarget(sc, stmts, a, c.Name), statementTail(a))
+				add(retarget(a, c.Name), statementTail(a))
 			}
 		}
 	}
 	return out
 }
 
-// retarget is a said by client who instead, in its canonical form; the
-// label keeps the statement's words, which a number would hide.
-func retarget(sc *Scenario, stmts []Action, a Action, who string) Action {
-	tail := statementTail(a)
+// retarget is a said by client who instead, in its canonical form.
+func retarget(a Action, who string) Action {
 	a.Who, a.When, a.Line = who, "", 0
-	a.Source = who + " " + tail
-	if sc.Family.Short {
-		for i, s := range stmts {
-			if statementTail(s) == tail {
-				a.Source = who + " stmt " + strconv.Itoa(i+1)
-			}
-		}
-	}
+	a.Source = who + " " + statementTail(a)
 	return a
 }
 

@@ -138,6 +138,10 @@ func (r *Run) play(actions []Action) {
 // client writing, a verb the store does not take) is an *ActionError and
 // changes nothing.
 func (r *Run) Apply(a Action) error {
+	a, err := step(r.sc, r.on, a) // a program's step, as this position spells it
+	if err != nil {
+		return err
+	}
 	if a.Verb == Tick {
 		t, _ := a.Args.(TickArgs)
 		r.Advance(t.Forward)

@@ -66,7 +66,7 @@ func (f Find) Sc() *demo.Scenario { return f.Here.Sc }
 func (f Find) Trace() []string {
 	var out []string
 	for _, a := range f.Result.Trace {
-		out = append(out, ScriptLine(f.Here.Sc, demo.Canonical(f.Here.Sc, a)))
+		out = append(out, ScriptLine(f.Here.Sc, f.Here.On, demo.Canonical(f.Here.Sc, a)))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package find
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -66,6 +67,7 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 	gap := math.MaxInt
 	for i, c := range clients {
 		var since, last = 0, -1
+		step := 0 // the call's place in the client's program (demo.Program)
 		from := min(max(start.Step, 1), sc.Frames()) - 1
 		for k, m := range sc.Moves {
 			for _, a := range m.Do {
@@ -79,16 +81,19 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 				if a.Who != c.Name || a.Verb == demo.Pause || a.Verb == demo.Resume || a.Verb == demo.Crash {
 					continue
 				}
+				if !a.Verb.Engine() {
+					step++
+				}
 				if spec, _ := sc.Family.Verb(sc.Store, a.Verb); spec.Paused {
 					if last >= 0 && since-last > 0 {
 						gap = min(gap, since-last)
 					}
 					last = since
-					sp.duties[i] = canonical(sc, a)
+					sp.duties[i] = canonical(sc, a, step)
 					continue
 				}
 				if k >= from && len(sp.programs[i]) < maxProgram {
-					sp.programs[i] = append(sp.programs[i], canonical(sc, a))
+					sp.programs[i] = append(sp.programs[i], canonical(sc, a, step))
 				}
 			}
 		}
@@ -110,9 +115,15 @@ func plays(a demo.Action, on bool) bool {
 	return a.When == "" || a.When == "on" && on || a.When == "off" && !on
 }
 
-// canonical is a as free play writes it, so a trace plays as a history.
-func canonical(sc *demo.Scenario, a demo.Action) demo.Action {
+// canonical is a as free play writes it, so a trace plays as a history:
+// for a family whose calls are a client's program steps (Short), the
+// step's number, step, which the switch plays its own way. The action
+// itself stays the call, so the search plays it without reading the step.
+func canonical(sc *demo.Scenario, a demo.Action, step int) demo.Action {
 	a.When, a.Line = "", 0
 	a.Source = demo.Canonical(sc, a)
+	if sc.Family.Short && !a.Verb.Engine() {
+		a.Source = a.Who + " step " + strconv.Itoa(step)
+	}
 	return a
 }

@@ -185,25 +185,26 @@ func (st State) transcript(b *strings.Builder, sc *demo.Scenario) {
 // the moment a lease runs out is what the lesson turns on.
 func offers(r *demo.Run) []demo.Offer {
 	out := demo.ScriptOffers(r, true)
-	out = append(out, RenewOffers(r, out)...)
-	for _, l := range leases(out) {
+	for _, o := range RenewOffers(r) {
+		if !slices.ContainsFunc(out, func(s demo.Offer) bool { return s.Action.Source == o.Action.Source }) {
+			out = append(out, o) // unless the script renews so itself
+		}
+	}
+	for _, l := range leases(r) {
 		out = append(out, demo.TickOffer(r.Scenario(), l))
 	}
 	return out
 }
 
 // RenewOffers are Renew(client, lease), the chapter's heartbeat, for every
-// client and every lease the script's calls among offered ask for. A
+// client and every lease the script's calls ask for in r's position. A
 // script may never renew (it picks a lease long enough instead), yet the
 // chapter's holder renews while it runs: free play lets a student try it.
-func RenewOffers(r *demo.Run, offered []demo.Offer) []demo.Offer {
+func RenewOffers(r *demo.Run) []demo.Offer {
 	var out []demo.Offer
 	for _, c := range r.Clients() {
-		for _, l := range leases(offered) {
+		for _, l := range leases(r) {
 			src := c.Name + " renew " + strconv.Itoa(l)
-			if slices.ContainsFunc(offered, func(o demo.Offer) bool { return o.Action.Source == src }) {
-				continue // the script's own renewal, offered already
-			}
 			out = append(out, demo.Offer{
 				Action: demo.Action{Who: c.Name, Verb: Renew, Args: LeaseArgs{l}, Source: src},
 				Who:    c.Name, Label: demo.Text{EN: "renew " + strconv.Itoa(l), JA: "renew " + strconv.Itoa(l)},
@@ -213,12 +214,15 @@ func RenewOffers(r *demo.Run, offered []demo.Offer) []demo.Offer {
 	return out
 }
 
-// leases are the leases the calls among offered ask for, once each.
-func leases(offered []demo.Offer) []int {
+// leases are the leases the script's calls to the lock service ask for in
+// r's position, once each, in the order asked.
+func leases(r *demo.Run) []int {
 	var ls []int
-	for _, o := range offered {
-		if a, ok := o.Action.Args.(LeaseArgs); ok && a.Lease > 0 && !slices.Contains(ls, a.Lease) {
-			ls = append(ls, a.Lease)
+	for _, m := range r.Scenario().Moves {
+		for _, a := range m.Do {
+			if l, ok := a.Args.(LeaseArgs); ok && a.PlaysWhen(r.On()) && l.Lease > 0 && !slices.Contains(ls, l.Lease) {
+				ls = append(ls, l.Lease)
+			}
 		}
 	}
 	return ls

@@ -10,6 +10,5 @@ import (
 // service's calls where the lesson takes one, the chapter's Renew among
 // them.
 func offers(r *demo.Run) []demo.Offer {
-	out := demo.ScriptOffers(r, false)
-	return append(out, lockservice.RenewOffers(r, out)...)
+	return append(demo.ScriptOffers(r, false), lockservice.RenewOffers(r)...)
 }

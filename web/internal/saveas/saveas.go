@@ -180,12 +180,17 @@ func freeMoves(p demo.Place) ([]move, error) {
 		if err != nil {
 			return nil, err
 		}
-		written := views.ScriptLine(p.Sc, act) // a statement's words, not its number
+		written := views.ScriptLine(p.Sc, p.On, act) // a statement's words, not its step's number
 		m := move{Do: []any{written}}
 		var there demo.Narration
 		if i < otherPlays {
 			if there, err = frameAfter(other, acts[:i+1]); err != nil {
 				return nil, err
+			}
+			if spelled := views.ScriptLine(p.Sc, !p.On, act); spelled != written {
+				// The same step of the client's program, which the other
+				// position spells its own way.
+				m.Do = []any{line(written, demo.OnOff(p.On)), line(spelled, demo.OnOff(!p.On))}
 			}
 		} else {
 			m.Do = []any{line(written, demo.OnOff(p.On))}
