@@ -2,7 +2,9 @@ package find
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -65,6 +67,7 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 		})
 	}
 	gap := math.MaxInt
+	full := make([][]demo.Action, len(clients)) // each client's calls from the script's start
 	for i, c := range clients {
 		var since, last = 0, -1
 		step := 0 // the call's place in the client's program (demo.Program)
@@ -92,12 +95,14 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 					sp.duties[i] = canonical(sc, a, step)
 					continue
 				}
+				full[i] = append(full[i], canonical(sc, a, step))
 				if k >= from && len(sp.programs[i]) < maxProgram {
 					sp.programs[i] = append(sp.programs[i], canonical(sc, a, step))
 				}
 			}
 		}
 	}
+	sp.borrow(sc, clients, full, offers)
 	for _, o := range offers {
 		switch {
 		case o.Beyond || root.Client(o.Action.Who) != nil:
@@ -108,6 +113,58 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 		}
 	}
 	return sp, nil
+}
+
+// borrow gives a client that the script never has act (redlock-quorum's
+// B, there so that a student can make a second holder) the program of the
+// first client that acts, said by itself, where its family lends every
+// client the script's calls (free play offers them to it): the same code,
+// run from its start, writing its own name where the other writes its
+// own. A database's client runs only its own statements, which name its
+// values.
+func (sp *space) borrow(sc *demo.Scenario, clients []demo.Client, full [][]demo.Action, offers []demo.Offer) {
+	offered := map[string]bool{}
+	for _, o := range offers {
+		offered[o.Action.Source] = true
+	}
+	for i, c := range clients {
+		if len(full[i]) > 0 || sp.duties[i].Verb != "" || sc.Family.Short {
+			continue
+		}
+		for j, prog := range full {
+			if len(prog) == 0 || len(prog) > maxProgram {
+				continue
+			}
+			lent := make([]demo.Action, len(prog))
+			for k, a := range prog {
+				lent[k] = sayBy(a, clients[j].Name, c.Name)
+			}
+			if slices.ContainsFunc(lent, func(a demo.Action) bool { return !a.Verb.Engine() && !offered[a.Source] }) {
+				continue // not lent to c: not the same code
+			}
+			sp.programs[i] = lent
+			break
+		}
+	}
+}
+
+// sayBy is a, client from's call, made by client to instead; a write of
+// from's own name writes to's.
+func sayBy(a demo.Action, from, to string) demo.Action {
+	a.Who = to
+	if w, ok := a.Args.(demo.WriteArgs); ok && w.Value == from {
+		a.Args = demo.WriteArgs{Value: to}
+	}
+	v := ""
+	if w, ok := a.Args.(demo.WriteArgs); ok {
+		v = " " + w.Value
+	}
+	if a.Verb == demo.Write {
+		a.Source = to + " write" + v
+		return a
+	}
+	a.Source = to + strings.TrimPrefix(a.Source, from)
+	return a
 }
 
 // plays reports whether the script plays a in the position on.

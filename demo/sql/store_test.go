@@ -440,7 +440,7 @@ func TestCrashFreesTheRowLock(t *testing.T) {
 // gone, rolls back and frees what it took.
 func TestCrashedWaiterEndsAfterItsStatement(t *testing.T) {
 	sc := testkit.Scenario(t, "job-queue")
-	f, err := demo.Place{Sc: sc, On: false, Step: 3, Play: "W2 crash\nW1 stmt 4\nW1 stmt 5"}.Frame()
+	f, err := demo.Place{Sc: sc, On: false, Step: 3, Play: "W2 crash\nW1 step 3\nW1 step 4"}.Frame()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestPostgresCrashEndsTheSession(t *testing.T) {
 	// The waiter dies: its backend waits on, gets the row when W1 commits,
 	// and ends, freeing it.
 	t.Run("waiter", func(t *testing.T) {
-		f := freeFrame(t, start, "W2 crash\nW1 stmt 4\nW1 stmt 5")
+		f := freeFrame(t, start, "W2 crash\nW1 step 3\nW1 step 4")
 		watch, w1, w2, _ := atStep3(t, pg, sc, at3)
 		pid := w2.pg.PID()
 		_ = w2.pg.Conn().Close()
