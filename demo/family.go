@@ -60,6 +60,14 @@ type Family struct {
 	// (pause, resume, crash, write, time). Nil for a family with no free
 	// play: its scenarios play as scripts only.
 	Offers func(r *Run) []Offer
+	// Duty reports whether a client's call a, which the script plays in
+	// position on, is made by the client's background thread rather than
+	// its program: a renewal that runs while the client holds the lock
+	// and runs, and that a pause stops. The finder plays a duty before
+	// time passes, as often as the script's rhythm says, rather than
+	// choosing when (a verb the store plays even while paused, VerbSpec's
+	// Paused, is a duty too). Nil: only those.
+	Duty func(sc *Scenario, on bool, a Action) bool
 	// Narrate words a free-play action of the family's in both languages;
 	// false leaves it to the engine's plain wording. Nil: the engine's.
 	Narrate func(sc *Scenario, a Action) (Narration, bool)

@@ -14,10 +14,16 @@ import (
 //   - each client runs its own code: its next call is the next one its
 //     script makes in this position of the switch (so a fix that is an
 //     order, or a check, is kept), from the start place on;
-//   - a call the store plays even while its client is paused (a
-//     watchdog's renewal) is the client's background duty: it is played
-//     before time passes, every time, not chosen, and time passes at most
-//     by the shortest gap between two of them in the script;
+//   - a renewal thread's call (a watchdog's, which the store plays even
+//     while its client is paused; an EXPIRE that renews a lock set with
+//     a TTL: Family.Duty) is the client's background duty, not its
+//     program's: while the client holds the lock, it is played before time
+//     passes, and time passing longer than the duty's rhythm in the script
+//     (the shortest gap from the client's first call to a duty, or between
+//     two) passes in steps of that rhythm, the duties played before each,
+//     so that a renewal thread never stands idle while its process runs.
+//     A client that takes the lock with the same call as one with a duty
+//     runs the same duty;
 //   - the world does what it does in either position: the script's node
 //     actions (a node down, a clock jump, a failover), a pause of each
 //     client at most once, its resume, a holder's crash, and time passing
@@ -36,6 +42,7 @@ const (
 type space struct {
 	programs [][]demo.Action // each client's calls, by the client's index
 	duties   []demo.Action   // each client's background duty; Verb "" for none
+	rhythm   int             // time passes in steps of at most this while a duty runs
 	world    []demo.Action   // node actions, then time passing, in order
 	own      []ownActions    // each client's pause, resume and crash, by index
 	groups   [][]int         // interchangeable clients, by index (symmetry.go)
@@ -66,11 +73,11 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 			crash:  demo.Action{Who: c.Name, Verb: demo.Crash, Source: c.Name + " crash"},
 		})
 	}
-	gap := math.MaxInt
+	sp.rhythm = math.MaxInt
 	full := make([][]demo.Action, len(clients)) // each client's calls from the script's start
 	for i, c := range clients {
-		var since, last = 0, -1
-		step := 0 // the call's place in the client's program (demo.Program)
+		since, last := 0, -1 // when the client last called: its first call, or its duty
+		step := 0            // the call's place in the client's program (demo.Program)
 		from := min(max(start.Step, 1), sc.Frames()) - 1
 		for k, m := range sc.Moves {
 			for _, a := range m.Do {
@@ -87,13 +94,16 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 				if !a.Verb.Engine() {
 					step++
 				}
-				if spec, _ := sc.Family.Verb(sc.Store, a.Verb); spec.Paused {
-					if last >= 0 && since-last > 0 {
-						gap = min(gap, since-last)
+				if isDuty(sc, start.On, a) {
+					if last >= 0 && since > last {
+						sp.rhythm = min(sp.rhythm, since-last)
 					}
 					last = since
 					sp.duties[i] = canonical(sc, a, step)
 					continue
+				}
+				if last < 0 {
+					last = since
 				}
 				full[i] = append(full[i], canonical(sc, a, step))
 				if k >= from && len(sp.programs[i]) < maxProgram {
@@ -102,17 +112,42 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 			}
 		}
 	}
+	sp.shareDuties(clients, full)
 	sp.borrow(sc, clients, full, offers)
 	for _, o := range offers {
-		switch {
-		case o.Beyond || root.Client(o.Action.Who) != nil:
-		case o.Action.Verb != demo.Tick:
-			sp.world = append(sp.world, o.Action)
-		case o.Action.Args.(demo.TickArgs).Forward <= gap:
+		if !o.Beyond && root.Client(o.Action.Who) == nil {
 			sp.world = append(sp.world, o.Action)
 		}
 	}
 	return sp, nil
+}
+
+// isDuty reports whether a is a background thread's call: one the store
+// plays even while its client is paused, or one its family calls a duty.
+func isDuty(sc *demo.Scenario, on bool, a demo.Action) bool {
+	if spec, _ := sc.Family.Verb(sc.Store, a.Verb); spec.Paused {
+		return true
+	}
+	return sc.Family.Duty != nil && sc.Family.Duty(sc, on, a)
+}
+
+// shareDuties gives a client with no duty of its own the duty of the first
+// client that takes the lock with the same first call, said by itself: the
+// same locking code comes with the same renewal thread (naive-renewal's B
+// renews as A does). A client that locks another way (the watchdog's B,
+// whose tryLock names its lease) has none.
+func (sp *space) shareDuties(clients []demo.Client, full [][]demo.Action) {
+	for i, c := range clients {
+		if sp.duties[i].Verb != "" || len(full[i]) == 0 {
+			continue
+		}
+		for j, d := range sp.duties {
+			if d.Verb != "" && len(full[j]) > 0 && sameCall(full[i][0], full[j][0], false) {
+				sp.duties[i] = sayBy(d, clients[j].Name, c.Name)
+				break
+			}
+		}
+	}
 }
 
 // borrow gives a client that the script never has act (redlock-quorum's
@@ -143,6 +178,9 @@ func (sp *space) borrow(sc *demo.Scenario, clients []demo.Client, full [][]demo.
 				continue // not lent to c: not the same code
 			}
 			sp.programs[i] = lent
+			if d := sp.duties[j]; d.Verb != "" {
+				sp.duties[i] = sayBy(d, clients[j].Name, c.Name)
+			}
 			break
 		}
 	}
