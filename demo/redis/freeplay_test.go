@@ -44,15 +44,8 @@ func TestUpOnlyForANodeThatIsDown(t *testing.T) {
 // wins its own majority while A's validity runs.
 func TestRedlockQuorumTwoHoldersByHand(t *testing.T) {
 	sc := testkit.Scenario(t, "redlock-quorum")
-	p := demo.Place{Sc: sc, On: false, Step: 4}
-	for _, line := range []string{"redis1 down", "redis1 up", "redis4 up", "redis5 up", "B redlock lock:row-42 PX 10000 retry 1"} {
-		a, err := demo.ParseFree(sc, line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p = p.Then(a)
-	}
-	f, err := p.Frame()
+	play := []string{"redis1 down", "redis1 up", "redis4 up", "redis5 up", "B redlock lock:row-42 PX 10000 retry 1"}
+	f, err := demo.Place{Sc: sc, On: false, Step: 4, Play: strings.Join(play, "\n")}.Frame()
 	if err != nil {
 		t.Fatal(err)
 	}
