@@ -118,6 +118,9 @@ func TestNoAnomalySaysWhatIsTrue(t *testing.T) {
 				if strings.Contains(en, "for nothing") || strings.Contains(en, "no transaction was aborted") {
 					t.Errorf("%s: %q", where, en)
 				}
+				if strings.Contains(ja, "。 ") {
+					t.Errorf("%s: a space after 。 in %q", where, ja)
+				}
 				if nobody := strings.Contains(en, "Nobody has waited"); nobody == waited || nobody != strings.Contains(ja, "誰もロックを待っていない") {
 					t.Errorf("%s: waited=%v, and the verdict says %q / %q", where, waited, en, ja)
 				}
@@ -136,5 +139,18 @@ func TestNoAnomalySaysWhatIsTrue(t *testing.T) {
 	}
 	if len(seen) < 3 {
 		t.Errorf("the frames tried cover %v of waited × locked, want frames with and without each", seen)
+	}
+}
+
+// The no-anomaly verdict tells a wait that ended in the very moment it
+// began (W1 crashes, and W2 gets the row at once) as over, not as waiting.
+func TestNoAnomalyAfterACrash(t *testing.T) {
+	sc := testkit.Scenario(t, "job-queue")
+	f, err := demo.Place{Sc: sc, On: false, Step: 3, Play: "W1 crash"}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Verdict("en", f); strings.Contains(got, "is waiting") || !strings.Contains(got, "W2 waited") {
+		t.Errorf("the verdict says %q, want W2's wait over", got)
 	}
 }

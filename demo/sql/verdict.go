@@ -242,19 +242,19 @@ func noAnomaly(f *demo.Frame, _ demo.Violation) demo.Text {
 		t.EN += " so far it holds that " + p.Says.EN + "."
 	}
 	for _, w := range waitsOf(f) {
-		t.JA += " " + w.JA
+		t.JA += w.JA // Japanese puts no space after 。
 		t.EN += " " + w.EN
 	}
 	db, _ := Of(*f)
 	switch {
 	case len(f.Holdings) == 0 && len(db.Holds) == 0 && db.Lock.Expiry == 0:
-		t.JA += " ロックは一つも取られていない。"
+		t.JA += "ロックは一つも取られていない。"
 		t.EN += " No lock has been taken."
 	case promised && (p.Kind == demo.TwoHolders || p.Kind == demo.Overlap):
 		// The promise said it already.
 	case len(f.Holdings) > 0:
 		// Every pair of beliefs that met would be a finding of its own.
-		t.JA += " 同時に 2 人がロックを持っているつもりになったことはない。"
+		t.JA += "同時に 2 人がロックを持っているつもりになったことはない。"
 		t.EN += " No two clients believed they held the lock at once."
 	}
 	return t
@@ -272,11 +272,15 @@ func waitsOf(f *demo.Frame) []demo.Text {
 		case !ok:
 		case s.Waiting:
 			waiting[s.Client] = true
-		case s.Sent < s.At && waiting[s.Client]:
+		case waiting[s.Client]:
+			// A client's next answer after it began to wait is its
+			// waiting statement's: one statement of a program at a time.
 			waiting[s.Client] = false
 			d := demo.ShowDuration(f.Scenario, s.At-s.Sent)
 			if s.Err != nil {
-				out = append(out, demo.Says("%[1]s は %[2]s 待ち、その文は ERROR %[3]s で終わった。", "%[1]s waited %[2]s, and its statement ended in ERROR %[3]s.", s.Client, d, s.Err.Code))
+				out = append(out, demo.Says("%[1]s はロックを %[2]s 待ち、その文は ERROR %[3]s で終わった。", "%[1]s waited %[2]s for a lock, and its statement ended in ERROR %[3]s.", s.Client, d, s.Err.Code))
+			} else if s.At == s.Sent {
+				out = append(out, demo.Says("%[1]s はロックを待ったが、同じ時刻のうちに文に答えが返った。", "%[1]s waited for a lock, and its statement was answered in the same moment.", s.Client))
 			} else {
 				out = append(out, demo.Says("%[1]s はロックを %[2]s 待ち、その後で文に答えが返った。", "%[1]s waited %[2]s for a lock, and then its statement was answered.", s.Client, d))
 			}
