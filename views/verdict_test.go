@@ -287,6 +287,10 @@ func TestNodeDetailsOneLineAKey(t *testing.T) {
 	if n := row.Find("td.keys .keyline").Length(); n != 2 {
 		t.Errorf("%d key lines, want the counter's and the lock's", n)
 	}
+	// The strip's chip keeps the counter's value and the lock's owner apart.
+	if chip := strings.Join(strings.Fields(doc.Find(".chips li").First().Text()), " "); !strings.Contains(chip, "= 1 A") {
+		t.Errorf("the primary's chip reads %q, want the counter's 1 apart from the owner A", chip)
+	}
 }
 
 // placeDoc renders the page of place p, scripted or free play, in lang.
