@@ -199,7 +199,7 @@ func (l *drawing) topBand() {
 	d, p := &l.d, &l.p
 	p.width = float64(d.Width)
 	if l.lang == "ja" {
-		p.pad = (labelSize - 2*labelGap) / 2
+		p.pad = labelSize - 2*labelGap
 	}
 	d.NowX = l.x(l.t.Now)
 	d.Now = p.flag(float64(d.NowX), rowHeight-3, T(l.lang, "now")+" "+Clock(l.sc, l.t.Now), true, 1)
@@ -236,7 +236,7 @@ func (l *drawing) lanes(names []laneName) int {
 		y += gap
 	}
 	for _, ln := range l.d.Lanes {
-		l.p.add(box{0, float64(ln.Y) - 14, float64(l.d.Left) - 8, float64(ln.Y) + 6})
+		l.p.add(box{0, float64(ln.Y) - 14, float64(l.d.Left) - 8, float64(ln.Y) + 6, false})
 		l.p.lanes = append(l.p.lanes, float64(ln.Y))
 	}
 	l.p.gap = float64(gap)
@@ -339,7 +339,7 @@ func (l *drawing) placeLabels() {
 		// Two marks at one moment on one lane stand side by side, the later
 		// one to the right, its line with it.
 		r := float64(m.R) + 1
-		c := func() box { return box{float64(m.X) - r, float64(m.Y) - r, float64(m.X) + r, float64(m.Y) + r} }
+		c := func() box { return box{float64(m.X) - r, float64(m.Y) - r, float64(m.X) + r, float64(m.Y) + r, false} }
 		for !p.free(c()) && m.X < d.Width-m.R-4 {
 			m.X += 2
 		}
@@ -364,7 +364,7 @@ func (l *drawing) placeLabels() {
 	// label's box runs a pixel past its ink, so one may touch a bar's edge.
 	for _, b := range d.Bars {
 		if strings.HasPrefix(b.Class, "lease") || strings.HasPrefix(b.Class, "held") {
-			p.add(box{float64(b.X), float64(b.Y) + 1, float64(b.X + b.W), float64(b.Y+b.H) - 1})
+			p.add(box{float64(b.X), float64(b.Y) + 1, float64(b.X + b.W), float64(b.Y+b.H) - 1, false})
 		}
 	}
 	// The same happening at one moment on several lanes (a key expiring on
@@ -412,8 +412,11 @@ func (l *drawing) axis(lastLane int) {
 	}
 }
 
-// box is a label's or a mark's extent in SVG units.
-type box struct{ x0, y0, x1, y1 float64 }
+// box is a label's or a mark's extent in SVG units; label: a label's.
+type box struct {
+	x0, y0, x1, y1 float64
+	label          bool
+}
 
 func (a box) overlaps(b box) bool {
 	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
@@ -429,7 +432,7 @@ type placer struct {
 	gap   float64   // between two lanes
 	left  float64   // where the lane names end
 	top   float64   // where the lanes' band starts; 0 while the top band is laid out
-	pad   float64   // each label's box runs this much further along its line (textBox)
+	pad   float64   // two labels' boxes on one line stand at least this apart (free)
 }
 
 // owns says whether a label in b reads as belonging to what spans top to
@@ -481,6 +484,9 @@ func (p *placer) free(b box) bool {
 		if b.overlaps(o) {
 			return false
 		}
+		if b.label && o.label && p.pad > 0 && (box{x0: b.x0 - p.pad, y0: b.y0, x1: b.x1 + p.pad, y1: b.y1}).overlaps(o) {
+			return false
+		}
 	}
 	return true
 }
@@ -494,15 +500,17 @@ func textBox(x, y float64, anchor, label string) box {
 	case "middle":
 		x -= w / 2
 	}
-	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4}
+	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4, false}
 }
 
-// textBox is a label's box for this placer: a Japanese drawing keeps two
-// labels a full character apart, as its words have no space between them
-// and 「GC 停止」 beside 「トークン 1」 would read as one.
+// textBox is a label's box for this placer, marked as a label's: a
+// Japanese drawing keeps two labels a full character apart (free), as its
+// words have no space between them and 「GC 停止」 beside 「トークン 1」
+// would read as one; a label may still stand as near a bar or a circle as
+// in English.
 func (p *placer) textBox(x, y float64, anchor, label string) box {
 	b := textBox(x, y, anchor, label)
-	b.x0, b.x1 = b.x0-p.pad, b.x1+p.pad
+	b.label = true
 	return b
 }
 

@@ -319,3 +319,19 @@ func inkGap(a, b Text) float64 {
 	}
 	return max(ab.x0, bb.x0) - min(ab.x1, bb.x1) + 2*labelGap
 }
+
+// Keeping Japanese labels apart costs no label beside a bar or a circle:
+// only two labels on one line stand further apart, so a statement's tag
+// (lost-update's A: SELECT 1 at t=0) is drawn in Japanese as in English.
+func TestJapaneseKeepsItsStatementTags(t *testing.T) {
+	for _, tt := range []struct {
+		id   string
+		on   bool
+		step int
+	}{{"lost-update", false, 2}, {"flash-sale", true, 4}, {"job-queue", true, 2}} {
+		f := testkit.Frame(t, testkit.Scenario(t, tt.id), tt.on, tt.step)
+		if en, ja := len(diagramLabels(NewDiagram("en", f))), len(diagramLabels(NewDiagram("ja", f))); ja != en {
+			t.Errorf("%s frame %d: %d labels in English, %d in Japanese", tt.id, tt.step, en, ja)
+		}
+	}
+}
