@@ -454,3 +454,26 @@ func TestCrashedWaiterEndsAfterItsStatement(t *testing.T) {
 		}
 	}
 }
+
+// Behind a transaction pooler a client's crash ends the server connection
+// only where its transaction runs: PgBouncer closes a server connection its
+// client left inside a transaction, and PostgreSQL ends it and frees its
+// session's locks; one already back in the pool outlives its client, and
+// keeps the session-level lock it took (advisory-pooler, off).
+func TestCrashBehindThePooler(t *testing.T) {
+	sc := testkit.Scenario(t, "advisory-pooler")
+	idle, err := demo.Place{Sc: sc, On: false, Step: 2, Play: "A crash"}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db := idle.Store.(State); len(db.Sessions) != 1 || len(db.Advisory) != 1 || db.Advisory[0].Holder != "s1" {
+		t.Errorf("after A's crash, its idle pooled connection: %+v, advisory %+v; want s1 still holding advisory 42", db.Sessions, db.Advisory)
+	}
+	inTx, err := demo.Place{Sc: sc, On: false, Step: 3, Play: "B crash"}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db := inTx.Store.(State); len(db.Sessions) != 0 || len(db.Advisory) != 1 || db.Advisory[0].Holder != "" {
+		t.Errorf("after B's crash in its transaction on s1: %+v, advisory %+v; want s1 closed and advisory 42 free", db.Sessions, db.Advisory)
+	}
+}
