@@ -43,9 +43,12 @@ func (s *search) candidates(r *demo.Run, n node) []candidate {
 			out = append(out, candidate{own.resume, n})
 		}
 		if c.Holds {
-			// A crash matters as a holder's death; a client that holds
-			// nothing and crashes is one that stops calling, which not
-			// scheduling it already explores.
+			// A crash matters as a holder's death, paused or running; a
+			// client that holds nothing and crashes is one that stops
+			// calling, which not scheduling it already explores. (A
+			// database client's row locks go with its connection, as in a
+			// rollback: its crash only lets others on, and is left to free
+			// play.)
 			out = append(out, candidate{own.crash, n})
 		}
 	}
