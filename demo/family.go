@@ -60,13 +60,27 @@ type Family struct {
 	// (pause, resume, crash, write, time). Nil for a family with no free
 	// play: its scenarios play as scripts only.
 	Offers func(r *Run) []Offer
+	// Duty reports whether a client's call a, which the script plays in
+	// position on, is made by the client's background thread rather than
+	// its program: a renewal that runs while the client holds the lock
+	// and runs, and that a pause stops. The finder plays a duty before
+	// time passes, as often as the script's rhythm says, rather than
+	// choosing when (a verb the store plays even while paused, VerbSpec's
+	// Paused, is a duty too). Nil: only those.
+	Duty func(sc *Scenario, on bool, a Action) bool
 	// Narrate words a free-play action of the family's in both languages;
 	// false leaves it to the engine's plain wording. Nil: the engine's.
 	Narrate func(sc *Scenario, a Action) (Narration, bool)
-	// Short: free play writes the family's client actions as "WHO stmt N"
-	// (see Statements), as a database's statements are too long for an
-	// address.
+	// Short: free play writes the family's client actions as the steps of
+	// each client's program, "WHO step K" (ProgramStep), as a database's
+	// statements are too long for an address, and the switch changes them.
 	Short bool
+	// OwnsResource: the store keeps the data the lock is for itself (a
+	// database's tables, a modelled account or partition), and its clients
+	// change it with the store's own verbs. The engine's resource stands
+	// for nothing there, so the engine's write is neither offered nor
+	// played.
+	OwnsResource bool
 
 	// Failures are the kinds of violation the family's stores find beyond
 	// the engine's, registered in its package (NewKind), in the order a

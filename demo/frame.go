@@ -215,14 +215,15 @@ func (f *Frame) Timeline() Timeline {
 			switch e.What {
 			case Crashed:
 				d.Mark(Mark{Lane: h.Client, At: h.At, What: "crash"})
-			case Paused:
-				pause[h.Client] = len(t.Pauses)
-				t.Pauses = append(t.Pauses, Span{Lane: h.Client, Owner: h.Client, From: h.At, Open: true})
+				fallthrough // a pause ends with the process
 			case Resumed:
 				if i, ok := pause[h.Client]; ok {
 					t.Pauses[i].To, t.Pauses[i].Open = h.At, false
 					delete(pause, h.Client)
 				}
+			case Paused:
+				pause[h.Client] = len(t.Pauses)
+				t.Pauses = append(t.Pauses, Span{Lane: h.Client, Owner: h.Client, From: h.At, Open: true})
 			}
 		case Drawn:
 			e.Draw(d)

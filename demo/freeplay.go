@@ -35,13 +35,17 @@ func (r *Run) Free(a Action) error {
 	if played >= MaxPlay {
 		return fmt.Errorf("a free-play history takes at most %d actions", MaxPlay)
 	}
+	a, err := step(r.sc, r.on, a) // a program's step, as this position spells it
+	if err != nil {
+		return err
+	}
 	base, was := r.base, r.was
 	if r.base == 0 {
 		r.base = r.frame
 	}
 	r.frame++
 	r.was = r.now
-	err := r.Apply(a)
+	err = r.Apply(a)
 	if err == nil {
 		err = r.err // a store that failed on the way has stopped the run
 	}
@@ -93,27 +97,32 @@ func ParseHistory(sc *Scenario, on bool, step int, play string) (valid int, err 
 	return strings.Count(play, "\n") + 1, nil
 }
 
+// ProgramStep is a free-play action of a family whose client actions are
+// long (Family.Short, a database's statements): "W1 step 2" is W1's second
+// call in its program, as the script writes that program in the position
+// played. Each position spells a step its own way (with FOR UPDATE or
+// without, the other lock order), so the switch replays the same history
+// with the other code. The run reads the step in its own position (Run.Free).
+const ProgramStep Verb = "step"
+
+// StepArgs is a program step: Step, from 1; or, from an address written
+// before steps, Stmt, the scenario's Stmt-th statement (Statements), which
+// stands for the step of the client's program that says it.
+type StepArgs struct{ Step, Stmt int }
+
 // ParseFree reads one free-play line for sc: an action in the form a script
 // writes it, or, for a family whose actions are long (a database's
-// statements), "WHO stmt N", the scenario's Nth distinct statement (see
-// Statements) said by WHO. The action's Source is its canonical form.
+// statements), "WHO step K", the Kth call of WHO's program (ProgramStep).
+// "WHO stmt N", the scenario's Nth distinct statement, is how an address
+// wrote it before: it is read as the step of WHO's program that says it.
+// The action's Source is its canonical form.
 func ParseFree(sc *Scenario, line string) (Action, error) {
 	if len(line) > MaxLine {
 		return Action{}, fmt.Errorf("an action line has at most %d bytes", MaxLine)
 	}
 	f := strings.Fields(line)
-	if len(f) == 3 && strings.EqualFold(f[1], "stmt") {
-		n, err := Number(f[2], "statement number")
-		st := Statements(sc)
-		if err == nil && (n < 1 || n > len(st)) {
-			err = fmt.Errorf("the scenario has statements 1 to %d", len(st))
-		}
-		if err != nil {
-			return Action{}, fmt.Errorf("%q: %w", strings.Join(f, " "), err)
-		}
-		a := st[n-1]
-		a.Who, a.When, a.Line, a.Source = f[0], "", 0, f[0]+" stmt "+strconv.Itoa(n)
-		return a, nil
+	if len(f) == 3 && (strings.EqualFold(f[1], "step") || strings.EqualFold(f[1], "stmt")) {
+		return parseStep(sc, f)
 	}
 	a, err := ParseAction(sc.Family, sc.Store, line)
 	if err != nil {
@@ -124,6 +133,112 @@ func ParseFree(sc *Scenario, line string) (Action, error) {
 	return a, nil
 }
 
+// parseStep reads "WHO step K" or "WHO stmt N" (f, its words).
+func parseStep(sc *Scenario, f []string) (Action, error) {
+	word := strings.ToLower(f[1])
+	n, err := Number(f[2], map[string]string{"step": "step number", "stmt": "statement number"}[word])
+	if err == nil && word == "stmt" {
+		if st := Statements(sc); n < 1 || n > len(st) {
+			err = fmt.Errorf("the scenario has statements 1 to %d", len(st))
+		}
+	}
+	if err == nil && word == "step" {
+		if k := max(len(Program(sc, false, f[0])), len(Program(sc, true, f[0]))); n < 1 || n > k {
+			err = fmt.Errorf("%s's program has steps 1 to %d", f[0], k)
+		}
+	}
+	if err != nil {
+		return Action{}, fmt.Errorf("%q: %w", strings.Join(f, " "), err)
+	}
+	a := Action{Who: f[0], Verb: ProgramStep, Args: StepArgs{Step: n}, Source: f[0] + " " + word + " " + f[2]}
+	if word == "stmt" {
+		a.Args = StepArgs{Stmt: n}
+	}
+	return a, nil
+}
+
+// Program is client who's calls in sc's script played in position on, in
+// order: its family's actions, not the engine's verbs or its nodes'. A
+// program step (ProgramStep) names one of them.
+func Program(sc *Scenario, on bool, who string) []Action {
+	var out []Action
+	for _, m := range sc.Moves {
+		for _, a := range m.Do {
+			if a.Who != who || a.Verb == Tick || a.Verb.Engine() || !a.playsWhen(on) {
+				continue
+			}
+			if spec, _ := sc.Family.Verb(sc.Store, a.Verb); spec.Node {
+				continue
+			}
+			a.When, a.Line = "", 0
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// step reads a program step in the position on: the call of the client's
+// program it names, written out ("W1 sql BEGIN"); any other action is
+// itself. An old address's statement (Stmt) is the step that says it in
+// this position's program, or else in the other's: a history played with
+// the switch one way keeps its steps the other way.
+func step(sc *Scenario, on bool, a Action) (Action, error) {
+	if a.Verb != ProgramStep {
+		return a, nil
+	}
+	args, _ := a.Args.(StepArgs)
+	prog := Program(sc, on, a.Who)
+	k := args.Step
+	if args.Stmt > 0 {
+		k = 0
+		if st := Statements(sc); args.Stmt <= len(st) {
+			tail := statementTail(st[args.Stmt-1])
+			k = stepSaying(prog, tail)
+			if k == 0 {
+				k = stepSaying(Program(sc, !on, a.Who), tail)
+			}
+		}
+		if k == 0 {
+			return a, &ActionError{Action: a, Msg: fmt.Sprintf("%s's program never says statement %d", a.Who, args.Stmt),
+				JA: fmt.Sprintf("%s のプログラムには文 %d が無い", a.Who, args.Stmt)}
+		}
+	}
+	if k < 1 || k > len(prog) {
+		return a, &ActionError{Action: a,
+			Msg: fmt.Sprintf("%s's program has %d steps with %s %s", a.Who, len(prog), sc.Switch, OnOff(on)),
+			JA:  fmt.Sprintf("%s のプログラムは、スイッチ「%s」が%sでは %d 手しかない", a.Who, sc.SwitchLabel.JA, map[bool]string{true: "有", false: "無"}[on], len(prog))}
+	}
+	s := prog[k-1]
+	s.Source = a.Who + " " + statementTail(s)
+	return s, nil
+}
+
+// stepSaying is the first step of prog whose words are tail, from 1; 0 for
+// none.
+func stepSaying(prog []Action, tail string) int {
+	for i, a := range prog {
+		if statementTail(a) == tail {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// Spell is a free-play line as a script writes it in the position on: a
+// program step is the call it names, its statement written out, so a
+// history can be read, or pasted into scenarios.yaml as a scenario's moves.
+// A line that names nothing playable stays as it is.
+func Spell(sc *Scenario, on bool, line string) string {
+	a, err := ParseFree(sc, line)
+	if err != nil || a.Verb != ProgramStep {
+		return line
+	}
+	if s, err := step(sc, on, a); err == nil {
+		return s.Source
+	}
+	return line
+}
+
 // Canonical is a's one form in a free-play history: the verb in lower case,
 // one space between words, and for a family with Short actions the
 // statement's number instead of its words.
@@ -132,8 +247,8 @@ func Canonical(sc *Scenario, a Action) string {
 	if a.Verb == Tick {
 		return "tick " + strconv.Itoa(a.Args.(TickArgs).Forward)
 	}
-	if len(f) == 3 && strings.EqualFold(f[1], "stmt") {
-		return f[0] + " stmt " + f[2]
+	if len(f) == 3 && (strings.EqualFold(f[1], "stmt") || strings.EqualFold(f[1], "step")) {
+		return f[0] + " " + strings.ToLower(f[1]) + " " + f[2]
 	}
 	if len(f) < 2 {
 		return strings.Join(f, " ")
@@ -191,17 +306,7 @@ func (e *NoFreePlayError) Error() string {
 	return "the " + e.Family + " store has no free play yet"
 }
 
-// Longhand is a in the words a script writes it: a statement written by
-// its number ("A stmt 3") is written out, so that a history can be pasted
-// into scenarios.yaml as a scenario's moves.
-func Longhand(sc *Scenario, a Action) string {
-	f := strings.Fields(a.Source)
-	if len(f) == 3 && f[1] == "stmt" {
-		if n, err := strconv.Atoi(f[2]); err == nil {
-			if st := Statements(sc); n >= 1 && n <= len(st) {
-				return f[0] + " " + statementTail(st[n-1])
-			}
-		}
-	}
-	return a.Source
-}
+// Longhand is a in the words a script writes it in the position on: a
+// program step ("A step 3") is written out, so that a history can be
+// pasted into scenarios.yaml as a scenario's moves.
+func Longhand(sc *Scenario, on bool, a Action) string { return Spell(sc, on, a.Source) }

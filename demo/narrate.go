@@ -70,15 +70,9 @@ func engineNarration(sc *Scenario, a Action) (Narration, bool) {
 // verbNarration words a family's verb from its table, for a family that
 // has not worded it: the command as the script writes it, and its help.
 func verbNarration(sc *Scenario, a Action) Narration {
+	// A program's step is played written out (Run.Free): its words are
+	// the statement's.
 	said := strings.TrimPrefix(a.Source, a.Who+" ")
-	if f := strings.Fields(a.Source); len(f) == 3 && f[1] == "stmt" {
-		// The number stands for the statement: say its words.
-		if n, err := strconv.Atoi(f[2]); err == nil {
-			if st := Statements(sc); n >= 1 && n <= len(st) {
-				said = statementTail(st[n-1])
-			}
-		}
-	}
 	spec, _ := sc.Family.Verb(sc.Store, a.Verb)
 	if spec.Node {
 		return Narration{

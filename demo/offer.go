@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,7 +61,28 @@ func (r *Run) Offers() ([]Offer, error) {
 
 // engineOffers are what any client can do alike: write the values the script
 // has it write (its own name when it writes none), pause, resume and crash.
+// A store that owns its resource has its clients write with its own verbs.
 func (r *Run) engineOffers(c string) []Offer {
+	var out []Offer
+	if !r.sc.Family.OwnsResource {
+		out = r.writeOffers(c)
+	}
+	for _, e := range []struct {
+		v     Verb
+		label Text
+	}{
+		{Pause, Text{EN: "pause", JA: "停止"}},
+		{Resume, Text{EN: "resume", JA: "再開"}},
+		{Crash, Text{EN: "crash", JA: "クラッシュ"}},
+	} {
+		out = append(out, Offer{Action: Action{Who: c, Verb: e.v, Source: c + " " + string(e.v)}, Who: c, Label: e.label})
+	}
+	return out
+}
+
+// writeOffers are client c's writes to the resource: the values the script
+// has it write, or its own name when it writes none.
+func (r *Run) writeOffers(c string) []Offer {
 	var out []Offer
 	var values []string
 	for _, m := range r.sc.Moves {
@@ -78,16 +100,6 @@ func (r *Run) engineOffers(c string) []Offer {
 			Action: Action{Who: c, Verb: Write, Args: WriteArgs{Value: v}, Source: c + " write " + v},
 			Who:    c, Label: Text{EN: "write " + strconv.Quote(v), JA: strconv.Quote(v) + " を書く"},
 		})
-	}
-	for _, e := range []struct {
-		v     Verb
-		label Text
-	}{
-		{Pause, Text{EN: "pause", JA: "停止"}},
-		{Resume, Text{EN: "resume", JA: "再開"}},
-		{Crash, Text{EN: "crash", JA: "クラッシュ"}},
-	} {
-		out = append(out, Offer{Action: Action{Who: c, Verb: e.v, Source: c + " " + string(e.v)}, Who: c, Label: e.label})
 	}
 	return out
 }
@@ -132,12 +144,16 @@ func (r *Run) Refuses(a Action) bool {
 	if a.Verb == Tick {
 		return false
 	}
+	a, err := step(r.sc, r.on, a)
+	if err != nil {
+		return true
+	}
 	spec, _ := r.sc.Family.Verb(r.sc.Store, a.Verb)
 	if spec.Node {
 		return false
 	}
 	c := r.Client(a.Who)
-	return c == nil || clientRefusal(c, a, spec) != refusedNone
+	return c == nil || clientRefusal(c, a, spec, r.sc.Family.OwnsResource) != refusedNone
 }
 
 // Cannot says why a cannot be played now, as Apply would refuse it for its
@@ -148,6 +164,10 @@ func (r *Run) Cannot(a Action) Text {
 	if a.Verb == Tick {
 		return Text{}
 	}
+	a, err := step(r.sc, r.on, a)
+	if ae := (*ActionError)(nil); errors.As(err, &ae) {
+		return Text{EN: ae.Msg, JA: ae.JA}
+	}
 	spec, _ := r.sc.Family.Verb(r.sc.Store, a.Verb)
 	if spec.Node {
 		return Text{}
@@ -156,7 +176,7 @@ func (r *Run) Cannot(a Action) Text {
 	if c == nil {
 		return Text{EN: "there is no client " + a.Who, JA: a.Who + " というクライアントはいない"}
 	}
-	return clientCannot(c, a, spec)
+	return clientCannot(c, a, spec, r.sc.Family.OwnsResource)
 }
 
 // ScriptOffers are the family actions the scenario's own moves contain, as
@@ -165,19 +185,27 @@ func (r *Run) Cannot(a Action) Text {
 // world may do to a node what it does in either). With everyone, every
 // client is offered every client action of the script (they run the same
 // code); without, each client only its own (a database client's statements
-// name its values). A Short family's actions are written "WHO stmt N".
+// name its values). A Short family's client is offered the steps of its own
+// program ("W1 step 2", ProgramStep), each once by its words.
 func ScriptOffers(r *Run, everyone bool) []Offer {
 	sc := r.sc
 	var out []Offer
 	seen := map[string]bool{}
 	add := func(a Action, label string) {
-		if seen[a.Source] {
+		if seen[a.Who+"\x00"+label] {
 			return
 		}
-		seen[a.Source] = true
+		seen[a.Who+"\x00"+label] = true
 		out = append(out, Offer{Action: a, Who: a.Who, Label: Text{EN: label, JA: label}})
 	}
-	stmts := Statements(sc)
+	if sc.Family.Short {
+		for _, c := range r.clients {
+			for k, a := range Program(sc, r.on, c.Name) {
+				src := c.Name + " step " + strconv.Itoa(k+1)
+				add(Action{Who: c.Name, Verb: ProgramStep, Args: StepArgs{Step: k + 1}, Source: src}, statementTail(a))
+			}
+		}
+	}
 	for _, m := range sc.Moves {
 		for _, a := range m.Do {
 			if a.Verb == Tick || a.Verb.Engine() {
@@ -189,33 +217,24 @@ func ScriptOffers(r *Run, everyone bool) []Offer {
 				add(a, statementTail(a))
 				continue
 			}
-			if !a.playsWhen(r.on) {
+			if sc.Family.Short || !a.playsWhen(r.on) {
 				continue
 			}
 			for _, c := range r.clients {
 				if c.Name != a.Who && !everyone {
 					continue
 				}
-				add(retarget(sc, stmts, a, c.Name), statementTail(a))
+				add(retarget(a, c.Name), statementTail(a))
 			}
 		}
 	}
 	return out
 }
 
-// retarget is a said by client who instead, in its canonical form; the
-// label keeps the statement's words, which a number would hide.
-func retarget(sc *Scenario, stmts []Action, a Action, who string) Action {
-	tail := statementTail(a)
+// retarget is a said by client who instead, in its canonical form.
+func retarget(a Action, who string) Action {
 	a.Who, a.When, a.Line = who, "", 0
-	a.Source = who + " " + tail
-	if sc.Family.Short {
-		for i, s := range stmts {
-			if statementTail(s) == tail {
-				a.Source = who + " stmt " + strconv.Itoa(i+1)
-			}
-		}
-	}
+	a.Source = who + " " + statementTail(a)
 	return a
 }
 

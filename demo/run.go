@@ -146,6 +146,10 @@ func (r *Run) play(actions []Action) {
 // client writing, a verb the store does not take) is an *ActionError and
 // changes nothing.
 func (r *Run) Apply(a Action) error {
+	a, err := step(r.sc, r.on, a) // a program's step, as this position spells it
+	if err != nil {
+		return err
+	}
 	if a.Verb == Tick {
 		t, _ := a.Args.(TickArgs)
 		r.Advance(t.Forward)
@@ -162,7 +166,7 @@ func (r *Run) Apply(a Action) error {
 	if c == nil {
 		return &ActionError{Action: a, Msg: "unknown client"}
 	}
-	if why := clientCannot(c, a, spec); why != (Text{}) {
+	if why := clientCannot(c, a, spec, r.sc.Family.OwnsResource); why != (Text{}) {
 		return &ActionError{Action: a, Msg: why.EN, JA: why.JA}
 	}
 	if !a.Verb.Engine() {
@@ -175,8 +179,8 @@ func (r *Run) Apply(a Action) error {
 // returns the zero Text when it can: the one place the engine's refusals
 // are worded, for Apply's errors and for the reasons free play shows beside
 // a disabled action.
-func clientCannot(c *Client, a Action, spec VerbSpec) Text {
-	switch clientRefusal(c, a, spec) {
+func clientCannot(c *Client, a Action, spec VerbSpec, owns bool) Text {
+	switch clientRefusal(c, a, spec, owns) {
 	case refusedCrashed:
 		return Text{EN: fmt.Sprintf("%s has crashed and can do nothing", c.Name),
 			JA: fmt.Sprintf("%s はクラッシュしていて、何もできない", c.Name)}
@@ -188,6 +192,9 @@ func clientCannot(c *Client, a Action, spec VerbSpec) Text {
 			JA: fmt.Sprintf("%s は WAIT でレプリカの確認を待ち続けていて、ほかに何もできない", c.Name)}
 	case refusedNotPaused:
 		return Text{EN: fmt.Sprintf("%s is not paused", c.Name), JA: fmt.Sprintf("%s は停止していない", c.Name)}
+	case refusedNoResource:
+		return Text{EN: fmt.Sprintf("here the store keeps the data itself: %s changes it with the store's own commands, not a write to a resource beside it", c.Name),
+			JA: fmt.Sprintf("ここではデータはストア自身が持つ。%s はストアのコマンドで変える。横にある資源への書き込みは無い", c.Name)}
 	}
 	return Text{}
 }
@@ -202,13 +209,20 @@ const (
 	refusedPaused
 	refusedBlocked
 	refusedNotPaused
+	refusedNoResource
 )
 
-func clientRefusal(c *Client, a Action, spec VerbSpec) refusal {
+// clientRefusal is why client c cannot do a now; owns: its store keeps the
+// data itself (Family.OwnsResource).
+func clientRefusal(c *Client, a Action, spec VerbSpec, owns bool) refusal {
 	switch {
+	case a.Verb == Write && owns:
+		return refusedNoResource
 	case c.Crashed:
 		return refusedCrashed
-	case c.Paused && a.Verb != Resume && !spec.Paused:
+	case c.Paused && a.Verb != Resume && a.Verb != Crash && !spec.Paused:
+		// A stopped process sends nothing, but it can still be killed, and
+		// its host can die under it.
 		return refusedPaused
 	case c.Blocked && a.Verb != Crash:
 		return refusedBlocked
@@ -261,12 +275,23 @@ func (r *Run) playEngine(c *Client, a Action) error {
 			r.Log(e)
 		}
 	case Crash:
-		c.Crashed, c.Blocked = true, false
+		c.Crashed, c.Blocked, c.Paused = true, false, false // dead, not stopped
 		r.endHold(c)
 		c.Holds = false
 		r.Log(ClientChange{Head: h, What: Crashed})
+		if s, ok := r.store.(Crasher); ok {
+			s.Crashed(r, c)
+		}
 	}
 	return nil
+}
+
+// Crasher is a store that learns at once that a client's process died: a
+// database server, whose connections close with the process's sockets,
+// ends their sessions and frees their locks. Any other store learns it
+// only as its lease or session runs out.
+type Crasher interface {
+	Crashed(r *Run, c *Client)
 }
 
 // Client returns the client named name, or nil. A store changes the

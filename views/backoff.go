@@ -10,7 +10,7 @@ import (
 )
 
 // describeBackoff puts a slot's calls in a sentence.
-func describeBackoff(lang string, _ demo.Frame, e demo.Event) (string, bool) {
+func describeBackoff(lang string, f demo.Frame, e demo.Event) (string, bool) {
 	b, ok := e.(backoff.Burst)
 	if !ok {
 		return "", false
@@ -19,14 +19,19 @@ func describeBackoff(lang string, _ demo.Frame, e demo.Event) (string, bool) {
 	if len(b.Won) > 0 {
 		won = fmt.Sprintf(T(lang, "bo.won"), strings.Join(b.Won, ", "))
 	}
+	slot := Clock(f.Scenario, b.Slot) // t=3.7s, as the verdict writes a time
 	if b.Calls == 1 {
 		key := "ev.backoff-calls.first"
 		if b.Retries == 1 {
 			key = "ev.backoff-calls.retry"
 		}
-		return fmt.Sprintf(T(lang, key), b.Slot, won, b.Waiting), true
+		return fmt.Sprintf(T(lang, key), slot, won, b.Waiting), true
 	}
-	return fmt.Sprintf(T(lang, "ev.backoff-calls"), b.Slot, b.Calls, b.Retries, won, b.Waiting), true
+	key := "ev.backoff-calls"
+	if b.Retries == 1 {
+		key = "ev.backoff-calls.one-retry"
+	}
+	return fmt.Sprintf(T(lang, key), slot, b.Calls, b.Retries, won, b.Waiting), true
 }
 
 // The bar chart's frame, in its own units: the plot stands right of the
@@ -129,30 +134,41 @@ func backoffFinish(lang string, sc *demo.Scenario, s backoff.State) string {
 
 // chartSummary is the chart in a sentence, for a screen reader.
 func chartSummary(lang string, sc *demo.Scenario, s backoff.State) string {
-	return fmt.Sprintf(T(lang, "bo.chart.desc"), s.Hold, s.Calls, Clock(sc, s.Busiest.At), s.Busiest.Calls)
+	return fmt.Sprintf(T(lang, "bo.chart.desc"), s.Hold, nCalls(lang, s.Calls), Clock(sc, s.Busiest.At), nCalls(lang, s.Busiest.Calls))
+}
+
+// nCalls is n calls in lang: "1 call", "3 calls", 「3 回」.
+func nCalls(lang string, n int) string {
+	if n == 1 {
+		return T(lang, "bo.one-call")
+	}
+	return fmt.Sprintf(T(lang, "bo.n-calls"), n)
 }
 
 // The modelled crowd's words.
 var backoffWords = map[string][2]string{
-	"bo.title":               {"ロックとリトライ", "The lock and the retries"},
-	"bo.wait":                {"断られた後の待ち", "Wait after a refusal"},
-	"bo.wait.exact":          {"ちょうど min(%[1]d ms, %[2]d ms × 2^試行回数)", "exactly min(%[1]d ms, %[2]d ms × 2^attempt)"},
-	"bo.wait.jitter":         {"0 から min(%[1]d ms, %[2]d ms × 2^試行回数) 未満のランダム (full jitter)", "random in [0, min(%[1]d ms, %[2]d ms × 2^attempt)) (full jitter)"},
-	"bo.calls":               {"呼び出し", "Calls"},
-	"bo.calls.n":             {"%d 回 (断られたのは %d 回)", "%d (%d refused)"},
-	"bo.done":                {"ロックを取れた", "Have had the lock"},
-	"bo.last":                {"最後の 1 人が取れた時刻", "The last got it at"},
-	"bo.still":               {"まだ (%d が待っている)", "not yet (%d still waiting)"},
-	"bo.seed":                {"乱数のシード", "Seed of the jitter"},
-	"bo.modelled":            {"モデルで、実物の Redis では確かめていない: SET NX が保持中のロックを断ること、各クライアントのタイマー、シナリオのシードで始まる PCG 乱数のジッター。", "Modelled, not checked against a real Redis: SET NX refusing a held lock, each client's own retry timer, and jitter from a PCG seeded by the scenario."},
-	"bo.chart":               {"時間枠ごとの呼び出し回数", "Calls per time slot"},
-	"bo.chart.desc":          {"%[1]d ms の時間枠ごとの呼び出し回数の棒グラフ。ここまでの呼び出しは %[2]d 回。取り直しが最も多かった枠は %[3]s で、%[4]d 回。", "A bar chart of the calls in each %[1]d ms slot. %[2]d calls so far; the slot with the most retries is at %[3]s, with %[4]d calls."},
-	"bo.chart.herd":          {"半数以上が同じ枠で取り直した", "half of the clients or more retried in the slot"},
-	"bo.nobody":              {"誰も取れない", "nobody gets the lock"},
-	"bo.won":                 {"%s が取る", "%s gets the lock"},
-	"ev.backoff-calls":       {"%[1]d ms の枠: 呼び出し %[2]d 回 (うち取り直し %[3]d)。%[4]s。待っているのは %[5]d", "slot at %[1]d ms: %[2]d calls (%[3]d retries); %[4]s; %[5]d waiting"},
-	"ev.backoff-calls.retry": {"%[1]d ms の枠: 取り直しの呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]d ms: 1 call, a retry; %[2]s; %[3]d waiting"},
-	"ev.backoff-calls.first": {"%[1]d ms の枠: 最初の呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]d ms: 1 call, a first; %[2]s; %[3]d waiting"},
+	"bo.title":                   {"ロックとリトライ", "The lock and the retries"},
+	"bo.wait":                    {"断られた後の待ち", "Wait after a refusal"},
+	"bo.wait.exact":              {"ちょうど min(%[1]d ms, %[2]d ms × 2^試行回数)", "exactly min(%[1]d ms, %[2]d ms × 2^attempt)"},
+	"bo.wait.jitter":             {"0 から min(%[1]d ms, %[2]d ms × 2^試行回数) 未満のランダム (full jitter)", "random in [0, min(%[1]d ms, %[2]d ms × 2^attempt)) (full jitter)"},
+	"bo.calls":                   {"呼び出し", "Calls"},
+	"bo.calls.n":                 {"%d 回 (断られたのは %d 回)", "%d (%d refused)"},
+	"bo.done":                    {"ロックを取れた", "Have had the lock"},
+	"bo.last":                    {"最後の 1 人が取れた時刻", "The last got it at"},
+	"bo.still":                   {"まだ (%d が待っている)", "not yet (%d still waiting)"},
+	"bo.seed":                    {"乱数のシード", "Seed of the jitter"},
+	"bo.modelled":                {"モデルで、実物の Redis では確かめていない: SET NX が保持中のロックを断ること、各クライアントのタイマー、シナリオのシードで始まる PCG 乱数のジッター。", "Modelled, not checked against a real Redis: SET NX refusing a held lock, each client's own retry timer, and jitter from a PCG seeded by the scenario."},
+	"bo.chart":                   {"時間枠ごとの呼び出し回数", "Calls per time slot"},
+	"bo.chart.desc":              {"%[1]d ms の時間枠ごとの呼び出し回数の棒グラフ。ここまでの呼び出しは %[2]s。取り直しが最も多かった枠は %[3]s で、%[4]s。", "A bar chart of the calls in each %[1]d ms slot. %[2]s so far; the slot with the most retries is at %[3]s, with %[4]s."},
+	"bo.n-calls":                 {"%d 回", "%d calls"},
+	"bo.one-call":                {"1 回", "1 call"},
+	"bo.chart.herd":              {"半数以上が同じ枠で取り直した", "half of the clients or more retried in the slot"},
+	"bo.nobody":                  {"誰も取れない", "nobody gets the lock"},
+	"bo.won":                     {"%s が取る", "%s gets the lock"},
+	"ev.backoff-calls":           {"%[1]s の枠: 呼び出し %[2]d 回 (うち取り直し %[3]d)。%[4]s。待っているのは %[5]d", "slot at %[1]s: %[2]d calls (%[3]d retries); %[4]s; %[5]d waiting"},
+	"ev.backoff-calls.one-retry": {"%[1]s の枠: 呼び出し %[2]d 回 (うち取り直し %[3]d)。%[4]s。待っているのは %[5]d", "slot at %[1]s: %[2]d calls (%[3]d retry); %[4]s; %[5]d waiting"},
+	"ev.backoff-calls.retry":     {"%[1]s の枠: 取り直しの呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]s: 1 call, a retry; %[2]s; %[3]d waiting"},
+	"ev.backoff-calls.first":     {"%[1]s の枠: 最初の呼び出し 1 回。%[2]s。待っているのは %[3]d", "slot at %[1]s: 1 call, a first; %[2]s; %[3]d waiting"},
 }
 
 // fmtCalls is the calls so far and how many were refused.

@@ -34,10 +34,26 @@ func describeSQL(lang string, f demo.Frame, e demo.Event) (string, bool) {
 	case sql.Refused:
 		return fmt.Sprintf(T(lang, "ev.sql-refused"), e.Client, e.Max), true
 	case sql.Disconnected:
+		if e.Crashed {
+			return gone(lang, e), true
+		}
 		return fmt.Sprintf(T(lang, "ev.sql-closed"), e.Client), true
 	}
 	// The lock service beside the database speaks for its own calls.
 	return describeLock(lang, f, e)
+}
+
+// gone is a connection whose client died: the server ends its backend,
+// with what that undid.
+func gone(lang string, e sql.Disconnected) string {
+	s := fmt.Sprintf(T(lang, "ev.sql-gone"), e.Client, e.Session, e.Pid)
+	if e.RolledBack {
+		s += T(lang, "ev.sql-gone.rollback")
+	}
+	if len(e.Freed) > 0 {
+		s += fmt.Sprintf(T(lang, "ev.sql-gone.freed"), strings.Join(e.Freed, ", "))
+	}
+	return s
 }
 
 func waited(lang string, sc *demo.Scenario, e sql.SQLStatement) string {

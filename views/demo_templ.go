@@ -2896,9 +2896,9 @@ func timeline(d Demo) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var143 string
-		templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(T(d.Lang, "timeline.desc"))
+		templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(TimelineDesc(d.Lang, g, d.Frame))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/demo.templ`, Line: 399, Col: 51}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/demo.templ`, Line: 399, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var143))
 		if templ_7745c5c3_Err != nil {

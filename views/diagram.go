@@ -198,6 +198,9 @@ func (l *drawing) laneNames() []laneName {
 func (l *drawing) topBand() {
 	d, p := &l.d, &l.p
 	p.width = float64(d.Width)
+	if l.lang == "ja" {
+		p.pad = labelSize - 2*labelGap
+	}
 	d.NowX = l.x(l.t.Now)
 	d.Now = p.flag(float64(d.NowX), rowHeight-3, T(l.lang, "now")+" "+Clock(l.sc, l.t.Now), true, 1)
 	bandRows := 2
@@ -233,7 +236,7 @@ func (l *drawing) lanes(names []laneName) int {
 		y += gap
 	}
 	for _, ln := range l.d.Lanes {
-		l.p.add(box{0, float64(ln.Y) - 14, float64(l.d.Left) - 8, float64(ln.Y) + 6})
+		l.p.add(box{0, float64(ln.Y) - 14, float64(l.d.Left) - 8, float64(ln.Y) + 6, false})
 		l.p.lanes = append(l.p.lanes, float64(ln.Y))
 	}
 	l.p.gap = float64(gap)
@@ -338,7 +341,7 @@ func (l *drawing) placeLabels() {
 		// Two marks at one moment on one lane stand side by side, the later
 		// one to the right, its line with it.
 		r := float64(m.R) + 1
-		c := func() box { return box{float64(m.X) - r, float64(m.Y) - r, float64(m.X) + r, float64(m.Y) + r} }
+		c := func() box { return box{float64(m.X) - r, float64(m.Y) - r, float64(m.X) + r, float64(m.Y) + r, false} }
 		for !p.free(c()) && m.X < d.Width-m.R-4 {
 			m.X += 2
 		}
@@ -363,7 +366,7 @@ func (l *drawing) placeLabels() {
 	// label's box runs a pixel past its ink, so one may touch a bar's edge.
 	for _, b := range d.Bars {
 		if strings.HasPrefix(b.Class, "lease") || strings.HasPrefix(b.Class, "held") {
-			p.add(box{float64(b.X), float64(b.Y) + 1, float64(b.X + b.W), float64(b.Y+b.H) - 1})
+			p.add(box{float64(b.X), float64(b.Y) + 1, float64(b.X + b.W), float64(b.Y+b.H) - 1, false})
 		}
 	}
 	// The same happening at one moment on several lanes (a key expiring on
@@ -411,8 +414,11 @@ func (l *drawing) axis(lastLane int) {
 	}
 }
 
-// box is a label's or a mark's extent in SVG units.
-type box struct{ x0, y0, x1, y1 float64 }
+// box is a label's or a mark's extent in SVG units; label: a label's.
+type box struct {
+	x0, y0, x1, y1 float64
+	label          bool
+}
 
 func (a box) overlaps(b box) bool {
 	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
@@ -428,6 +434,7 @@ type placer struct {
 	gap   float64   // between two lanes
 	left  float64   // where the lane names end
 	top   float64   // where the lanes' band starts; 0 while the top band is laid out
+	pad   float64   // two labels' boxes on one line stand at least this apart (free)
 }
 
 // owns says whether a label in b reads as belonging to what spans top to
@@ -479,6 +486,9 @@ func (p *placer) free(b box) bool {
 		if b.overlaps(o) {
 			return false
 		}
+		if b.label && o.label && p.pad > 0 && (box{x0: b.x0 - p.pad, y0: b.y0, x1: b.x1 + p.pad, y1: b.y1}).overlaps(o) {
+			return false
+		}
 	}
 	return true
 }
@@ -492,7 +502,18 @@ func textBox(x, y float64, anchor, label string) box {
 	case "middle":
 		x -= w / 2
 	}
-	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4}
+	return box{x - labelGap, y - labelSize, x + w + labelGap, y + 4, false}
+}
+
+// textBox is a label's box for this placer, marked as a label's: a
+// Japanese drawing keeps two labels a full character apart (free), as its
+// words have no space between them and 「GC 停止」 beside 「トークン 1」
+// would read as one; a label may still stand as near a bar or a circle as
+// in English.
+func (p *placer) textBox(x, y float64, anchor, label string) box {
+	b := textBox(x, y, anchor, label)
+	b.label = true
+	return b
 }
 
 // subject is what a label names: the moment or stretch x0..x1 on the lines
@@ -510,7 +531,7 @@ type subject struct{ x0, x1, top, bottom, reach float64 }
 // falsehood (redis3's "down" read as redis4's).
 func (p *placer) try(label string, spots []Text, n subject) Text {
 	ok := func(s Text) (box, bool) {
-		b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+		b := p.textBox(float64(s.X), float64(s.Y), s.Anchor, label)
 		return b, p.free(b) && p.owns(b, n.top, n.bottom, n.reach) && near(b, n.x0, n.x1)
 	}
 	take := func(s Text, b box) Text { p.add(b); s.Label = label; return s }
@@ -532,7 +553,7 @@ func (p *placer) try(label string, spots []Text, n subject) Text {
 		}
 	}
 	s := spots[0]
-	b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+	b := p.textBox(float64(s.X), float64(s.Y), s.Anchor, label)
 	switch {
 	case b.x0 < 2:
 		s.X += int(2 - b.x0 + 1)
@@ -544,7 +565,7 @@ func (p *placer) try(label string, spots []Text, n subject) Text {
 	}
 	w := int(textWidth(label, labelSize, true))
 	for range 40 {
-		b = textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+		b = p.textBox(float64(s.X), float64(s.Y), s.Anchor, label)
 		if !p.owns(b, n.top, n.bottom, n.reach) {
 			return Text{}
 		}
@@ -633,7 +654,7 @@ func (p *placer) underLanes(x0, x1, y float64, label string) (Text, Line) {
 	for r := range 40 {
 		ty := int(row) + r*rowHeight
 		for _, s := range []Text{{X: int(mid), Y: ty, Anchor: "middle"}, {X: int(mid) - 2, Y: ty, Anchor: "start"}, {X: int(mid) + 2, Y: ty, Anchor: "end"}} {
-			b := textBox(float64(s.X), float64(s.Y), s.Anchor, label)
+			b := p.textBox(float64(s.X), float64(s.Y), s.Anchor, label)
 			if p.free(b) && near(b, x0, x1) {
 				p.add(b)
 				s.Label = label
@@ -664,7 +685,7 @@ func (p *placer) beside(x, y, r float64, label string) Text {
 		{X: xi - 2, Y: yi - ri - 6, Anchor: "start"},
 		{X: xi + 2, Y: yi - ri - 6, Anchor: "end"},
 	} {
-		if b := textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) && b.x0 >= max(2, p.left) && b.x1 <= p.width-2 {
+		if b := p.textBox(float64(s.X), float64(s.Y), s.Anchor, label); p.free(b) && b.x0 >= max(2, p.left) && b.x1 <= p.width-2 {
 			p.add(b)
 			s.Label = label
 			return s
@@ -732,6 +753,52 @@ func niceStep(horizon int) int {
 // Clock formats a point in time in the scenario's unit: t=16 in ticks, or
 // t=10.5s for the Redis family's milliseconds.
 func Clock(sc *demo.Scenario, at int) string { return demo.ShowTime(sc, at) }
+
+// TimelineDesc says what d, the diagram of f, draws, in lang, for a
+// screen reader: its lanes by name and the kinds of thing on them in this
+// frame, so a database's caption speaks of its connections' locks and
+// waits, not of a lock service's GC pause that it never has.
+func TimelineDesc(lang string, d Diagram, f demo.Frame) string {
+	t := f.Timeline()
+	var lanes []string
+	for _, l := range d.Lanes {
+		lanes = append(lanes, l.Label)
+	}
+	var drawn []string
+	add := func(yes bool, key string) {
+		if yes {
+			drawn = append(drawn, T(lang, key))
+		}
+	}
+	marks := map[string]bool{}
+	for _, m := range t.Marks {
+		marks[m.What] = true
+	}
+	add(len(t.Holds) > 0, "tl.holds")
+	add(len(t.Locks) > 0, "tl.locks")
+	add(len(t.Pauses) > 0, "tl.pauses")
+	add(len(t.Waits) > 0, "tl.waits")
+	add(marks["statement"], "tl.statements")
+	add(len(t.Writes) > 0, "tl.writes")
+	add(marks["expiry"] || marks["key-expiry"], "tl.expiries")
+	add(marks["down"] || marks["up"] || marks["promoted"] || marks["jump"], "tl.nodes")
+	add(marks["crash"], "tl.crashes")
+	if len(drawn) == 0 {
+		return fmt.Sprintf(T(lang, "tl.desc.none"), listIn(lang, lanes))
+	}
+	return fmt.Sprintf(T(lang, "tl.desc"), listIn(lang, lanes), listIn(lang, drawn))
+}
+
+// listIn joins items as lang lists them: "A, B and C", 「A、B、C」.
+func listIn(lang string, items []string) string {
+	if lang == "ja" {
+		return strings.Join(items, "、")
+	}
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
 
 // Duration formats a span of time in the scenario's unit.
 func Duration(sc *demo.Scenario, d int) string { return demo.ShowDuration(sc, d) }

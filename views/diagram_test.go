@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -232,5 +233,105 @@ func TestDiagramDrawsStatements(t *testing.T) {
 	}
 	if !slices.Contains(labels, "UPDATE 0") || !slices.Contains(labels, "SELECT 1") {
 		t.Errorf("statement labels %q, want A's SELECT 1 and its refused UPDATE 0", labels)
+	}
+}
+
+// The diagram's caption says what this frame draws, on the lanes it has:
+// a database page speaks of its connections' locks, waits and answers,
+// and never of a GC pause or a lock service it does not have; the
+// chapter's page, once A is paused, of the pause.
+func TestTimelineCaptionIsTheFrames(t *testing.T) {
+	for _, tt := range []struct {
+		id      string
+		on      bool
+		step    int
+		lang    string
+		want    []string
+		notWant []string
+	}{
+		{"job-queue", false, 3, "en", []string{"Lanes for W1 and W2,", "waits for a lock", "each statement's answer"}, []string{"GC", "lock service", "pause"}},
+		{"job-queue", false, 3, "ja", []string{"W1、W2 の各レーン", "ロック待ち"}, []string{"GC", "ロックサービス", "停止"}},
+		{"lost-update", true, 2, "en", []string{"each statement's answer"}, []string{"GC", "lock service", "write to the resource"}},
+		{"gc-pause", true, 3, "en", []string{"Lanes for A, B, Lock service and row-42", "pauses", "each client's hold on the lock"}, nil},
+		{"gc-pause", true, 1, "ja", []string{"まだ何も起きていない"}, []string{"停止"}},
+	} {
+		doc, _ := frameDoc(t, tt.id, tt.on, tt.step, tt.lang)
+		got := doc.Find("#tl-desc").Text()
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s frame %d %s: the caption %q does not say %q", tt.id, tt.step, tt.lang, got, w)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(got, w) {
+				t.Errorf("%s frame %d %s: the caption %q says %q", tt.id, tt.step, tt.lang, got, w)
+			}
+		}
+	}
+}
+
+// Japanese puts no space between words, so two labels on one line of the
+// diagram must stand a full character apart, or 「GC 停止」 and 「トークン 1」
+// read as 「GC 停止トークン 1」: every frame of every scenario, in both
+// positions, drawn in Japanese.
+func TestJapaneseLabelsStandApart(t *testing.T) {
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		for _, on := range []bool{false, true} {
+			r := demo.NewRun(sc, on)
+			for more := true; more; more = r.Step() {
+				d := NewDiagram("ja", r.Frame())
+				labels := diagramLabels(d)
+				for i, a := range labels {
+					for _, b := range labels[i+1:] {
+						if gap := inkGap(a, b); gap >= 0 && gap < labelSize {
+							t.Errorf("%s frame %d: %q and %q stand %.0f apart on one line, want at least %d", testkit.Name(sc, on), r.Index(), a.Label, b.Label, gap, labelSize)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// diagramLabels are every label the diagram places.
+func diagramLabels(d Diagram) []Text {
+	var out []Text
+	for _, b := range d.Bars {
+		out = append(out, b.Label)
+	}
+	for _, m := range d.Marks {
+		out = append(out, m.Label)
+	}
+	for _, a := range d.Alerts {
+		out = append(out, a.Label)
+	}
+	out = append(out, d.Now)
+	return slices.DeleteFunc(out, func(x Text) bool { return x.Label == "" })
+}
+
+// inkGap is how far apart the ink of a and b stands along a line they
+// share; -1 when they stand on different lines.
+func inkGap(a, b Text) float64 {
+	ab := textBox(float64(a.X), float64(a.Y), a.Anchor, a.Label)
+	bb := textBox(float64(b.X), float64(b.Y), b.Anchor, b.Label)
+	if ab.y1 <= bb.y0 || bb.y1 <= ab.y0 {
+		return -1
+	}
+	return max(ab.x0, bb.x0) - min(ab.x1, bb.x1) + 2*labelGap
+}
+
+// Keeping Japanese labels apart costs no label beside a bar or a circle:
+// only two labels on one line stand further apart, so a statement's tag
+// (lost-update's A: SELECT 1 at t=0) is drawn in Japanese as in English.
+func TestJapaneseKeepsItsStatementTags(t *testing.T) {
+	for _, tt := range []struct {
+		id   string
+		on   bool
+		step int
+	}{{"lost-update", false, 2}, {"flash-sale", true, 4}, {"job-queue", true, 2}} {
+		f := testkit.Frame(t, testkit.Scenario(t, tt.id), tt.on, tt.step)
+		if en, ja := len(diagramLabels(NewDiagram("en", f))), len(diagramLabels(NewDiagram("ja", f))); ja != en {
+			t.Errorf("%s frame %d: %d labels in English, %d in Japanese", tt.id, tt.step, en, ja)
+		}
 	}
 }

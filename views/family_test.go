@@ -180,3 +180,16 @@ func TestEveryFamilyHasAPanel(t *testing.T) {
 		}
 	}
 }
+
+// A panel that draws the whole row (the store's data in the resource's
+// place) belongs to a family that owns its data, whose clients the engine
+// offers no write to a resource the page does not show; and the others the
+// other way round.
+func TestWholePanelsOwnTheirData(t *testing.T) {
+	for _, fam := range families.All.Families() {
+		sc := &demo.Scenario{Family: fam}
+		if got, want := views.OwnsResource(sc), fam.OwnsResource; got != want {
+			t.Errorf("%s: the panel draws the whole row: %v; the family owns its data: %v", fam.Name, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"net/url"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -25,6 +26,10 @@ type Find struct {
 	// around it, which the scenario expects: the lesson is that the fix
 	// is only partial.
 	Partial bool
+	// Running: the trace needs no pause, as the client that broke the
+	// promise was running when its lease ran out; the answer says what the
+	// trace assumes of its renewal.
+	Running find.Running
 }
 
 // NewFind is the view model of r, found from here; an error is a trace
@@ -44,6 +49,7 @@ func NewFind(here Place, r find.Result) (Find, error) {
 		}
 		e := here.Sc.Expect[1].Finder
 		f.Partial = !r.Property.Sometimes() && here.On && e != nil && e.Found
+		f.Running = r.Running(f.End)
 	}
 	for _, m := range r.Others {
 		p := r.Start
@@ -66,7 +72,7 @@ func (f Find) Sc() *demo.Scenario { return f.Here.Sc }
 func (f Find) Trace() []string {
 	var out []string
 	for _, a := range f.Result.Trace {
-		out = append(out, ScriptLine(f.Here.Sc, demo.Canonical(f.Here.Sc, a)))
+		out = append(out, ScriptLine(f.Here.Sc, f.Here.On, demo.Canonical(f.Here.Sc, a)))
 	}
 	return out
 }
@@ -86,6 +92,19 @@ func (p Place) FindURL() string {
 	return u.String()
 }
 
+// RunningNote says what a trace with no pause assumes, in lang: that the
+// holder did not renew its lease in time; "" for a trace that needs none.
+func (f Find) RunningNote(lang string) string {
+	r := f.Running
+	switch {
+	case r.Client == "":
+		return ""
+	case r.Renews:
+		return fmt.Sprintf(T(lang, "find.running.renews"), r.Client, Clock(f.Sc(), r.At))
+	}
+	return fmt.Sprintf(T(lang, "find.running"), r.Client, Clock(f.Sc(), r.At))
+}
+
 // propertyOf is the promise sc's switch is about.
 func propertyOf(sc *demo.Scenario) (demo.Property, bool) { return sc.Promise() }
 
@@ -100,6 +119,8 @@ var findWords = map[string][2]string{
 	"find.found":          {"%[1]d 手で約束「%[2]s」を破る道が見つかった。", "A way to break the promise \"%[2]s\" in %[1]d actions."},
 	"find.explored":       {"(調べた異なる状態: %d)", "(%d distinct states explored)"},
 	"find.play":           {"この道をコマ送りで見る", "Play it as frames"},
+	"find.running":        {"この道に停止は無い。%[2]s に %[1]s のリースが切れたとき、%[1]s は動いていた。このシナリオでは誰も %[1]s のリースを延長しないので、仕事がリースより長引いただけだ。この道は、リースより遅い持ち主を仮定している (更新スレッドが止まったのと同じこと)。", "No pause in this history: %[1]s was running when its lease ran out at %[2]s. Nobody renews %[1]s's lease in this scenario, so its work simply outlasted it: the history assumes a holder slower than its lease, as a stalled renewal thread would leave it."},
+	"find.running.renews": {"この道に停止は無い。%[2]s に %[1]s のリースが切れたとき、%[1]s は動いていたが、更新が間に合わなかった。この道は、止まった更新スレッドを仮定している。", "No pause in this history: %[1]s was running when its lease ran out at %[2]s, and its renewal did not run in time: the history assumes a stalled renewal thread."},
 	"find.partial":        {"この対策は部分的でしかない。探索はそれをかいくぐる道を見つけた。それがこのシナリオの教訓だ。", "This fix is only partial: the finder found the way around it, and that is this scenario's lesson."},
 	"find.budget":         {"探索の予算が %[1]d 状態で尽きた。%[2]d 手までの履歴はすべて試し、約束「%[3]s」を破るものは無かった。", "The search's budget ran out after %[1]d distinct states: every history of up to %[2]d steps was tried, and none breaks the promise \"%[3]s\"."},
 	"find.none":           {"深さ %[1]d まで違反なし: %[1]d 手までのどの履歴も約束「%[2]s」を破らない。", "No violation up to depth %[1]d: no history of up to %[1]d steps breaks the promise \"%[2]s\"."},

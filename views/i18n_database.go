@@ -37,4 +37,7 @@ var databaseWords = map[string][2]string{
 	"topology.nolock":                        {"分散ロックを避ける方法: 本当にロックが必要か", "ways to avoid a distributed lock: do you need one at all?"},
 	"ev.sql-refused":                         {"%[1]s: 接続を断られた (FATAL 53300、max_connections %[2]d がすべて使用中)", "%[1]s: connection refused (FATAL 53300: all %[2]d of max_connections in use)"},
 	"ev.sql-closed":                          {"%[1]s が接続を閉じる", "%[1]s closes its connection"},
+	"ev.sql-gone":                            {"%[1]s のプロセスが落ち、接続 %[2]s (pid %[3]d) のソケットが閉じた。サーバーはそのバックエンドを終える", "%[1]s's process died and its connection %[2]s (pid %[3]d) closed: the server ends the backend"},
+	"ev.sql-gone.rollback":                   {"。開いていたトランザクションはロールバックされる", ", rolling back its open transaction"},
+	"ev.sql-gone.freed":                      {"。%s は解放された", "; %s is free again"},
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -202,20 +201,9 @@ func Words(key string) demo.Text {
 	return demo.Text{JA: m[0], EN: m[1]}
 }
 
-// ScriptLine is a history's line as a script writes it: a database
-// client's "A stmt 3" (the scenario's third statement, demo.ParseFree)
-// becomes the statement itself, for the history's list and for a saved
-// scenario. Any other line is one already.
-func ScriptLine(sc *demo.Scenario, line string) string {
-	f := strings.Fields(line)
-	if len(f) != 3 || !strings.EqualFold(f[1], "stmt") {
-		return line
-	}
-	n, err := strconv.Atoi(f[2])
-	st := demo.Statements(sc)
-	if err != nil || n < 1 || n > len(st) {
-		return line
-	}
-	words := strings.Fields(st[n-1].Source)
-	return f[0] + " " + strings.Join(words[1:], " ")
-}
+// ScriptLine is a history's line as a script writes it in the position
+// on: a database client's "A step 3" (the third call of its program,
+// demo.ProgramStep) becomes the statement that position sends, for the
+// history's list, the finder's trace and a saved scenario. Any other line
+// is one already.
+func ScriptLine(sc *demo.Scenario, on bool, line string) string { return demo.Spell(sc, on, line) }

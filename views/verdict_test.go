@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -249,5 +250,83 @@ func TestIndexAndVerdictWords(t *testing.T) {
 	}
 	if s := T("ja", "ev.wait"); strings.Contains(s, "台まで待った") {
 		t.Errorf("ev.wait ja: %q", s)
+	}
+}
+
+// After a failover the promoted replica is the primary: the move says B
+// asks the primary, not "B → replica" as if it wrote to a replica
+// (redis-failover, frame 6, after frame 5's promotion).
+func TestPromotedReplicaIsNamedTheNewPrimary(t *testing.T) {
+	for lang, want := range map[string]string{
+		"en": "B → replica (promoted: the primary): set lock:row-42 (lock taken)",
+		"ja": "B → replica (昇格してプライマリ): lock:row-42 を設定 (ロック取得)",
+	} {
+		doc, _ := frameDoc(t, "redis-failover", false, 6, lang)
+		if got := doc.Find(".happened").Text(); !strings.Contains(got, want) {
+			t.Errorf("%s: the move says %q, want %q", lang, got, want)
+		}
+	}
+	// Before the promotion, the replica is a replica.
+	doc, _ := frameDoc(t, "redis-failover", false, 5, "en")
+	if got := doc.Find(".happened").Text(); strings.Contains(got, "(promoted") {
+		t.Errorf("before the promotion the move says %q", got)
+	}
+}
+
+// A node's details list each key on a line of its own, its TTL beside it:
+// incr-token's primary keeps a counter with no TTL and a lock of 9 s, two
+// TTLs, never one cell reading "no TTL (never expires)9s".
+func TestNodeDetailsOneLineAKey(t *testing.T) {
+	doc, f := frameDoc(t, "incr-token", false, 2, "en")
+	row := doc.Find(`[data-testid="node-primary"]`)
+	var ttls []string
+	row.Find("td.ttls .ttl").Each(func(_ int, s *goquery.Selection) { ttls = append(ttls, s.Text()) })
+	if got, want := strings.Join(ttls, " | "), "no TTL (never expires) | 9s"; got != want {
+		t.Errorf("the TTLs are %q, want %q (%d keys)", got, want, len(redisNodes(f)[0].Keys))
+	}
+	if n := row.Find("td.keys .keyline").Length(); n != 2 {
+		t.Errorf("%d key lines, want the counter's and the lock's", n)
+	}
+	// The strip's chip keeps the counter's value and the lock's owner apart.
+	if chip := strings.Join(strings.Fields(doc.Find(".chips li").First().Text()), " "); !strings.Contains(chip, "= 1 A") {
+		t.Errorf("the primary's chip reads %q, want the counter's 1 apart from the owner A", chip)
+	}
+}
+
+// placeDoc renders the page of place p, scripted or free play, in lang.
+func placeDoc(t *testing.T, p demo.Place, lang string) *goquery.Document {
+	t.Helper()
+	f, err := p.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := Place{Place: p, Lang: lang, FreePlay: p.Free()}
+	return render(t, DemoPage(Demo{Page: Page{Lang: lang, Title: p.Sc.Title.In(lang), Chrome: true}, Frame: f, Here: here}))
+}
+
+// The crowd's words count right and write a time one way: never "1
+// clients" or "1 retries", and every moment as the verdict writes it
+// (t=3.7s, not t=3700ms beside it), on every frame of backoff-jitter in
+// both positions, and where a student's two calls leave one retry.
+func TestBackoffWordsCountAndTellTime(t *testing.T) {
+	sc := testkit.Scenario(t, "backoff-jitter")
+	places := []demo.Place{{Sc: sc, On: false, Step: 1, Play: "C1 call\nC2 call\ntick 100"}}
+	for _, on := range []bool{false, true} {
+		for step := 1; step <= sc.Frames(); step++ {
+			places = append(places, demo.Place{Sc: sc, On: on, Step: step})
+		}
+	}
+	singular := regexp.MustCompile(`\b1 (clients|calls|retries|have)\b`)
+	msTime := regexp.MustCompile(`t=\d{4,}ms|slot at \d+ ms`)
+	for _, p := range places {
+		for _, lang := range []string{"en", "ja"} {
+			text := placeDoc(t, p, lang).Find("main").Text()
+			if m := singular.FindString(text); m != "" {
+				t.Errorf("%s frame %d %s (%q): says %q", sc.ID, p.Step, lang, p.Play, m)
+			}
+			if m := msTime.FindString(text); m != "" {
+				t.Errorf("%s frame %d %s (%q): writes a time %q, beside the verdict's t=…s", sc.ID, p.Step, lang, p.Play, m)
+			}
+		}
 	}
 }

@@ -68,13 +68,14 @@ var Family = &demo.Family{
 			return callArgs{}, nil
 		}},
 	},
-	New:        func(*demo.Scenario) demo.Store { return &crowd{finish: -1} },
-	Nodes:      func(*demo.Scenario) []string { return []string{Lock, Cron} },
-	Lanes:      func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Lock, Label: Lock}} },
-	Transcript: transcript,
-	Failures:   []demo.ViolationKind{Spread, ThunderingHerd},
-	Offers:     offers,
-	Narrate:    narrate,
+	New:          func(*demo.Scenario) demo.Store { return &crowd{finish: -1} },
+	Nodes:        func(*demo.Scenario) []string { return []string{Lock, Cron} },
+	Lanes:        func(*demo.Scenario) []demo.Lane { return []demo.Lane{{Key: Lock, Label: Lock}} },
+	Transcript:   transcript,
+	Failures:     []demo.ViolationKind{Spread, ThunderingHerd},
+	Offers:       offers,
+	OwnsResource: true, // the lock its clients retry; they write nothing
+	Narrate:      narrate,
 }
 
 func parsePolicy(w []string) (any, error) {

@@ -93,7 +93,8 @@ var Family = &demo.Family{
 			},
 		},
 	},
-	Offers: offers,
+	Offers:       offers,
+	OwnsResource: true, // the account its handler writes
 }
 
 // account is one account: its balance, the version of the balance (bumped

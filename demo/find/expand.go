@@ -3,6 +3,7 @@ package find
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 )
@@ -42,9 +43,12 @@ func (s *search) candidates(r *demo.Run, n node) []candidate {
 			out = append(out, candidate{own.resume, n})
 		}
 		if c.Holds {
-			// A crash matters as a holder's death; a client that holds
-			// nothing and crashes is one that stops calling, which not
-			// scheduling it already explores.
+			// A crash matters as a holder's death, paused or running; a
+			// client that holds nothing and crashes is one that stops
+			// calling, which not scheduling it already explores. (A
+			// database client's row locks go with its connection, as in a
+			// rollback: its crash only lets others on, and is left to free
+			// play.)
 			out = append(out, candidate{own.crash, n})
 		}
 	}
@@ -114,24 +118,67 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	return false, nil
 }
 
-// play plays a on c, after the background duties when a lets time pass;
-// it returns what it played, in the search's one slice (intern copies a
-// step it keeps). A duty the store refuses (a watchdog that has stopped)
-// is left out; a refused action refuses the step.
+// play plays a on c; when a lets time pass, the background duties of the
+// clients that hold the lock and run are played first, and again after
+// every stretch of the duties' rhythm while any of them runs (a renewal
+// thread renews as often as its script's rhythm, however long the wait).
+// It returns what it played, in the search's one slice (intern copies a
+// step it keeps). A duty the store refuses (a watchdog that has stopped) is
+// left out; a refused action refuses the step.
 func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, bool) {
 	played := s.played[:0]
-	if a.Verb == demo.Tick {
-		for _, d := range s.space.duties {
-			if d.Verb != "" && c.Free(d) == nil {
-				played = append(played, d)
-			}
+	if a.Verb != demo.Tick {
+		if c.Free(a) != nil {
+			return nil, false
+		}
+		s.played = append(played, a)
+		return s.played, true
+	}
+	for left, whole := a.Args.(demo.TickArgs).Forward, true; left > 0; whole = false {
+		n := len(played)
+		played = s.duties(c, played)
+		t := a
+		switch d := s.space.rhythm; {
+		case len(played) > n && left > d:
+			t = s.tick(d) // a stretch of the rhythm, then the duties again
+		case !whole:
+			t = s.tick(left) // the rest
+		}
+		if c.Free(t) != nil {
+			return nil, false
+		}
+		played = append(played, t)
+		left -= t.Args.(demo.TickArgs).Forward
+	}
+	s.played = played
+	return s.played, true
+}
+
+// tick is time passing by d, written once for each d the search meets.
+func (s *search) tick(d int) demo.Action {
+	t, ok := s.ticks[d]
+	if !ok {
+		t = demo.Action{Verb: demo.Tick, Args: demo.TickArgs{Forward: d}, Source: "tick " + strconv.Itoa(d)}
+		s.ticks[d] = t
+	}
+	return t
+}
+
+// duties plays on c the duty of every client that believes it holds the
+// lock and is not paused, appending each one played to played.
+func (s *search) duties(c *demo.Run, played []demo.Action) []demo.Action {
+	for _, d := range s.space.duties {
+		if d.Verb == "" {
+			continue
+		}
+		if cl := c.Client(d.Who); cl == nil || !cl.Holds || cl.Paused {
+			continue // a thread of a client that holds nothing, or stopped
+		}
+		if c.Free(d) == nil {
+			played = append(played, d)
 		}
 	}
-	if c.Free(a) != nil {
-		return nil, false
-	}
-	s.played = append(played, a)
-	return s.played, true
+	return played
 }
 
 // judge looks at the state the last step led to: a sometimes property

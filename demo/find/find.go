@@ -68,6 +68,9 @@ type Result struct {
 	// shortest history that took its clients furthest through their
 	// programs: how near the work came to being done.
 	Closest []demo.Action
+	// Renewers are the clients with a renewal thread in the search's space
+	// (a background duty), which renews while they hold the lock and run.
+	Renewers []string
 }
 
 // Place is the start with the trace played, to show as frames.
@@ -106,10 +109,11 @@ type search struct {
 	steps     [][]demo.Action // what each node's last step played: its action, after any duties
 	index     map[string]uint16
 	buf       []byte
-	cands     []candidate   // expand's steps to try, reused (candidates)
-	played    []demo.Action // the step play played last, reused
-	pathBuf   []uint16      // the path asked last, reused (path)
-	name      []byte        // a step's name, reused (intern)
+	cands     []candidate         // expand's steps to try, reused (candidates)
+	played    []demo.Action       // the step play played last, reused
+	ticks     map[int]demo.Action // time passing by a stretch of a duty's rhythm, or the rest (play)
+	pathBuf   []uint16            // the path asked last, reused (path)
+	name      []byte              // a step's name, reused (intern)
 	res       Result
 	kinds     map[demo.ViolationKind]bool
 	renaming  *demo.Renaming // the renaming key writes the state as (symmetry.go)
@@ -168,10 +172,16 @@ func newSearch(start demo.Place, prop demo.Property, opt Options) (*search, erro
 		deadline: deadline,
 		start:    start, prop: prop, opt: opt, root: root, space: sp,
 		index: map[string]uint16{},
+		ticks: map[int]demo.Action{},
 		kinds: map[demo.ViolationKind]bool{},
 		res:   Result{Start: start, Property: prop},
 	}
 	s.symmetric(root)
+	for _, d := range sp.duties {
+		if d.Verb != "" {
+			s.res.Renewers = append(s.res.Renewers, d.Who)
+		}
+	}
 	return s, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -344,5 +345,53 @@ func TestNoSpreadNeedsAWaiter(t *testing.T) {
 		if !refused || broke != tc.breaks {
 			t.Errorf("after %q: D refused %v, %s broken %v, want refused and broken %v", tc.play, refused, prop.Name, broke, tc.breaks)
 		}
+	}
+}
+
+// A renewal thread runs while its client runs: naive-renewal's renewals
+// are background duties, played before time passes in steps of their
+// rhythm, so the finder's way to a late write needs the texts' pause, in
+// either position, and no lease runs out under a running holder.
+func TestRenewalThreadNeedsAPause(t *testing.T) {
+	sc := testkit.Scenario(t, "naive-renewal")
+	prop, _ := sc.Promise()
+	for _, on := range []bool{false, true} {
+		res, err := find.Find(demo.Place{Sc: sc, On: on, Step: 1}, prop, find.Options{Depth: 7, MaxStates: 2_000_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Found {
+			t.Fatalf("%s: nothing found within 7", demo.OnOff(on))
+		}
+		v := res.Violation
+		if !slices.ContainsFunc(res.Trace, func(a demo.Action) bool { return a.Who == v.Client && a.Verb == demo.Pause }) {
+			t.Errorf("%s: %s writes late with no pause: %s", demo.OnOff(on), v.Client, sources(res.Trace))
+		}
+		end, err := res.Place().Frame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := res.Running(end); r.Client != "" || !slices.Contains(res.Renewers, "A") || !slices.Contains(res.Renewers, "B") {
+			t.Errorf("%s: running past its lease: %+v; renewers %q, want A and B, who lock alike", demo.OnOff(on), r, res.Renewers)
+		}
+	}
+}
+
+// Where nobody renews (lease-length: Renew is there, but no script calls
+// it), the finder's way needs no pause, and the answer can say so: the
+// holder was running when its lease ran out.
+func TestRunningPastTheLease(t *testing.T) {
+	sc := testkit.Scenario(t, "lease-length")
+	prop, _ := sc.Promise()
+	res, err := find.Find(demo.Place{Sc: sc, On: true, Step: 1}, prop, find.Options{Depth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := res.Place().Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Running(end), (find.Running{Client: "A", At: 60}); got != want {
+		t.Errorf("running %+v, want %+v (trace %s)", got, want, sources(res.Trace))
 	}
 }

@@ -6,6 +6,7 @@ package lockservice
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -179,17 +180,52 @@ func (st State) transcript(b *strings.Builder, sc *demo.Scenario) {
 	}
 }
 
-// offers are the script's calls, by any client, and time passing by each
-// lease the script asks for: the moment a lease runs out is what the lesson
-// turns on.
+// offers are the script's calls, by any client, the chapter's Renew with
+// each lease the script asks for, and time passing by each of those leases:
+// the moment a lease runs out is what the lesson turns on.
 func offers(r *demo.Run) []demo.Offer {
 	out := demo.ScriptOffers(r, true)
-	for _, o := range out {
-		if a, ok := o.Action.Args.(LeaseArgs); ok && a.Lease > 0 {
-			out = append(out, demo.TickOffer(r.Scenario(), a.Lease))
+	for _, o := range RenewOffers(r) {
+		if !slices.ContainsFunc(out, func(s demo.Offer) bool { return s.Action.Source == o.Action.Source }) {
+			out = append(out, o) // unless the script renews so itself
+		}
+	}
+	for _, l := range leases(r) {
+		out = append(out, demo.TickOffer(r.Scenario(), l))
+	}
+	return out
+}
+
+// RenewOffers are Renew(client, lease), the chapter's heartbeat, for every
+// client and every lease the script's calls ask for in r's position. A
+// script may never renew (it picks a lease long enough instead), yet the
+// chapter's holder renews while it runs: free play lets a student try it.
+func RenewOffers(r *demo.Run) []demo.Offer {
+	var out []demo.Offer
+	for _, c := range r.Clients() {
+		for _, l := range leases(r) {
+			src := c.Name + " renew " + strconv.Itoa(l)
+			out = append(out, demo.Offer{
+				Action: demo.Action{Who: c.Name, Verb: Renew, Args: LeaseArgs{l}, Source: src},
+				Who:    c.Name, Label: demo.Text{EN: "renew " + strconv.Itoa(l), JA: "renew " + strconv.Itoa(l)},
+			})
 		}
 	}
 	return out
+}
+
+// leases are the leases the script's calls to the lock service ask for in
+// r's position, once each, in the order asked.
+func leases(r *demo.Run) []int {
+	var ls []int
+	for _, m := range r.Scenario().Moves {
+		for _, a := range m.Do {
+			if l, ok := a.Args.(LeaseArgs); ok && a.PlaysWhen(r.On()) && l.Lease > 0 && !slices.Contains(ls, l.Lease) {
+				ls = append(ls, l.Lease)
+			}
+		}
+	}
+	return ls
 }
 
 // What the finder asks of a store beyond demo.Store (state.go): a cheap

@@ -62,7 +62,8 @@ var Family = &demo.Family{
 		Say: demo.Plain("異常なし: 担当が移った後で、古い持ち主の書き込みが通ったことはない。",
 			"No anomaly: no write from a former owner of the partition has landed."),
 	}},
-	Offers: offers,
+	Offers:       offers,
+	OwnsResource: true, // row-42, written with an epoch
 }
 
 // partition is the one partition: its owner and epoch as the coordinator

@@ -107,6 +107,7 @@ var Family = &demo.Family{
 	},
 	Check:      check,
 	Offers:     offers,
+	Duty:       duty,
 	Transcript: transcript,
 	Narrate:    narrate,
 }

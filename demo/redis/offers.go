@@ -83,3 +83,38 @@ func narrate(_ *demo.Scenario, a demo.Action) (demo.Narration, bool) {
 		},
 	}, true
 }
+
+// duty reports whether a is a renewal thread's call rather than its
+// client's program's: the compare-and-renew script, or an EXPIRE on a key
+// the client last set with a TTL of its own (SET ... PX), which can only
+// renew it. An EXPIRE after SETNX gives the key its first TTL: that is
+// taking the lock, the program's. (Redisson's watchdog renewal is a duty
+// by its verb, which the store plays even while its client is paused.)
+func duty(sc *demo.Scenario, on bool, a demo.Action) bool {
+	switch a.Verb {
+	case Extend:
+		return true
+	case Expire:
+	default:
+		return false
+	}
+	key, ttl := a.Args.(ExpireArgs).Key, false
+	for _, m := range sc.Moves {
+		for _, b := range m.Do {
+			if b.Who != a.Who || b.Line >= a.Line || !b.PlaysWhen(on) {
+				continue
+			}
+			switch x := b.Args.(type) {
+			case SetArgs:
+				if x.Key == key {
+					ttl = x.PX > 0
+				}
+			case KeyArgs:
+				if b.Verb == SetNX && x.Key == key {
+					ttl = false
+				}
+			}
+		}
+	}
+	return ttl
+}

@@ -564,14 +564,20 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 		case Hold:
 			n.hold = a.Args.(HoldArgs).MS
 		case Up:
+			if n.Up && a.Who == "all" {
+				continue
+			}
+			if n.Up {
+				// Only a node that went down comes back: a running node
+				// keeps its keys.
+				return &demo.ActionError{Action: a, Msg: n.Name + " is up already", JA: n.Name + " はすでに稼働している"}
+			}
 			if left := n.held(r.Now()); left > 0 {
 				return &demo.ActionError{Action: a,
 					Msg: fmt.Sprintf("%s stays down %d ms after its crash, a delayed restart: %d ms to go", n.Name, n.hold, left),
 					JA:  fmt.Sprintf("%s は落ちてから %d ms は止めたままにする (遅延再起動)。あと %d ms", n.Name, n.hold, left)}
 			}
-			if !n.Up {
-				s.resync(n)
-			}
+			s.resync(n)
 			n.Up = true
 			logChange(r, h, NodeUp)
 			s.unblock(r, n)

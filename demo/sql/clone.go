@@ -8,12 +8,14 @@ import (
 )
 
 // What the finder asks of a store beyond demo.Store: a cheap copy, a copy
-// into an earlier one's memory and a canonical key (state.go); and the
+// into an earlier one's memory and a canonical key (state.go); what the
+// run tells it (a client's crash, which closes its connections); and the
 // spans its frame draws of row locks and waits.
 var (
 	_ demo.Cloner     = (*database)(nil)
 	_ demo.CopierInto = (*database)(nil)
 	_ demo.Keyer      = (*database)(nil)
+	_ demo.Crasher    = (*database)(nil)
 	_ demo.Spanned    = State{}
 )
 

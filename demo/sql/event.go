@@ -35,16 +35,41 @@ func (e Refused) Wire() (string, string) {
 	return "connect (StartupMessage)", "FATAL: " + errTooManyClients.Message + " (SQLSTATE " + errTooManyClients.Code + ")"
 }
 
-// Disconnected is a client closing its connection (the protocol's Terminate
-// message).
+// Disconnected is a client's connection ending: closed by the client (the
+// protocol's Terminate message), or, Crashed, by its process dying, when
+// the server reads the end of the socket and ends the backend. RolledBack:
+// a transaction was open, and rolled back; Freed are the locks the session
+// held, which went with it.
 type Disconnected struct {
 	demo.Head
-	Session string
-	Pid     int
+	Session    string
+	Pid        int
+	Freed      []string
+	RolledBack bool
+	Crashed    bool
 }
 
-func (Disconnected) Kind() demo.Kind        { return SQLClosed }
-func (Disconnected) Wire() (string, string) { return "Terminate", "" }
+func (Disconnected) Kind() demo.Kind { return SQLClosed }
+
+// Wire is the Terminate message; a process that died sends nothing.
+func (e Disconnected) Wire() (string, string) {
+	if e.Crashed {
+		return "", ""
+	}
+	return "Terminate", ""
+}
+
+// Story is the transcript's line for a connection its dead client left.
+func (e Disconnected) Story(*demo.Scenario) string {
+	line := fmt.Sprintf("conn %s (pid %d) closed under its dead client: the backend ends", e.Session, e.Pid)
+	if e.RolledBack {
+		line += ", rolls back its transaction"
+	}
+	if len(e.Freed) > 0 {
+		line += ", frees " + strings.Join(e.Freed, ", ")
+	}
+	return line
+}
 
 // SQLError is an ERROR as PostgreSQL reports it: the SQLSTATE and the
 // message.

@@ -42,15 +42,16 @@ var Verbs = append([]demo.VerbSpec{
 
 // Family is the database's entry in the registry.
 var Family = &demo.Family{
-	Name:    "sql",
-	Kinds:   []demo.StoreKind{DatabaseStore},
-	Unit:    "ms",
-	Verbs:   Verbs,
-	New:     func(sc *demo.Scenario) demo.Store { return newDatabase(sc) },
-	Offers:  offers,
-	Short:   true,
-	Narrate: lockservice.Narrate, // its statements take the engine's wording
-	Nodes:   func(*demo.Scenario) []string { return []string{"postgres"} },
+	Name:         "sql",
+	Kinds:        []demo.StoreKind{DatabaseStore},
+	Unit:         "ms",
+	Verbs:        Verbs,
+	New:          func(sc *demo.Scenario) demo.Store { return newDatabase(sc) },
+	Offers:       offers,
+	Short:        true,
+	OwnsResource: true,                // its tables
+	Narrate:      lockservice.Narrate, // its statements take the engine's wording
+	Nodes:        func(*demo.Scenario) []string { return []string{"postgres"} },
 	Lanes: func(sc *demo.Scenario) []demo.Lane {
 		var lanes []demo.Lane
 		// A lesson that takes the chapter's lock service beside the

@@ -136,3 +136,18 @@ type WaitEdge struct {
 	Lock     string
 	Since    int
 }
+
+// locksOf names the locks session s holds: its rows, and its advisory
+// locks.
+func (d *database) locksOf(s *backend) []string {
+	var out []string
+	for _, w := range s.rows {
+		out = append(out, w.name())
+	}
+	for _, a := range d.advisory {
+		if a.owner == s {
+			out = append(out, a.name())
+		}
+	}
+	return out
+}

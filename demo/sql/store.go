@@ -262,7 +262,8 @@ func (d *database) conn(c string, n int) *backend {
 		}
 	}
 	if idle == nil && len(d.sessions) < d.pool {
-		idle = d.open("s"+strconv.Itoa(len(d.sessions)+1), "")
+		// Named in the order opened: one the pooler closed is not reused.
+		idle = d.open("s"+strconv.Itoa(d.opened+1), "")
 	}
 	if idle != nil {
 		idle.client = c
@@ -457,6 +458,25 @@ func (d *database) disconnect(r *demo.Run, a demo.Action, at int) error {
 		return &demo.ActionError{Action: a, Msg: "it has no connection to close"}
 	}
 	s := d.sessions[i]
+	e := Disconnected{Head: r.HeadAt(at, a.Who, ""), Session: s.name, Pid: s.pid, RolledBack: s.inTx}
+	e.Freed = d.hangUp(r, s, at)
+	if c := r.Client(a.Who); c != nil && c.Holds {
+		d.setBelief(a.Who, 0)
+		r.LetGo(c)
+	}
+	r.Log(e)
+	d.answered(r, s, a.Who, at)
+	return nil
+}
+
+// hangUp ends session s as PostgreSQL ends the backend of a connection
+// that closed: its open transaction is rolled back, every lock of the
+// session goes (their waiters run again once the answer is told), and its
+// place among max_connections is free again. It returns the locks freed.
+func (d *database) hangUp(r *demo.Run, s *backend, at int) (freed []string) {
+	if r.Logs() {
+		freed = d.locksOf(s)
+	}
 	if s.inTx {
 		d.end(r, s, false, at)
 	}
@@ -466,14 +486,39 @@ func (d *database) disconnect(r *demo.Run, a demo.Action, at int) error {
 			d.settle(r, l, at)
 		}
 	}
-	d.sessions = slices.Delete(d.sessions, i, i+1)
-	if c := r.Client(a.Who); c != nil && c.Holds {
-		d.setBelief(a.Who, 0)
-		r.LetGo(c)
+	d.sessions = slices.DeleteFunc(d.sessions, func(x *backend) bool { return x == s })
+	return freed
+}
+
+// Crashed is client c's process dying, and its sockets closing with it.
+// PostgreSQL ends the backend of a connection that closed, as the pooler
+// closes the server connection a client's open transaction ran on: the
+// transaction rolls back and every lock of the session goes, so whoever
+// waits for one gets it at once. A backend still running a statement
+// (waiting for a lock) reads the closed socket only once the statement is
+// over, and ends then (answered). What the client's program would have
+// sent next never goes out.
+func (d *database) Crashed(r *demo.Run, c *demo.Client) {
+	at := r.Now()
+	if i := d.who(c.Name); d.queued[i] != nil {
+		d.queued[i] = d.queued[i][:0]
 	}
-	r.Log(Disconnected{Head: r.HeadAt(at, a.Who, ""), Session: s.name, Pid: s.pid})
-	d.answered(r, s, a.Who, at)
-	return nil
+	for _, s := range slices.Clone(d.sessions) {
+		if s.client == c.Name && s.wait == nil && (!d.pooled || s.inTx) {
+			d.gone(r, s, c.Name, at)
+		}
+	}
+	d.trace(r, at)
+	d.wake(r, at)
+}
+
+// gone ends session s of client, whose process died, and says so.
+func (d *database) gone(r *demo.Run, s *backend, client string, at int) {
+	e := Disconnected{Head: r.HeadAt(at, client, d.node(s)), Session: s.name, Pid: s.pid, RolledBack: s.inTx, Crashed: true}
+	e.Freed = d.hangUp(r, s, at)
+	if r.Logs() {
+		r.Log(e)
+	}
 }
 
 // forever is "": a crash ends the session and with it every lock.
@@ -483,6 +528,11 @@ func (d *database) Forever(*demo.Run) string { return "" }
 // pool if the pooler takes it, waiters of locks just freed run again, and the
 // client's program carries on with what it sent meanwhile.
 func (d *database) answered(r *demo.Run, s *backend, client string, at int) {
+	if c := r.Client(client); c != nil && c.Crashed && s.wait == nil && (!d.pooled || s.inTx) && slices.Contains(d.sessions, s) {
+		// Its client died while the statement ran: the backend finds the
+		// socket closed as it sends the answer.
+		d.gone(r, s, client, at)
+	}
 	d.unbind(r, s)
 	d.trace(r, at)
 	d.wake(r, at)

@@ -397,3 +397,83 @@ func TestKeyTellsStatesApart(t *testing.T) {
 		}
 	}
 }
+
+// A client that crashes while its transaction holds a row lock leaves no
+// lock behind: its socket closes with its process, and PostgreSQL ends
+// the backend, rolls the transaction back and frees the row, so the worker
+// waiting for it gets it at once (job-queue, skip-locked off, taken over
+// where W2 waits for W1's row).
+func TestCrashFreesTheRowLock(t *testing.T) {
+	sc := testkit.Scenario(t, "job-queue")
+	f, err := demo.Place{Sc: sc, On: false, Step: 3, Play: "W1 crash"}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := f.Store.(State)
+	if len(db.Sessions) != 1 || db.Sessions[0].Name != "W2" || db.Sessions[0].State != "idle in transaction" || db.Sessions[0].Waiting != "" {
+		t.Fatalf("connections %+v, want W2's alone, idle in transaction with the row", db.Sessions)
+	}
+	if got := db.Tables[0].Rows[0].LockedBy; got != "W2" {
+		t.Errorf("jobs id=1 is locked by %q, want W2", got)
+	}
+	var gone Disconnected
+	for _, e := range f.Latest() {
+		if d, ok := e.(Disconnected); ok {
+			gone = d
+		}
+	}
+	if !gone.Crashed || gone.Client != "W1" || strings.Join(gone.Freed, ",") != "jobs id=1" {
+		t.Errorf("the move's disconnection: %+v, want W1's connection ended, freeing jobs id=1", gone)
+	}
+	st := statements(f)
+	if last := st[len(st)-1]; last != "W2: SELECT id FROM jobs WHERE state = 'pending' ORDER BY id LIMIT 1 FOR UPDATE => SELECT 1 (id=1)" {
+		t.Errorf("W2's statement answered %q, want the row id=1 at once", last)
+	}
+	if f.Verdict().Kind != demo.MutualExclusionHeld {
+		t.Errorf("verdict %v: W2 took the row it waited for", f.Verdict().Kind)
+	}
+}
+
+// A client that crashes while its statement waits for a lock leaves its
+// backend waiting (PostgreSQL reads the socket only between statements):
+// once the lock is its, the statement runs, the backend finds the client
+// gone, rolls back and frees what it took.
+func TestCrashedWaiterEndsAfterItsStatement(t *testing.T) {
+	sc := testkit.Scenario(t, "job-queue")
+	f, err := demo.Place{Sc: sc, On: false, Step: 3, Play: "W2 crash\nW1 step 3\nW1 step 4"}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := f.Store.(State)
+	if len(db.Sessions) != 1 || db.Sessions[0].Name != "W1" || len(db.Sessions[0].Locks) != 0 {
+		t.Fatalf("connections %+v, want W1's alone, holding nothing", db.Sessions)
+	}
+	for _, row := range db.Tables[0].Rows {
+		if row.LockedBy != "" {
+			t.Errorf("row %v is still locked by %s", row.Values, row.LockedBy)
+		}
+	}
+}
+
+// Behind a transaction pooler a client's crash ends the server connection
+// only where its transaction runs: PgBouncer closes a server connection its
+// client left inside a transaction, and PostgreSQL ends it and frees its
+// session's locks; one already back in the pool outlives its client, and
+// keeps the session-level lock it took (advisory-pooler, off).
+func TestCrashBehindThePooler(t *testing.T) {
+	sc := testkit.Scenario(t, "advisory-pooler")
+	idle, err := demo.Place{Sc: sc, On: false, Step: 2, Play: "A crash"}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db := idle.Store.(State); len(db.Sessions) != 1 || len(db.Advisory) != 1 || db.Advisory[0].Holder != "s1" {
+		t.Errorf("after A's crash, its idle pooled connection: %+v, advisory %+v; want s1 still holding advisory 42", db.Sessions, db.Advisory)
+	}
+	inTx, err := demo.Place{Sc: sc, On: false, Step: 3, Play: "B crash"}.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db := inTx.Store.(State); len(db.Sessions) != 0 || len(db.Advisory) != 1 || db.Advisory[0].Holder != "" {
+		t.Errorf("after B's crash in its transaction on s1: %+v, advisory %+v; want s1 closed and advisory 42 free", db.Sessions, db.Advisory)
+	}
+}

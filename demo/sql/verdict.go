@@ -82,10 +82,9 @@ func everyoneCommitted(r *demo.Run) bool {
 var words = map[demo.ViolationKind]demo.Words{
 	demo.MutualExclusionHeld: {
 		Short: demo.Text{JA: "異常なし", EN: "no anomaly"},
-		Legend: demo.Text{JA: "データベースのシナリオで、消えた更新も、デッドロックも、無駄な待ちも、同時に 2 人が持ったこともない。",
-			EN: "A database scenario with no lost update, no deadlock, no wasted wait and no two holders at once."},
-		Say: demo.Plain("異常なし: 消えた更新も、中断されたトランザクションも、無駄な待ちも、同時に 2 人がロックを持ったこともない。",
-			"No anomaly: no update was lost, no transaction was aborted, nobody waited for nothing, and no two clients held the lock at once."),
+		Legend: demo.Text{JA: "データベースのシナリオが見張るもの (消えた更新、デッドロック、無駄な待ち、売り越し、二重請求、接続の枯渇など) が、ここまで一つも起きていない。",
+			EN: "None of what a database scenario watches for (a lost update, a deadlock, a wasted wait, an oversold stock, a double charge, connections run out) has happened so far."},
+		Say: noAnomaly,
 	},
 	demo.LostUpdate: {
 		Short: demo.Text{JA: "失われた更新", EN: "lost update"},
@@ -241,4 +240,72 @@ var tooManyWords = demo.Words{
 	Story: func(sc *demo.Scenario, v demo.Violation) string {
 		return fmt.Sprintf("%s could not connect at %s: max_connections %s, all held by %s", v.Client, demo.Clock(sc, v.At), v.Value, v.Other)
 	},
+}
+
+// noAnomaly tells a database frame in which nothing was found by what is
+// true of it, never more: the promise the scenario makes, kept so far; who
+// waited for a lock, how long and how it ended, or that nobody has; and
+// whether any lock was taken at all, where a page with none (flash-sale,
+// idempotency-key) must not speak of two holders.
+func noAnomaly(f *demo.Frame, _ demo.Violation) demo.Text {
+	t := demo.Text{JA: "異常なし:", EN: "No anomaly:"}
+	p, promised := f.Scenario.Promise()
+	if promised {
+		t.JA += " 「" + p.Says.JA + "」はここまで守られている。"
+		t.EN += " so far it holds that " + p.Says.EN + "."
+	}
+	for _, w := range waitsOf(f) {
+		t.JA += w.JA // Japanese puts no space after 。
+		t.EN += " " + w.EN
+	}
+	db, _ := Of(*f)
+	switch {
+	case len(f.Holdings) == 0 && len(db.Holds) == 0 && db.Lock.Expiry == 0:
+		t.JA += "ロックは一つも取られていない。"
+		t.EN += " No lock has been taken."
+	case promised && (p.Kind == demo.TwoHolders || p.Kind == demo.Overlap):
+		// The promise said it already.
+	case len(f.Holdings) > 0:
+		// Every pair of beliefs that met would be a finding of its own.
+		t.JA += "同時に 2 人がロックを持っているつもりになったことはない。"
+		t.EN += " No two clients believed they held the lock at once."
+	}
+	return t
+}
+
+// waitsOf says, client by client, who waited for a lock in f and how the
+// wait ended (the lock, or an ERROR), or who waits now; that nobody has
+// waited, when nobody has.
+func waitsOf(f *demo.Frame) []demo.Text {
+	var out []demo.Text
+	waiting := map[string]bool{}
+	for _, e := range f.Events {
+		s, ok := e.(SQLStatement)
+		switch {
+		case !ok:
+		case s.Waiting:
+			waiting[s.Client] = true
+		case waiting[s.Client]:
+			// A client's next answer after it began to wait is its
+			// waiting statement's: one statement of a program at a time.
+			waiting[s.Client] = false
+			d := demo.ShowDuration(f.Scenario, s.At-s.Sent)
+			if s.Err != nil {
+				out = append(out, demo.Says("%[1]s はロックを %[2]s 待ち、その文は ERROR %[3]s で終わった。", "%[1]s waited %[2]s for a lock, and its statement ended in ERROR %[3]s.", s.Client, d, s.Err.Code))
+			} else if s.At == s.Sent {
+				out = append(out, demo.Says("%[1]s はロックを待ったが、同じ時刻のうちに文に答えが返った。", "%[1]s waited for a lock, and its statement was answered in the same moment.", s.Client))
+			} else {
+				out = append(out, demo.Says("%[1]s はロックを %[2]s 待ち、その後で文に答えが返った。", "%[1]s waited %[2]s for a lock, and then its statement was answered.", s.Client, d))
+			}
+		}
+	}
+	for _, c := range f.Scenario.Clients {
+		if waiting[c] {
+			out = append(out, demo.Says("%s はロックを待っている。", "%s is waiting for a lock.", c))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, demo.Text{JA: "誰もロックを待っていない。", EN: "Nobody has waited for a lock."})
+	}
+	return out
 }

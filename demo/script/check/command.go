@@ -161,7 +161,7 @@ func Report(w io.Writer, sc *demo.Scenario, res find.Result) {
 	case res.Found:
 		fmt.Fprintf(w, "violation in %d steps (%d actions):\n", res.Depth, len(res.Trace))
 		for _, a := range res.Trace {
-			fmt.Fprintf(w, "  - %s\n", demo.Longhand(sc, a))
+			fmt.Fprintf(w, "  - %s\n", demo.Longhand(sc, res.Start.On, a))
 		}
 		v := res.Violation
 		fmt.Fprintf(w, "%s: %s at %s", v.Kind, v.Client, demo.Clock(sc, v.At))
