@@ -153,17 +153,28 @@ func playSaved(sc *demo.Scenario, on bool, step int, history []demo.Action) (pla
 func freeMoves(p demo.Place, history []demo.Action, here, there played) []demo.Move {
 	var out []demo.Move
 	for i, a := range history {
-		a.Source = demo.Longhand(p.Sc, a) // a statement's words, not its number
+		written := a
+		written.Source = demo.Longhand(p.Sc, p.On, a) // a statement's words, not its step's number
+		do := []demo.Action{written}
 		other := demo.Narration{
 			Title: note(p.Sc, !p.On, "%s%sでは何も起きない", "Nothing happens with %s %s"),
 			Text:  note(p.Sc, p.On, "この手は%s%sで遊んだもの。このスイッチ位置では何も起きない。", "This move was played with %s %s; in this position nothing happens."),
 		}
 		if i < len(there.narrations) {
 			other = there.narrations[i]
+			if spelled := demo.Longhand(p.Sc, !p.On, a); spelled != written.Source {
+				// The same step of the client's program, which the other
+				// position spells its own way.
+				there := a
+				there.Source, there.When = spelled, demo.OnOff(!p.On)
+				written.When = demo.OnOff(p.On)
+				do = []demo.Action{written, there}
+			}
 		} else {
-			a.When = demo.OnOff(p.On)
+			written.When = demo.OnOff(p.On)
+			do = []demo.Action{written}
 		}
-		m := demo.Move{Narration: here.narrations[i], Do: []demo.Action{a}}
+		m := demo.Move{Narration: here.narrations[i], Do: do}
 		if other != m.Narration {
 			on, off := m.Narration, other
 			if !p.On {

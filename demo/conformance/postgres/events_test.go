@@ -29,7 +29,10 @@ func (r *replay) event(ev demo.Event, line history.Line) {
 	case model.Disconnected:
 		r.pace(e.At)
 		r.page(e, line)
-		r.hangUp(e.Session, fmt.Sprintf("t=%dms %s closes its connection", e.At, e.Client), false)
+		// A crash closed the client's sockets when it happened (crash); the
+		// server's end of a connection comes later where its backend was
+		// waiting, and sends nothing on the wire.
+		r.hangUp(e.Session, fmt.Sprintf("t=%dms %s closes its connection", e.At, e.Client), e.Crashed)
 	case demo.ClientChange:
 		if e.What == demo.Crashed {
 			r.pace(e.At)

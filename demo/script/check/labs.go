@@ -75,6 +75,6 @@ func solution(sc *demo.Scenario, states int, w io.Writer) string {
 
 func trace(w io.Writer, sc *demo.Scenario, as []demo.Action) {
 	for _, a := range as {
-		fmt.Fprintf(w, "    - %s\n", strings.TrimSpace(demo.Longhand(sc, a)))
+		fmt.Fprintf(w, "    - %s\n", strings.TrimSpace(demo.Longhand(sc, sc.Default, a)))
 	}
 }
