@@ -48,5 +48,10 @@ func (e Produced) Wire() (string, string) {
 	return call, "ok"
 }
 
-// Deeds: a worker's write is a write, carrying its epoch as the token.
-func (Produced) Deeds() demo.Deed { return demo.Wrote }
+// Deeds: a worker's write is a write, and a record when the store took it.
+func (e Produced) Deeds() demo.Deed {
+	if e.OK {
+		return demo.Wrote | demo.Recorded
+	}
+	return demo.Wrote
+}
