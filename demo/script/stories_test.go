@@ -1,0 +1,65 @@
+package script_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/sql"
+	"github.com/distlock/fencing-demo/internal/testkit"
+)
+
+// What each script plays out is what its lesson says it shows: the frames
+// the model computes from the script's moves, read as a reader would.
+
+// job-queue: SKIP LOCKED saves W2 its wait. Without it W2 asks at 10 ms,
+// gets its job when W1 commits at 510 ms and commits at 1010 ms; with it W2
+// commits 500 ms after it asked, with W1, and W1 has the third job done by
+// the end.
+func TestJobQueueSkipLockedSavesTheWait(t *testing.T) {
+	for _, tt := range []struct {
+		on             bool
+		asked, commits int
+		done           int
+	}{{false, 10, 1010, 2}, {true, 10, 510, 3}} {
+		f := testkit.LastFrame(t, "job-queue", tt.on)
+		asked, commits := -1, -1
+		for _, e := range f.Events {
+			s, ok := e.(sql.SQLStatement)
+			if !ok || s.Client != "W2" {
+				continue
+			}
+			switch {
+			case strings.Contains(s.SQL, "FOR UPDATE") && asked < 0:
+				asked = s.Sent
+			case s.SQL == "COMMIT":
+				commits = s.At
+			}
+		}
+		if asked != tt.asked || commits != tt.commits {
+			t.Errorf("skip-locked %s: W2 asks for a job at %dms and commits at %dms, want %d and %d", demo.OnOff(tt.on), asked, commits, tt.asked, tt.commits)
+		}
+		if n := doneJobs(f); n != tt.done {
+			t.Errorf("skip-locked %s: %d jobs done at the end, want %d", demo.OnOff(tt.on), n, tt.done)
+		}
+	}
+}
+
+// doneJobs counts the rows of jobs whose committed state is done.
+func doneJobs(f demo.Frame) int {
+	db, _ := f.Store.(sql.State)
+	n := 0
+	for _, tb := range db.Tables {
+		if tb.Name != "jobs" {
+			continue
+		}
+		for _, r := range tb.Rows {
+			for i, c := range tb.Cols {
+				if c == "state" && r.Values[i] == "done" {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
