@@ -500,8 +500,9 @@ func TestLoadTitleAndTextPerPosition(t *testing.T) {
 }
 
 // The shipped scenarios say, in the position and language they are shown in,
-// only what is true there (issue 18's list, point by point). frame 0 is the
-// scenario's lesson; a frame from 2 is that frame's title and text.
+// only what is true there (issue 18's list, point by point, and issue 32's
+// after it). frame 0 is the scenario's lesson; a frame from 2 is that
+// frame's title and text.
 func TestScenarioTextsTrueWhereShown(t *testing.T) {
 	c := testkit.Catalog(t)
 	for _, tt := range []struct {
@@ -538,6 +539,16 @@ func TestScenarioTextsTrueWhereShown(t *testing.T) {
 		{16, "reentrant", both, 0, "ja", nil, []string{"待っている接続の持ち主の接続"}},
 		{17, "job-queue", both, 0, "en", []string{"keeps the lock on the row it skipped"}, nil},
 		{18, "redlock-quorum", both, 4, "en", []string{"retries once", "retry 3 times"}, nil},
+		// Point 32: reentrant's stuck refresh() does no work, its lesson is
+		// true where no unlock runs; lock-delay's B took the lock two steps
+		// before the last.
+		{32, "reentrant", off, 4, "en", []string{"still stuck", "finds no cycle"}, []string{"is done", "works for a second"}},
+		{32, "reentrant", off, 4, "ja", []string{"止まっていて"}, []string{"仕事は 1 秒"}},
+		{32, "reentrant", both, 0, "en", []string{"unlocked as many times as it was taken", "until the last unlock", "for as long as the program is stuck"}, []string{"as takes", "which is why B's"}},
+		{32, "reentrant", both, 0, "ja", []string{"最後の unlock までは", "f を返し続ける"}, []string{"だから B の"}},
+		{32, "lock-delay", off, 7, "en", []string{"since just after A's session was invalidated"}, []string{"in the last step"}},
+		{32, "lock-delay", off, 7, "ja", []string{"無効になった直後から"}, []string{"前の手で"}},
+		{32, "job-queue", both, 0, "en", []string{"both jobs are done at 510 ms", "second job is done only at 1010 ms"}, nil},
 	} {
 		sc, ok := c.Get(tt.id)
 		if !ok {

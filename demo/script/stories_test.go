@@ -63,3 +63,23 @@ func doneJobs(f demo.Frame) int {
 	}
 	return n
 }
+
+// The quiz's note on reentrant says in words what the lesson says: a lock
+// taken twice on one session must be unlocked twice.
+func TestQuizReentrantNote(t *testing.T) {
+	found := false
+	for _, q := range testkit.Guide(t).Quiz {
+		for _, d := range q.Demos {
+			if d.ID != "reentrant" {
+				continue
+			}
+			found = true
+			if en := d.Note.EN; !strings.Contains(en, "unlocked as many times as it was taken") || strings.Contains(en, "as takes") {
+				t.Errorf("the quiz's note on reentrant says %q", en)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no quiz question links to reentrant")
+	}
+}
