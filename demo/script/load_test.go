@@ -549,6 +549,8 @@ func TestScenarioTextsTrueWhereShown(t *testing.T) {
 		{32, "lock-delay", off, 7, "en", []string{"since just after A's session was invalidated"}, []string{"in the last step"}},
 		{32, "lock-delay", off, 7, "ja", []string{"無効になった直後から"}, []string{"前の手で"}},
 		{32, "job-queue", both, 0, "en", []string{"both jobs are done at 510 ms", "second job is done only at 1010 ms"}, nil},
+		{32, "lease-length", both, 0, "ja", []string{"10 ティックのリース", "13 ティックの停止", "60 ティックを超える停止"}, []string{"10 のリース", "13 の停止", "60 を超える"}},
+		{32, "lease-length", both, 0, "en", []string{"Renew", "a lease of 10 ticks", "longer than 60 ticks"}, nil},
 	} {
 		sc, ok := c.Get(tt.id)
 		if !ok {

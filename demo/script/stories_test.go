@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/lockservice"
 	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
@@ -81,5 +82,29 @@ func TestQuizReentrantNote(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("no quiz question links to reentrant")
+	}
+}
+
+// lease-length calls the chapter's Renew where its lesson cites it: with
+// the short lease A renews before its pause, and the renewal takes, yet a
+// stopped A sends no more and B takes the lock once the renewed lease has
+// run out.
+func TestLeaseLengthRenews(t *testing.T) {
+	f := testkit.LastFrame(t, "lease-length", false)
+	renewed, expiry, taken := -1, -1, -1
+	for _, e := range f.Events {
+		switch e := e.(type) {
+		case lockservice.RenewCall:
+			if e.Client == "A" && e.OK {
+				renewed, expiry = e.At, e.Expiry
+			}
+		case lockservice.AcquireCall:
+			if e.Client == "B" && e.OK && taken < 0 {
+				taken = e.At
+			}
+		}
+	}
+	if renewed < 0 || taken < expiry || expiry <= renewed {
+		t.Errorf("lease-length off: A renews at %d, its lease then runs to %d, and B takes the lock at %d; want a renewal that took, and B after it ran out", renewed, expiry, taken)
 	}
 }
