@@ -108,3 +108,36 @@ func TestLeaseLengthRenews(t *testing.T) {
 		t.Errorf("lease-length off: A renews at %d, its lease then runs to %d, and B takes the lock at %d; want a renewal that took, and B after it ran out", renewed, expiry, taken)
 	}
 }
+
+// The ZooKeeper recipe is told with the client most Java code uses for it:
+// Curator's InterProcessMutex, its acquire and release, in the lesson and
+// its sources (seed 000, 5.5), and in the quiz's answer on ZooKeeper.
+func TestZooKeeperRecipeNamesCurator(t *testing.T) {
+	sc := testkit.Scenario(t, "zookeeper-recipe")
+	for _, lang := range []string{"ja", "en"} {
+		for _, want := range []string{"InterProcessMutex", "acquire()", "acquire(time, unit)", "release()"} {
+			if !strings.Contains(sc.Lesson.In(lang), want) {
+				t.Errorf("zookeeper-recipe's lesson (%s) does not name %s", lang, want)
+			}
+		}
+	}
+	cited := false
+	for _, s := range sc.Sources {
+		cited = cited || s.URL == "https://curator.apache.org/docs/recipes-shared-reentrant-lock/"
+	}
+	if !cited {
+		t.Error("zookeeper-recipe does not cite Curator's Shared Reentrant Lock")
+	}
+	named := false
+	for _, q := range testkit.Guide(t).Quiz {
+		if q.Tree != "consensus" || !strings.Contains(q.Ask.EN, "ZooKeeper") {
+			continue
+		}
+		for _, a := range q.Answer {
+			named = named || strings.Contains(a.EN, "InterProcessMutex") && strings.Contains(a.JA, "InterProcessMutex")
+		}
+	}
+	if !named {
+		t.Error("the quiz's answer on ZooKeeper does not name Curator's InterProcessMutex")
+	}
+}
