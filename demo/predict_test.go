@@ -96,6 +96,7 @@ func TestQuestionInItsPosition(t *testing.T) {
 		{"fencing-sql", false, "A sends the same UPDATE again, with no token.", "", "", ""},
 		{"naive-renewal", false, "A's renewal thread has renewed the TTL", "stale-write", "reported success", ""},
 		{"naive-renewal", true, "the script answered 0", "stale-write", "went to B while A was stopped", "reported success"},
+		{"redlock-gc-pause", false, "A wakes up and writes.", "rejected", "B holds the lock now", "The switch says fencing"},
 	} {
 		sc := testkit.Scenario(t, tc.id)
 		k := 0

@@ -551,6 +551,17 @@ func TestScenarioTextsTrueWhereShown(t *testing.T) {
 		{32, "job-queue", both, 0, "en", []string{"both jobs are done at 510 ms", "second job is done only at 1010 ms"}, nil},
 		{32, "lease-length", both, 0, "ja", []string{"10 ティックのリース", "13 ティックの停止", "60 ティックを超える停止"}, []string{"10 のリース", "13 の停止", "60 を超える"}},
 		{32, "lease-length", both, 0, "en", []string{"Renew", "a lease of 10 ticks", "longer than 60 ticks"}, nil},
+		// Titles that said a client did what it only tried, in one position.
+		{32, "release-other", both, 5, "en", []string{"sends its release"}, []string{"finishes and releases"}},
+		{32, "watchdog", off, 8, "en", []string{"calls unlock()"}, []string{"and releases"}},
+		{32, "redlock-clock-jump", on, 4, "en", []string{"goes for nodes 3 to 5"}, []string{"locks nodes"}},
+		{32, "flash-sale", on, 4, "en", []string{"try to take one off"}, nil},
+		{32, "optimistic-version", on, 4, "en", []string{"tries to write"}, nil},
+		{32, "lost-update", on, 3, "en", []string{"asks for the same row", "sends SELECT ... FOR UPDATE"}, []string{"reads the balance", "B reads the same row"}},
+		{32, "deadlock", off, 4, "en", []string{"sends its UPDATE of account 2", "B holds that row's lock"}, []string{"A adds 30"}},
+		{32, "deadlock", off, 5, "en", []string{"sends the UPDATE of its second row", "A holds that row's lock"}, []string{"B adds 50"}},
+		{32, "deadlock", on, 5, "en", []string{"queued behind its first"}, []string{"B updates its second row"}},
+		{32, "advisory-pooler", off, 4, "en", []string{"tries to let go"}, nil},
 	} {
 		sc, ok := c.Get(tt.id)
 		if !ok {
