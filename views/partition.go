@@ -29,7 +29,7 @@ func describePartition(lang string, f demo.Frame, e demo.Event) (string, bool) {
 var partitionWords = map[string][2]string{
 	"part.resumed":          {"%s が再開: まだパーティションの担当のつもり", "%s resumed, still believing it owns the partition"},
 	"part.partition":        {"パーティション 0", "Partition 0"},
-	"part.owner":            {"担当 (グループコーディネーターの記録)", "Owner (as the group coordinator has it)"},
+	"part.owner":            {"担当 (グループコーディネーター)", "Owner (group coordinator)"},
 	"part.epoch":            {"プロデューサーエポック", "producer epoch"},
 	"part.given":            {"プロデューサーのエポック", "its producer's epoch"},
 	"part.owns":             {"担当", "owner"},
