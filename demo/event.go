@@ -73,10 +73,14 @@ type WriteResult struct {
 func (e WriteResult) Kind() Kind { return Pick(e.OK, Accepted, Rejected) }
 
 func (e WriteResult) Deeds() Deed {
+	d := Wrote
 	if e.Token > 0 {
-		return Wrote | SentToken
+		d |= SentToken
 	}
-	return Wrote
+	if e.OK {
+		d |= Recorded
+	}
+	return d
 }
 
 func (e WriteResult) Wire() (string, string) {
@@ -118,9 +122,10 @@ func (e ClientChange) Kind() Kind           { return e.What }
 func (ClientChange) Wire() (string, string) { return "", "" }
 
 // Deed is what an event shows a client doing, in the words a narration may
-// use of it: the loader holds each move's narration against its events'
-// deeds, so that no sentence names a write, a token, an unlock, a wait or a
-// request for the lock that its frame does not contain.
+// use of it: the loader holds each move's narration, and each question's
+// premise, against its events' deeds, so that no sentence names a write, a
+// token, an unlock, a wait, a request for the lock, a lock taken, a renewal
+// or a row recorded that its frame does not contain.
 type Deed uint8
 
 // The deeds.
@@ -130,6 +135,9 @@ const (
 	Unlocked                   // it gave up, or lost, the lock
 	Waited                     // it waited: for a lock, a watch, a replica, a retry
 	Asked                      // it asked for the lock
+	Got                        // it got the lock it asked for
+	Renewed                    // it renewed its lease or TTL, and the renewal took
+	Recorded                   // its write changed the data: taken, a row inserted or updated
 )
 
 // Doer is an event that shows a client doing something a narration may name.

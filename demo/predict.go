@@ -11,12 +11,19 @@ import (
 // move. The question and its options are prose; which option is right is
 // never written down: Answer computes it from the frame the move leads to,
 // so the question stays true when the scenario or its switch changes.
+//
+// A question's premise is prose about the frame it is asked on and the move
+// it asks about, and the switch may change both, as it may a move's
+// narration: AskOn or AskOff replaces Ask in one position, and an option's
+// words may differ by position the same way. Posed gives the question as a
+// reader sees it in one position.
 type Prediction struct {
-	Ask     Text
-	Kind    AskKind
-	Who     string // AskEvent: whose outcome is asked for
-	Of      Kind   // AskCount: which events are counted
-	Options []Option
+	Ask           Text
+	AskOn, AskOff *Text // the question in one position, where it differs
+	Kind          AskKind
+	Who           string // AskEvent: whose outcome is asked for
+	Of            Kind   // AskCount: which events are counted
+	Options       []Option
 }
 
 // AskKind is what a prediction asks about the frame the move leads to.
@@ -43,11 +50,45 @@ var AskKinds = []AskKind{AskEvent, AskVerdict, AskHolders, AskCount}
 
 // Option is one answer a reader may pick. Value is the outcome it names, in
 // the model's terms (an event kind, a verdict's name, a number); Tempting
-// says in a line why a reader might pick it, shown when it is wrong.
+// says in a line why a reader might pick it, shown when it is wrong. The
+// -On and -Off texts replace Label or Tempting in one position.
 type Option struct {
-	Value    string
-	Label    Text
-	Tempting Text
+	Value                   string
+	Label                   Text
+	LabelOn, LabelOff       *Text
+	Tempting                Text
+	TemptingOn, TemptingOff *Text
+}
+
+// Posed is the question as it is asked with the switch on or off: Ask,
+// and each option's Label and Tempting, are the position's own, and the
+// per-position texts are gone. The outcomes and their order are the same
+// in both positions, so a room's answers count the same either way. A nil
+// question stays nil.
+func (p *Prediction) Posed(on bool) *Prediction {
+	if p == nil {
+		return nil
+	}
+	q := &Prediction{Ask: inPosition(on, p.Ask, p.AskOn, p.AskOff), Kind: p.Kind, Who: p.Who, Of: p.Of,
+		Options: make([]Option, len(p.Options))}
+	for i, o := range p.Options {
+		q.Options[i] = Option{Value: o.Value,
+			Label:    inPosition(on, o.Label, o.LabelOn, o.LabelOff),
+			Tempting: inPosition(on, o.Tempting, o.TemptingOn, o.TemptingOff)}
+	}
+	return q
+}
+
+// inPosition is both's text, unless the position's own replaces it.
+func inPosition(on bool, both Text, ifOn, ifOff *Text) Text {
+	t := ifOff
+	if on {
+		t = ifOn
+	}
+	if t != nil {
+		return *t
+	}
+	return both
 }
 
 // Answer is the value of the right option for the frame f that the move
@@ -117,10 +158,11 @@ type Result struct {
 }
 
 // MarkGuess computes the right answer of the prediction that led to f and marks
-// guess against it ("" for no guess). ok is false when no prediction led to
-// f, or guess is not one of its options, or the frame has no answer.
+// guess against it ("" for no guess), in the words of f's position. ok is
+// false when no prediction led to f, or guess is not one of its options, or
+// the frame has no answer.
 func MarkGuess(f *Frame, guess string) (Result, bool) {
-	p := f.Scenario.Predicted(f.Index)
+	p := f.Scenario.Predicted(f.Index).Posed(f.On)
 	if p == nil {
 		return Result{}, false
 	}

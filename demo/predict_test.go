@@ -1,6 +1,7 @@
 package demo_test
 
 import (
+	"strings"
 	"testing"
 
 	. "github.com/distlock/fencing-demo/demo"
@@ -34,7 +35,7 @@ func TestPredictionAnswers(t *testing.T) {
 					t.Fatalf("%s %s: no answer at frame %d", sc.ID, OnOff(on), k+1)
 				}
 				if got, want := res.Right.Value, x.Answers[0]; got != want {
-					t.Errorf("%s %s: the answer to %q is %q, want %q (scenarios.yaml:%d)", sc.ID, OnOff(on), p.Ask.EN, got, want, x.AnswersLine)
+					t.Errorf("%s %s: the answer to %q is %q, want %q (scenarios.yaml:%d)", sc.ID, OnOff(on), p.Posed(on).Ask.EN, got, want, x.AnswersLine)
 				}
 			}
 		}
@@ -78,5 +79,52 @@ func TestMarkGuess(t *testing.T) {
 	}
 	if p := sc.Asked(6); p == nil || p.Kind != AskEvent || p.Who != "A" {
 		t.Errorf("gc-pause asks %+v on frame 6, want an event question about A", p)
+	}
+}
+
+// A question is asked and marked in its position's words: fencing-sql's A
+// sends no token with the switch off, and naive-renewal's checked renewal
+// reported no success with it on.
+func TestQuestionInItsPosition(t *testing.T) {
+	for _, tc := range []struct {
+		id                        string
+		on                        bool
+		ask                       string
+		option, reason, notReason string
+	}{
+		{"fencing-sql", true, "A writes with its old token.", "", "", ""},
+		{"fencing-sql", false, "A sends the same UPDATE again, with no token.", "", "", ""},
+		{"naive-renewal", false, "A's renewal thread has renewed the TTL", "stale-write", "reported success", ""},
+		{"naive-renewal", true, "the script answered 0", "stale-write", "went to B while A was stopped", "reported success"},
+		{"redlock-gc-pause", false, "A wakes up and writes.", "rejected", "B holds the lock now", "The switch says fencing"},
+	} {
+		sc := testkit.Scenario(t, tc.id)
+		k := 0
+		for i := 1; i < sc.Frames(); i++ {
+			if sc.Asked(i) != nil {
+				k = i
+			}
+		}
+		q := sc.Asked(k).Posed(tc.on)
+		if !strings.Contains(q.Ask.EN, tc.ask) {
+			t.Errorf("%s %s asks %q, want it to say %q", tc.id, OnOff(tc.on), q.Ask.EN, tc.ask)
+		}
+		if tc.option == "" {
+			continue
+		}
+		f, err := Place{Sc: sc, On: tc.on, Step: k + 1}.Frame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, ok := MarkGuess(&f, tc.option)
+		if !ok || !strings.Contains(res.Picked.Tempting.EN, tc.reason) || tc.notReason != "" && strings.Contains(res.Picked.Tempting.EN, tc.notReason) {
+			t.Errorf("%s %s: %q tempts with %q, want %q", tc.id, OnOff(tc.on), tc.option, res.Picked.Tempting.EN, tc.reason)
+		}
+		if res.Q.Ask != q.Ask {
+			t.Errorf("%s %s: the marked frame asks %q, the question's frame %q", tc.id, OnOff(tc.on), res.Q.Ask.EN, q.Ask.EN)
+		}
+	}
+	if (*Prediction)(nil).Posed(true) != nil {
+		t.Error("no question, posed, is a question")
 	}
 }

@@ -118,10 +118,13 @@ func NewChart(f demo.Frame) Chart {
 // backoffWait is the policy's wait in words, as the switch sets it.
 func backoffWait(lang string, s backoff.State) string {
 	key := "bo.wait.exact"
-	if s.Jitter {
+	switch {
+	case s.Jitter && s.Plus > 0:
+		key = "bo.wait.additive"
+	case s.Jitter:
 		key = "bo.wait.jitter"
 	}
-	return fmt.Sprintf(T(lang, key), s.Cap, s.Base)
+	return fmt.Sprintf(T(lang, key), s.Cap, s.Base, s.Plus)
 }
 
 // backoffFinish is when the last client got the lock, or how many wait.
@@ -151,6 +154,7 @@ var backoffWords = map[string][2]string{
 	"bo.wait":                    {"断られた後の待ち", "Wait after a refusal"},
 	"bo.wait.exact":              {"ちょうど min(%[1]d ms, %[2]d ms × 2^試行回数)", "exactly min(%[1]d ms, %[2]d ms × 2^attempt)"},
 	"bo.wait.jitter":             {"0 から min(%[1]d ms, %[2]d ms × 2^試行回数) 未満のランダム (full jitter)", "random in [0, min(%[1]d ms, %[2]d ms × 2^attempt)) (full jitter)"},
+	"bo.wait.additive":           {"min(%[1]d ms, %[2]d ms × 2^試行回数) に、0 から %[3]d ms 未満のランダムを足す (足し算のジッター)", "min(%[1]d ms, %[2]d ms × 2^attempt) plus a random time in [0, %[3]d ms) (additive jitter)"},
 	"bo.calls":                   {"呼び出し", "Calls"},
 	"bo.calls.n":                 {"%d 回 (断られたのは %d 回)", "%d (%d refused)"},
 	"bo.done":                    {"ロックを取れた", "Have had the lock"},

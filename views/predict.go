@@ -20,10 +20,11 @@ import (
 // form.
 const GuessParam = "guess"
 
-// Question is the prediction asked on this frame, before the next move; nil
-// when there is none, or when nobody can step from here (a follower's page
-// has no step: the lecturer asks it there).
-func (d Demo) Question() *demo.Prediction { return d.Sc().Asked(d.Frame.Index) }
+// Question is the prediction asked on this frame, before the next move, in
+// the words of the frame's switch position; nil when there is none.
+func (d Demo) Question() *demo.Prediction {
+	return d.Sc().Asked(d.Frame.Index).Posed(d.Frame.On)
+}
 
 // Marked is the reader's answer marked against the model, on the frame a
 // question led to; false when the reader gave none.
@@ -146,7 +147,7 @@ func (g Guide) Predict(ls []guidedata.DemoLink) (QuizPredict, bool) {
 			continue
 		}
 		for k := 1; k < sc.Frames(); k++ {
-			q := sc.Asked(k)
+			q := sc.Asked(k).Posed(l.On)
 			if q == nil {
 				continue
 			}

@@ -113,9 +113,9 @@ func (s *Server) roomPoll(ctx context.Context, fid string, at follow.At) (*views
 	rp := &views.RoomPoll{ID: p.ID, Open: p.Open, Counts: p.Counts, Total: p.Total(), Action: views.FollowAnswerURL(fid)}
 	switch {
 	case p.Open && p.At == at:
-		rp.Q = at.Sc.Asked(at.Step)
+		rp.Q = at.Sc.Asked(at.Step).Posed(at.On)
 	case !p.Open && p.At == at.At(at.Step-1) && at.Step > 1:
-		rp.Q = p.At.Sc.Asked(p.At.Step)
+		rp.Q = p.At.Sc.Asked(p.At.Step).Posed(p.At.On)
 		f, err := at.Frame()
 		if err != nil {
 			return nil, err

@@ -2,9 +2,12 @@
 // lock with capped exponential backoff (seed 000, 8.3). Every client that
 // is refused waits min(cap, base*2^attempt) before it calls again; with
 // jitter on it waits a random time in [0, that), "full jitter" as Marc
-// Brooker's 2015 AWS Architecture Blog post names it. The randomness comes
-// from a PCG seeded by the scenario, so every frame is the same every time
-// it is played. No real server stands behind it: the page says so.
+// Brooker's 2015 AWS Architecture Blog post names it, or, where the policy
+// adds a spread ("plus SPREAD"), that wait and a random time in [0,
+// SPREAD) on top: the seed's own loop, 2**attempt*0.1 + uniform(0, 0.5)
+// seconds. The randomness comes from a PCG seeded by the scenario, so every
+// frame is the same every time it is played. No real server stands behind
+// it: the page says so.
 package backoff
 
 import (
@@ -36,10 +39,12 @@ const (
 )
 
 // policyArgs are the retry policy: base and cap of the wait, how long a
-// winner holds the lock, and the seed of the jitter.
+// winner holds the lock, the seed of the jitter, and Plus, the spread of an
+// additive jitter (0 for full jitter).
 type policyArgs struct {
 	Base, Cap, Hold int
 	Seed            uint64
+	Plus            int
 }
 
 type callArgs struct{}
@@ -54,7 +59,7 @@ var Family = &demo.Family{
 	Kinds: []demo.StoreKind{Store},
 	Unit:  "ms",
 	Verbs: []demo.VerbSpec{
-		{Verb: Policy, Form: "BASE CAP HOLD SEED", Node: true, Help: "retries wait min(CAP, BASE*2^attempt) ms (jitter: a random time below it); a winner holds the lock HOLD ms; SEED seeds the jitter", Parse: parsePolicy},
+		{Verb: Policy, Form: "BASE CAP HOLD SEED [plus SPREAD]", Node: true, Help: "retries wait min(CAP, BASE*2^attempt) ms (jitter: a random time below it, or with plus SPREAD that wait and a random time below SPREAD on top); a winner holds the lock HOLD ms; SEED seeds the jitter", Parse: parsePolicy},
 		{Verb: Wake, Node: true, Help: "every client not calling yet calls SET NX now, in the scenario's order, and retries with backoff", Parse: func(w []string) (any, error) {
 			if len(w) != 0 {
 				return nil, errors.New("takes no words")
@@ -79,10 +84,17 @@ var Family = &demo.Family{
 }
 
 func parsePolicy(w []string) (any, error) {
-	if len(w) != 4 {
-		return nil, errors.New("want BASE CAP HOLD SEED")
+	if len(w) != 4 && (len(w) != 6 || w[4] != "plus") {
+		return nil, errors.New("want BASE CAP HOLD SEED, or BASE CAP HOLD SEED plus SPREAD")
 	}
 	var p policyArgs
+	if len(w) == 6 {
+		n, err := demo.Number(w[5], "a time in ms")
+		if err != nil || n <= 0 {
+			return nil, errors.New("SPREAD is a positive time in ms")
+		}
+		p.Plus = n
+	}
 	for i, f := range []*int{&p.Base, &p.Cap, &p.Hold} {
 		n, err := demo.Number(w[i], "a time in ms")
 		if err != nil || n <= 0 {
@@ -188,6 +200,7 @@ type State struct {
 	Base, Cap, Hold int
 	Seed            uint64
 	Jitter          bool
+	Plus            int // the spread of an additive jitter; 0 for full jitter
 	Clients         int
 	Done            int // clients that have had the lock
 	Waiting         int // clients still calling
@@ -199,7 +212,7 @@ type State struct {
 
 func (c *crowd) State(r *demo.Run) any {
 	return State{
-		Base: c.policy.Base, Cap: c.policy.Cap, Hold: c.policy.Hold, Seed: c.policy.Seed, Jitter: c.jitter,
+		Base: c.policy.Base, Cap: c.policy.Cap, Hold: c.policy.Hold, Seed: c.policy.Seed, Jitter: c.jitter, Plus: c.policy.Plus,
 		Clients: len(r.Scenario().Clients), Done: c.done(), Waiting: c.waiting(), Calls: c.calls,
 		Finish: c.finish, Slots: slices.Clone(c.slots), Busiest: c.busiest(),
 	}
@@ -217,7 +230,10 @@ func (s State) Refused() int { return s.Calls - s.Done }
 func transcript(b *strings.Builder, f *demo.Frame) bool {
 	s := f.Store.(State)
 	wait := "exactly min(cap, base*2^attempt)"
-	if s.Jitter {
+	switch {
+	case s.Jitter && s.Plus > 0:
+		wait = fmt.Sprintf("min(cap, base*2^attempt) + random in [0, %dms)", s.Plus)
+	case s.Jitter:
 		wait = "random in [0, min(cap, base*2^attempt))"
 	}
 	fmt.Fprintf(b, "  policy: base %dms, cap %dms, hold %dms, wait %s, seed %x\n", s.Base, s.Cap, s.Hold, wait, s.Seed)

@@ -96,14 +96,18 @@ func (c *crowd) call(r *demo.Run, i, t int, b *Burst) {
 }
 
 // wait is how long a client refused attempt+1 times sleeps: the capped
-// exponential, or with jitter a random time below it.
+// exponential; with jitter a random time below it, or with an additive
+// jitter the capped exponential and a random time below the spread.
 func (c *crowd) wait(attempt int) int {
 	w := c.policy.Cap
 	if attempt < 30 {
 		w = min(c.policy.Cap, c.policy.Base<<attempt)
 	}
-	if !c.jitter {
+	switch {
+	case !c.jitter:
 		return w
+	case c.policy.Plus > 0:
+		return w + rand.New(&c.rng).IntN(c.policy.Plus)
 	}
 	return rand.New(&c.rng).IntN(w)
 }

@@ -241,8 +241,16 @@ func (e Call) Deeds() demo.Deed {
 		return demo.Unlocked
 	case OpExists, OpWaitDeletes, OpChildren:
 		return demo.Waited
-	case OpCreate, OpTxnLock, OpAcquire:
+	case OpAcquire:
+		if e.OK {
+			return demo.Asked | demo.Got // Consul's acquire answered true
+		}
+		return demo.Asked
+	case OpCreate, OpTxnLock:
 		return demo.Asked
 	}
 	return 0
 }
+
+// A lock recipe that concludes its client holds the lock: the lock taken.
+func (LockHeld) Deeds() demo.Deed { return demo.Got }

@@ -37,8 +37,8 @@ func (e PutBalance) Wire() (string, string) {
 	return "write account 1 balance=" + strconv.FormatInt(e.Balance, 10), "ok"
 }
 
-// Deeds: a write-back is a write.
-func (PutBalance) Deeds() demo.Deed { return demo.Wrote }
+// Deeds: a write-back is a write, and it records the balance.
+func (PutBalance) Deeds() demo.Deed { return demo.Wrote | demo.Recorded }
 
 // Appended is a handler appending an event to the account's log.
 type Appended struct {

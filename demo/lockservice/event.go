@@ -107,5 +107,17 @@ func (e LeaseExpiry) Draw(d *demo.Drawing) {
 	d.Mark(demo.Mark{Lane: "", At: e.At, What: "expiry"})
 }
 
-func (AcquireCall) Deeds() demo.Deed { return demo.Asked }
+func (e AcquireCall) Deeds() demo.Deed {
+	if e.OK {
+		return demo.Asked | demo.Got
+	}
+	return demo.Asked
+}
+
+func (e RenewCall) Deeds() demo.Deed {
+	if e.OK {
+		return demo.Renewed
+	}
+	return 0
+}
 func (ReleaseCall) Deeds() demo.Deed { return demo.Unlocked }

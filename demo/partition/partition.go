@@ -1,10 +1,11 @@
 // Package partition is a modelled partitioned log with one owner per
-// partition (seed 000, 9.1): a coordinator assigns the partition that holds
-// row-42 to one worker at a time, each assignment with a new epoch (a
-// generation), and the worker writes row-42 with the epoch it was given.
-// The store may turn away a write whose epoch is older than the newest it
-// has seen: Kafka's producer epoch, the fencing token under another name.
-// No real broker stands behind it: the page says so.
+// partition (seed 000, 9.1): a coordinator assigns the partition whose
+// events update row-42 to one worker at a time, and the new owner starts
+// its producer with the partition's transactional.id, which bumps the
+// producer epoch; the worker writes row-42 with its producer's epoch. The
+// store may turn away a write whose epoch is older than the newest it has
+// seen: Kafka's producer epoch (KIP-98, KIP-588), the fencing token under
+// another name. No real broker stands behind it: the page says so.
 package partition
 
 import (
@@ -25,7 +26,8 @@ const (
 )
 
 // Coordinator is the node that assigns partitions (Kafka's group
-// coordinator).
+// coordinator); the model lets it stand for the transaction coordinator
+// too, which bumps the new owner's producer epoch in the same move.
 const Coordinator = "coordinator"
 
 type assignArgs struct{ Worker string }
@@ -37,13 +39,13 @@ var Family = &demo.Family{
 	Kinds: []demo.StoreKind{Store},
 	Unit:  "ms",
 	Verbs: []demo.VerbSpec{
-		{Verb: Assign, Form: "WORKER", Node: true, Help: "a rebalance gives the partition to WORKER, with the next epoch", Parse: func(w []string) (any, error) {
+		{Verb: Assign, Form: "WORKER", Node: true, Help: "a rebalance gives the partition to WORKER, whose producer takes the next producer epoch", Parse: func(w []string) (any, error) {
 			if len(w) != 1 {
 				return nil, errors.New("want WORKER")
 			}
 			return assignArgs{w[0]}, nil
 		}},
-		{Verb: Produce, Form: "VALUE", Help: "the worker writes VALUE to row-42 with the epoch it was given", Parse: func(w []string) (any, error) {
+		{Verb: Produce, Form: "VALUE", Help: "the worker writes VALUE to row-42 with its producer's epoch", Parse: func(w []string) (any, error) {
 			if len(w) != 1 {
 				return nil, errors.New("want VALUE")
 			}

@@ -233,11 +233,31 @@ func (RedissonUnlock) Deeds() demo.Deed { return demo.Unlocked }
 func (RetryDelay) Deeds() demo.Deed     { return demo.Waited }
 func (BlockedWait) Deeds() demo.Deed    { return demo.Waited }
 func (WaitCommand) Deeds() demo.Deed    { return demo.Waited }
-func (SetCommand) Deeds() demo.Deed     { return demo.Asked }
-func (SetNXCommand) Deeds() demo.Deed   { return demo.Asked }
-func (RedlockResult) Deeds() demo.Deed  { return demo.Asked }
-func (RedissonLock) Deeds() demo.Deed   { return demo.Asked }
 func (NoAnswer) Deeds() demo.Deed       { return demo.Asked }
+
+// A request for the lock that got it, and a renewal that took, say so; a
+// Redlock node's own SET is a part of the client's request, not the lock.
+func (e SetCommand) Deeds() demo.Deed    { return demo.Asked | got(e.OK && !e.Redlock) }
+func (e SetNXCommand) Deeds() demo.Deed  { return demo.Asked | got(e.OK) }
+func (e RedlockResult) Deeds() demo.Deed { return demo.Asked | got(e.Quorum.Held()) }
+func (e RedissonLock) Deeds() demo.Deed  { return demo.Asked | got(e.OK) }
+func (e ExpireCommand) Deeds() demo.Deed { return renewed(e.OK) }
+func (e RenewScript) Deeds() demo.Deed   { return renewed(e.OK) }
+func (e RedissonRenew) Deeds() demo.Deed { return renewed(e.OK) }
+
+func got(ok bool) demo.Deed {
+	if ok {
+		return demo.Got
+	}
+	return 0
+}
+
+func renewed(ok bool) demo.Deed {
+	if ok {
+		return demo.Renewed
+	}
+	return 0
+}
 
 // ReadBack: unblock looks for the client's blocked WAIT again, to answer it.
 func (BlockedWait) ReadBack() {}

@@ -265,8 +265,9 @@ func checkActions(sc *demo.Scenario, as []demo.Action) *checkError {
 
 // checkPlays plays the scenario to its end in both switch positions: what
 // only a replay shows, such as a paused client asked to write; and, in the
-// same plays, whether each move's narration is true in both positions, and
-// whether the answers and the verdicts are the ones the scenario states.
+// same plays, whether each move's narration and each question's premise
+// are true in both positions, and whether the answers and the verdicts are
+// the ones the scenario states.
 func checkPlays(sc *demo.Scenario) (differs []*checkError, _ *checkError) {
 	var kinds *eventKinds // only a scenario asking about an event needs its kinds
 	if asksEvent(sc) {
@@ -277,6 +278,7 @@ func checkPlays(sc *demo.Scenario) (differs []*checkError, _ *checkError) {
 			differs = append(differs, d)
 		}
 	}
+	asked := premises{}
 	err := demo.RehearseEach(sc, func(r *demo.Run) error {
 		if kinds != nil {
 			kinds.add(r)
@@ -284,6 +286,10 @@ func checkPlays(sc *demo.Scenario) (differs []*checkError, _ *checkError) {
 		if ce := narrationOf(sc, r); ce != nil {
 			return ce
 		}
+		if ce := asked.premiseOf(sc, r); ce != nil {
+			return ce
+		}
+		asked.note(sc, r)
 		ce, d := answerOf(sc, r)
 		if ce != nil {
 			return ce

@@ -500,8 +500,9 @@ func TestLoadTitleAndTextPerPosition(t *testing.T) {
 }
 
 // The shipped scenarios say, in the position and language they are shown in,
-// only what is true there (issue 18's list, point by point). frame 0 is the
-// scenario's lesson; a frame from 2 is that frame's title and text.
+// only what is true there (issue 18's list, point by point, and issue 32's
+// after it). frame 0 is the scenario's lesson; a frame from 2 is that
+// frame's title and text.
 func TestScenarioTextsTrueWhereShown(t *testing.T) {
 	c := testkit.Catalog(t)
 	for _, tt := range []struct {
@@ -538,6 +539,29 @@ func TestScenarioTextsTrueWhereShown(t *testing.T) {
 		{16, "reentrant", both, 0, "ja", nil, []string{"待っている接続の持ち主の接続"}},
 		{17, "job-queue", both, 0, "en", []string{"keeps the lock on the row it skipped"}, nil},
 		{18, "redlock-quorum", both, 4, "en", []string{"retries once", "retry 3 times"}, nil},
+		// Point 32: reentrant's stuck refresh() does no work, its lesson is
+		// true where no unlock runs; lock-delay's B took the lock two steps
+		// before the last.
+		{32, "reentrant", off, 4, "en", []string{"still stuck", "finds no cycle"}, []string{"is done", "works for a second"}},
+		{32, "reentrant", off, 4, "ja", []string{"止まっていて"}, []string{"仕事は 1 秒"}},
+		{32, "reentrant", both, 0, "en", []string{"unlocked as many times as it was taken", "until the last unlock", "for as long as the program is stuck"}, []string{"as takes", "which is why B's"}},
+		{32, "reentrant", both, 0, "ja", []string{"最後の unlock までは", "f を返し続ける"}, []string{"だから B の"}},
+		{32, "lock-delay", off, 7, "en", []string{"since just after A's session was invalidated"}, []string{"in the last step"}},
+		{32, "lock-delay", off, 7, "ja", []string{"無効になった直後から"}, []string{"前の手で"}},
+		{32, "job-queue", both, 0, "en", []string{"both jobs are done at 510 ms", "second job is done only at 1010 ms"}, nil},
+		{32, "lease-length", both, 0, "ja", []string{"10 ティックのリース", "13 ティックの停止", "60 ティックを超える停止"}, []string{"10 のリース", "13 の停止", "60 を超える"}},
+		{32, "lease-length", both, 0, "en", []string{"Renew", "a lease of 10 ticks", "longer than 60 ticks"}, nil},
+		// Titles that said a client did what it only tried, in one position.
+		{32, "release-other", both, 5, "en", []string{"sends its release"}, []string{"finishes and releases"}},
+		{32, "watchdog", off, 8, "en", []string{"calls unlock()"}, []string{"and releases"}},
+		{32, "redlock-clock-jump", on, 4, "en", []string{"goes for nodes 3 to 5"}, []string{"locks nodes"}},
+		{32, "flash-sale", on, 4, "en", []string{"try to take one off"}, nil},
+		{32, "optimistic-version", on, 4, "en", []string{"tries to write"}, nil},
+		{32, "lost-update", on, 3, "en", []string{"asks for the same row", "sends SELECT ... FOR UPDATE"}, []string{"reads the balance", "B reads the same row"}},
+		{32, "deadlock", off, 4, "en", []string{"sends its UPDATE of account 2", "B holds that row's lock"}, []string{"A adds 30"}},
+		{32, "deadlock", off, 5, "en", []string{"sends the UPDATE of its second row", "A holds that row's lock"}, []string{"B adds 50"}},
+		{32, "deadlock", on, 5, "en", []string{"queued behind its first"}, []string{"B updates its second row"}},
+		{32, "advisory-pooler", off, 4, "en", []string{"tries to let go"}, nil},
 	} {
 		sc, ok := c.Get(tt.id)
 		if !ok {

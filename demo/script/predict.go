@@ -12,9 +12,13 @@ import (
 // predict is a move's question as written: what is asked, of what kind, and
 // the options. Which option is right is not written: the model computes it
 // when the move plays (demo.Prediction.Answer), and the loader checks, in
-// both switch positions, that the options include it.
+// both switch positions, that the options include it. Where the switch
+// changes what the premise may say, ask-on/ask-off replace ask for that
+// position, as title-on/title-off do a move's title.
 type predict struct {
-	Ask     text     `yaml:"ask"`
+	Ask     text     `yaml:"ask,omitempty"`
+	AskOn   *text    `yaml:"ask-on,omitempty"`
+	AskOff  *text    `yaml:"ask-off,omitempty"`
 	Kind    string   `yaml:"kind"`
 	Who     string   `yaml:"who,omitempty"`
 	Of      string   `yaml:"of,omitempty"`
@@ -22,20 +26,28 @@ type predict struct {
 }
 
 // option is one answer: the outcome it names, its words, and why a reader
-// might pick it when it is wrong.
+// might pick it when it is wrong; label-on/label-off and
+// tempting-on/tempting-off replace them in one position.
 type option struct {
-	Is       string `yaml:"is"`
-	Label    text   `yaml:"label"`
-	Tempting text   `yaml:"tempting"`
+	Is          string `yaml:"is"`
+	Label       text   `yaml:"label,omitempty"`
+	LabelOn     *text  `yaml:"label-on,omitempty"`
+	LabelOff    *text  `yaml:"label-off,omitempty"`
+	Tempting    text   `yaml:"tempting,omitempty"`
+	TemptingOn  *text  `yaml:"tempting-on,omitempty"`
+	TemptingOff *text  `yaml:"tempting-off,omitempty"`
 }
 
 func (p *predict) demo() *demo.Prediction {
 	if p == nil {
 		return nil
 	}
-	d := &demo.Prediction{Ask: p.Ask.demo(), Kind: demo.AskKind(p.Kind), Who: p.Who, Of: demo.Kind(p.Of)}
+	d := &demo.Prediction{Ask: p.Ask.demo(), AskOn: optional(p.AskOn), AskOff: optional(p.AskOff),
+		Kind: demo.AskKind(p.Kind), Who: p.Who, Of: demo.Kind(p.Of)}
 	for _, o := range p.Options {
-		d.Options = append(d.Options, demo.Option{Value: o.Is, Label: o.Label.demo(), Tempting: o.Tempting.demo()})
+		d.Options = append(d.Options, demo.Option{Value: o.Is,
+			Label: o.Label.demo(), LabelOn: optional(o.LabelOn), LabelOff: optional(o.LabelOff),
+			Tempting: o.Tempting.demo(), TemptingOn: optional(o.TemptingOn), TemptingOff: optional(o.TemptingOff)})
 	}
 	return d
 }
@@ -44,9 +56,12 @@ func predictOf(d *demo.Prediction) *predict {
 	if d == nil {
 		return nil
 	}
-	p := &predict{Ask: textOf(d.Ask), Kind: string(d.Kind), Who: d.Who, Of: string(d.Of)}
+	p := &predict{Ask: textOf(d.Ask), AskOn: optionalOf(d.AskOn), AskOff: optionalOf(d.AskOff),
+		Kind: string(d.Kind), Who: d.Who, Of: string(d.Of)}
 	for _, o := range d.Options {
-		p.Options = append(p.Options, option{Is: o.Value, Label: textOf(o.Label), Tempting: textOf(o.Tempting)})
+		p.Options = append(p.Options, option{Is: o.Value,
+			Label: textOf(o.Label), LabelOn: optionalOf(o.LabelOn), LabelOff: optionalOf(o.LabelOff),
+			Tempting: textOf(o.Tempting), TemptingOn: optionalOf(o.TemptingOn), TemptingOff: optionalOf(o.TemptingOff)})
 	}
 	return p
 }
@@ -81,7 +96,7 @@ func checkPredictions(sc *demo.Scenario) *checkError {
 		if (p.Kind == demo.AskCount) != (p.Of != "") {
 			return fail(line, "%s: of: a count question names the kind of event it counts, and only it", where)
 		}
-		if err := complete(where+" ask", p.Ask); err != "" {
+		if err := positional(where+" ask", p.Ask, p.AskOn, p.AskOff); err != "" {
 			return fail(line, "%s", err)
 		}
 		if len(p.Options) < 2 || len(p.Options) > maxOptions {
@@ -95,16 +110,40 @@ func checkPredictions(sc *demo.Scenario) *checkError {
 				return fail(line, "%s: option %d is: %q: %s", where, j+1, o.Value, msg)
 			}
 			for _, t := range []struct {
-				what string
-				t    demo.Text
-			}{{"label", o.Label}, {"tempting", o.Tempting}} {
-				if err := complete(fmt.Sprintf("%s option %q %s", where, o.Value, t.what), t.t); err != "" {
+				what    string
+				t       demo.Text
+				on, off *demo.Text
+			}{{"label", o.Label, o.LabelOn, o.LabelOff}, {"tempting", o.Tempting, o.TemptingOn, o.TemptingOff}} {
+				if err := positional(fmt.Sprintf("%s option %q %s", where, o.Value, t.what), t.t, t.on, t.off); err != "" {
 					return fail(line, "%s", err)
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// positional checks a text that may differ by position: the text for both
+// is needed in both languages unless -on and -off both replace it, and each
+// that is given is needed in both languages.
+func positional(what string, both demo.Text, on, off *demo.Text) string {
+	if on == nil || off == nil || both != (demo.Text{}) {
+		if err := complete(what, both); err != "" {
+			return err
+		}
+	}
+	for _, t := range []struct {
+		suffix string
+		t      *demo.Text
+	}{{"-on", on}, {"-off", off}} {
+		if t.t == nil {
+			continue
+		}
+		if err := complete(what+t.suffix, *t.t); err != "" {
+			return err
+		}
+	}
+	return ""
 }
 
 // answerOf checks the question of the move that led to r's frame, if it has

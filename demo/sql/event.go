@@ -268,16 +268,24 @@ func brokeDeadlock(r *demo.Run, victim, other string, at int) {
 }
 
 // Deeds is what a statement shows its client doing: an UPDATE or INSERT
-// writes (with the token where it sends one), an advisory unlock or the
-// end of a transaction lets locks go, a statement blocked on a lock waits,
-// and an advisory lock or FOR UPDATE asks for one.
+// writes (with the token where it sends one), and records when it changed
+// a row; an advisory unlock or the end of a transaction lets locks go, a
+// statement blocked on a lock waits, and an advisory lock or FOR UPDATE
+// asks for one, and takes it when it is answered with the lock.
 func (e SQLStatement) Deeds() demo.Deed {
 	var d demo.Deed
+	answered := !e.Waiting && e.Err == nil
 	if sqlIs(e.SQL, "UPDATE", "INSERT") {
 		d |= demo.Wrote
 		if strings.Contains(e.SQL, "token") {
 			d |= demo.SentToken
 		}
+		if answered && e.Affected() > 0 {
+			d |= demo.Recorded
+		}
+	}
+	if answered && e.tookLock() {
+		d |= demo.Got
 	}
 	if strings.Contains(e.SQL, "advisory_unlock") || sqlIs(e.SQL, "COMMIT", "ROLLBACK") {
 		d |= demo.Unlocked
@@ -285,10 +293,25 @@ func (e SQLStatement) Deeds() demo.Deed {
 	if e.Waiting {
 		d |= demo.Waited
 	}
-	if strings.Contains(e.SQL, "advisory_lock") || strings.Contains(e.SQL, "FOR UPDATE") {
+	if strings.Contains(e.SQL, "advisory_lock") || strings.Contains(e.SQL, "advisory_xact_lock") || strings.Contains(e.SQL, "FOR UPDATE") {
 		d |= demo.Asked
 	}
 	return d
+}
+
+// tookLock reports whether an answered statement took the lock it asked
+// for: an advisory lock, a pg_try_advisory_lock that answered t, or a FOR
+// UPDATE that returned a row.
+func (e SQLStatement) tookLock() bool {
+	switch {
+	case strings.Contains(e.SQL, "pg_try_advisory"):
+		return len(e.Rows) == 1 && len(e.Rows[0]) == 1 && e.Rows[0][0] == "t"
+	case strings.Contains(e.SQL, "advisory_lock") || strings.Contains(e.SQL, "advisory_xact_lock"):
+		return true
+	case strings.Contains(e.SQL, "FOR UPDATE"):
+		return len(e.Rows) > 0
+	}
+	return false
 }
 
 // sqlIs reports whether sql is a statement of one of the kinds.
