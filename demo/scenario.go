@@ -62,6 +62,10 @@ type Scenario struct {
 	Fencing  string // "on", "off", or "switch": the switch decides
 	Clients  []string
 
+	// Scripts are the scenario's named scripts, which its actions run by
+	// name (a Redis client's EVAL); nil for none.
+	Scripts []Script
+
 	Setup   []Action  // actions played before frame 1, unseen
 	Initial Narration // narration of frame 1, before any move
 	Moves   []Move
