@@ -104,8 +104,11 @@ func checkStore(reg *demo.Registry, sc *demo.Scenario) *checkError {
 		}
 		return nil
 	}
+	if err := checkScripts(sc); err != nil {
+		return err
+	}
 	if err := fam.Check(sc); err != nil {
-		return fail(0, "%s", err)
+		return scriptFail(sc, err)
 	}
 	return nil
 }

@@ -83,6 +83,7 @@ type scenario struct {
 	Clients       words     `yaml:"clients"`
 	Property      string    `yaml:"property,omitempty"`
 	Expect        expect    `yaml:"expect,omitempty"`
+	Scripts       scripts   `yaml:"scripts,omitempty"`
 	Setup         []action  `yaml:"setup,omitempty"`
 	Initial       narration `yaml:"initial"`
 	Moves         []move    `yaml:"moves"`
@@ -131,6 +132,7 @@ func (s *scenario) scenario() *demo.Scenario {
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Initial: s.Initial.demo(), Property: s.Property,
 		Expect: s.Expect.pos, Guide: s.Expect.guide,
+		Scripts: s.Scripts.demo(),
 	}
 	for _, src := range s.Sources {
 		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})
@@ -157,6 +159,7 @@ func scenarioOf(sc *demo.Scenario) *scenario {
 		Switch:   sc.Switch, SwitchAliases: sc.SwitchAliases, SwitchLabel: textOf(sc.SwitchLabel), Default: sc.Default,
 		Fencing: sc.Fencing, Resource: sc.Resource, Clients: sc.Clients,
 		Property: sc.Property, Expect: expect{pos: sc.Expect, guide: sc.Guide},
+		Scripts: scriptsOf(sc.Scripts),
 		Setup:   actionsOf(sc.Setup),
 		Initial: fromNarration(sc.Initial),
 	}
