@@ -23,6 +23,11 @@ type redisNodes struct {
 	// sends WAIT after its SET and trusts the lock only once WAIT answers;
 	// read from the script on first use, and shared by every copy.
 	waiters map[string]bool
+	// lua is the scenario's scripts and the VM that runs them, shared by
+	// every copy; undo is where eval keeps a node's keys while a script
+	// runs, to put them back if the sandbox stops it.
+	lua  *scripts
+	undo []entry
 }
 
 // client is what a Redis client keeps beyond its belief: the attempts that
@@ -48,7 +53,7 @@ func (s *redisNodes) of(c *demo.Client) *client {
 }
 
 func newRedisNodes(sc *demo.Scenario) *redisNodes {
-	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: make([]client, len(sc.Clients))}
+	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: make([]client, len(sc.Clients)), lua: newScripts()}
 	for _, name := range sc.NodeNames() {
 		n := &Node{Name: name, Up: true}
 		switch name {
@@ -115,6 +120,8 @@ func (s *redisNodes) Do(r *demo.Run, a demo.Action) error {
 		return nil
 	case RLock, RTryLock, RRenew, RUnlock:
 		return s.redisson(r, c, a)
+	case Eval:
+		return s.eval(r, c, a)
 	}
 	return s.command(r, c, a)
 }
