@@ -69,7 +69,7 @@ func parseEval(w []string) (any, error) {
 func checkScripts(sc *demo.Scenario) error {
 	for _, s := range sc.Scripts {
 		if !slices.Contains(Roles, s.Role) {
-			return fmt.Errorf("script %q: role %q; want one of %s", s.Name, s.Role, strings.Join(Roles, ", "))
+			return &scriptError{script: s.Name, msg: fmt.Sprintf("script %q: role %q; want one of %s", s.Name, s.Role, strings.Join(Roles, ", "))}
 		}
 		if _, err := lua.Compiled(s.Name, s.Lua); err != nil {
 			return err
@@ -77,6 +77,13 @@ func checkScripts(sc *demo.Scenario) error {
 	}
 	return nil
 }
+
+// scriptError is a mistake in one of the scenario's scripts as a whole,
+// which a loader reports on the script's line.
+type scriptError struct{ script, msg string }
+
+func (e *scriptError) Error() string             { return e.msg }
+func (e *scriptError) ScriptLine() (string, int) { return e.script, 0 }
 
 // scripts is what a store keeps of its scenario's scripts: each compiled,
 // found by name, and the VM that runs them. Every copy of a store shares
@@ -154,7 +161,8 @@ func (s *redisNodes) eval(r *demo.Run, c *demo.Client, a demo.Action) error {
 		r.Log(NoAnswer{Head: e.Head, Sent: e})
 		return nil
 	}
-	if err := s.run(r, n, &e, script); err != nil {
+	before, err := s.run(r, n, &e, script)
+	if err != nil {
 		k.tries = tries
 		var le *lua.LimitError
 		if errors.As(err, &le) {
@@ -164,26 +172,27 @@ func (s *redisNodes) eval(r *demo.Run, c *demo.Client, a demo.Action) error {
 		return err
 	}
 	s.believe(r, c, &e)
+	if r.Logs() { // a frame tells what the script changed, whose keys they are now
+		e.Changes = s.changes(r, n, before)
+	}
 	r.Log(e)
 	return nil
 }
 
-// run runs the script on node n and records its reply and, for a frame,
-// what it changed; a script the sandbox stops leaves the node as it was.
-func (s *redisNodes) run(r *demo.Run, n *Node, e *EvalCommand, script *lua.Script) error {
+// run runs the script on node n and records its reply; before is the
+// node's keys as they were. A script the sandbox stops leaves the node as
+// it was.
+func (s *redisNodes) run(r *demo.Run, n *Node, e *EvalCommand, script *lua.Script) (before []entry, err error) {
 	keys, backlog := len(n.keys), len(n.backlog)
 	s.undo = append(append(s.undo[:0], n.keys...), n.backlog...)
 	reply, err := s.lua.vm.Run(script, []string{e.Key}, e.Argv, &keyspace{s: s, r: r, n: n})
 	if err != nil {
 		n.keys = append(n.keys[:0], s.undo[:keys]...)
 		n.backlog = append(n.backlog[:0], s.undo[keys:keys+backlog]...)
-		return err
+		return nil, err
 	}
 	e.Answer = reply
-	if r.Logs() {
-		e.Changes = s.changes(r, n, s.undo[:keys])
-	}
-	return nil
+	return s.undo[:keys], nil
 }
 
 // believe is what the client makes of the answer, as its role says.
@@ -203,7 +212,7 @@ func (s *redisNodes) believe(r *demo.Run, c *demo.Client, e *EvalCommand) {
 			e.Outcome = NotHeld
 		case e.Answer.Kind == lua.Integer && e.Answer.Int == 1:
 			value, _ := s.primary().Get(e.Key, r.Now())
-			s.renewed(r, c, value, until)
+			s.renewed(r, c, e.Key, value, until)
 			e.Outcome, e.Until = Renewed, until
 		default:
 			r.LetGo(c)

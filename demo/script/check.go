@@ -95,6 +95,9 @@ func checkStore(reg *demo.Registry, sc *demo.Scenario) *checkError {
 		return fail(0, "store %q: want one of %s", sc.Store, strings.Join(kinds, ", "))
 	}
 	sc.Family = fam
+	if err := checkScripts(sc); err != nil {
+		return err
+	}
 	if fam.Check == nil {
 		if sc.Pool != 0 || sc.MaxConns != 0 {
 			return fail(0, "pool and max-connections are for the database store only")
@@ -103,9 +106,6 @@ func checkStore(reg *demo.Registry, sc *demo.Scenario) *checkError {
 			return fail(0, "nodes, latency and timeout are for the redlock store only")
 		}
 		return nil
-	}
-	if err := checkScripts(sc); err != nil {
-		return err
 	}
 	if err := fam.Check(sc); err != nil {
 		return scriptFail(sc, err)

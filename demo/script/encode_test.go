@@ -50,6 +50,10 @@ func unlined(sc *demo.Scenario) demo.Scenario {
 		e.VerdictLine, e.FindingsLine, e.AnswersLine, e.FinderLine = 0, 0, 0, 0
 	}
 	u.Guide.Line = 0
+	u.Scripts = slices.Clone(sc.Scripts)
+	for i := range u.Scripts {
+		u.Scripts[i].Line = 0
+	}
 	return u
 }
 

@@ -136,13 +136,14 @@ func checkScripts(sc *demo.Scenario) *checkError {
 const evalVerb demo.Verb = "eval"
 
 // scriptFail is the family's check's mistake, on the file's line of the
-// script line it names when it names one (a script that does not compile).
+// script line it names when it names one (a script that does not compile),
+// or of the script's first line (line 0: a script's role, say).
 func scriptFail(sc *demo.Scenario, err error) *checkError {
 	var at interface{ ScriptLine() (string, int) }
 	if errors.As(err, &at) {
 		name, line := at.ScriptLine()
-		if s, ok := sc.ScriptNamed(name); ok && s.Line > 0 && line > 0 {
-			return fail(s.Line+line-1, "%s", err)
+		if s, ok := sc.ScriptNamed(name); ok {
+			return fail(s.Line+max(line, 1)-1, "%s", err)
 		}
 	}
 	return fail(0, "%s", err)

@@ -1,6 +1,8 @@
 package lua
 
 import (
+	"math"
+
 	glua "github.com/yuin/gopher-lua"
 )
 
@@ -24,12 +26,12 @@ func (vm *VM) open() {
 	lib := L.Get(glua.GlobalsIndex).(*glua.LTable)
 	g := L.NewTable()
 	for _, name := range []string{"assert", "error", "getmetatable", "ipairs", "next", "pairs",
-		"rawequal", "rawget", "select", "tonumber", "type", "xpcall", "_VERSION"} {
+		"rawequal", "rawget", "select", "type", "xpcall", "_VERSION"} {
 		g.RawSetString(name, lib.RawGetString(name))
 	}
 	vm.set(g, map[string]glua.LGFunction{
 		"pcall": vm.pcall, "rawset": vm.rawset, "setmetatable": vm.setmetatable,
-		"tostring": vm.tostring, "unpack": vm.unpack,
+		"tostring": vm.tostring, "tonumber": tonumber, "unpack": vm.unpack,
 		fnConcat: vm.concat, fnSet: vm.setField, fnTable: vm.table,
 	})
 	g.RawSetString("string", vm.readOnly(vm.stringLib(lib.RawGetString("string").(*glua.LTable))))
@@ -89,6 +91,7 @@ func mathLib(L *glua.LState, lib *glua.LTable) *glua.LTable {
 		"pi", "pow", "rad", "sin", "sinh", "sqrt", "tan", "tanh"} {
 		t.RawSetString(name, lib.RawGetString(name))
 	}
+	t.RawSetString("huge", glua.LNumber(math.Inf(1))) // HUGE_VAL; gopher-lua's is the largest float
 	return t
 }
 

@@ -1,10 +1,12 @@
 package lua
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 
 	glua "github.com/yuin/gopher-lua"
 )
@@ -255,4 +257,61 @@ func (vm *VM) unpack(L *glua.LState) int {
 		L.Push(t.RawGetInt(k))
 	}
 	return max(0, j-i+1)
+}
+
+// tonumber reads a number as Lua 5.1 does (C's strtod, then strtoul for a
+// base): "1e2" and " 0x1A " are numbers, "12abc" is not.
+func tonumber(L *glua.LState) int {
+	v := L.CheckAny(1)
+	base := L.OptInt(2, 10)
+	if base == 10 {
+		if n, ok := v.(glua.LNumber); ok {
+			L.Push(n)
+			return 1
+		}
+		s, ok := v.(glua.LString)
+		if !ok {
+			L.Push(glua.LNil)
+			return 1
+		}
+		L.Push(str2number(string(s)))
+		return 1
+	}
+	if base < 2 || base > 36 {
+		L.ArgError(2, "base out of range")
+	}
+	s := strings.Trim(checkString(L, 1), cSpace)
+	n, err := strconv.ParseUint(s, base, 64)
+	if err != nil || s == "" || strings.ContainsAny(s, "_+-") {
+		L.Push(glua.LNil)
+		return 1
+	}
+	L.Push(glua.LNumber(n))
+	return 1
+}
+
+// cSpace is C's isspace.
+const cSpace = " \t\n\v\f\r"
+
+func str2number(s string) glua.LValue {
+	s = strings.Trim(s, cSpace)
+	if s == "" || strings.Contains(s, "_") {
+		return glua.LNil
+	}
+	unsigned := strings.TrimLeft(s, "+-")
+	if hex, ok := strings.CutPrefix(strings.ToLower(unsigned), "0x"); ok && !strings.Contains(hex, "p") {
+		n, err := strconv.ParseUint(hex, 16, 64)
+		if err != nil {
+			return glua.LNil
+		}
+		if strings.HasPrefix(s, "-") {
+			return glua.LNumber(-float64(n))
+		}
+		return glua.LNumber(n)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return glua.LNil
+	}
+	return glua.LNumber(f)
 }

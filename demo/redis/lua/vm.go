@@ -52,7 +52,11 @@ type VM struct {
 // NewVM makes a VM with a total budget of SearchInstructions. Its Lua
 // state is made on its first call, so a run that never sends a script
 // costs nothing.
-func NewVM() *VM { return &VM{search: SearchInstructions} }
+func NewVM() *VM { return NewVMWithin(SearchInstructions) }
+
+// NewVMWithin makes a VM with a total budget of search instructions: a
+// caller with a search of its own to bound (a lab's judge) says how much.
+func NewVMWithin(search int64) *VM { return &VM{search: search} }
 
 // Spent reports the error every call now fails with when the VM's total
 // budget is spent; nil while it is not.
