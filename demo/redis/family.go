@@ -110,6 +110,8 @@ var Family = &demo.Family{
 	Offers:     offers,
 	Transcript: transcript,
 	Narrate:    narrate,
+	Failures:   []demo.ViolationKind{RenewedOther},
+	Properties: properties,
 }
 
 // nodeNames are the nodes' names, in order: n of them for Redlock, the
