@@ -1,6 +1,7 @@
 package find
 
 import (
+	"errors"
 	"math"
 	"slices"
 
@@ -62,7 +63,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	path := s.path(id)
 	r, err := s.rebuild(path)
 	if err != nil {
-		return false, err
+		return s.spend(err)
 	}
 	for _, cand := range s.candidates(r, s.nodes[id]) {
 		if r.Refuses(cand.a) {
@@ -73,8 +74,11 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 			return false, err
 		}
 		before := len(c.Violations())
-		played, ok := s.play(c, cand.a)
-		if !ok {
+		played, err := s.play(c, cand.a)
+		if err != nil {
+			if exhausted(err) {
+				return s.spend(err)
+			}
 			continue // the store refused it here: no state to explore
 		}
 		k := s.key(c, cand.next)
@@ -110,21 +114,45 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 // play plays a on c, after the background duties when a lets time pass;
 // it returns what it played, in the search's one slice (intern copies a
 // step it keeps). A duty the store refuses (a watchdog that has stopped)
-// is left out; a refused action refuses the step.
-func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, bool) {
+// is left out, unless the store's budget is spent; a refused action
+// refuses the step, with the store's reason.
+func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, error) {
 	played := s.played[:0]
 	if a.Verb == demo.Tick {
 		for _, d := range s.space.duties {
-			if d.Verb != "" && c.Free(d) == nil {
+			if d.Verb == "" {
+				continue
+			}
+			if err := c.Free(d); err == nil {
 				played = append(played, d)
+			} else if exhausted(err) {
+				return nil, err
 			}
 		}
 	}
-	if c.Free(a) != nil {
-		return nil, false
+	if err := c.Free(a); err != nil {
+		return nil, err
 	}
 	s.played = append(played, a)
-	return s.played, true
+	return s.played, nil
+}
+
+// exhausted reports whether err is a store's own budget spent (an error
+// that says Exhausted, as the Redis family's when a learner's scripts ran
+// all one search may): every later step would be refused the same way.
+func exhausted(err error) bool {
+	var x interface{ Exhausted() bool }
+	return errors.As(err, &x) && x.Exhausted()
+}
+
+// spend ends the search on err when it is a store's budget spent, and
+// otherwise fails it with err.
+func (s *search) spend(err error) (bool, error) {
+	if !exhausted(err) {
+		return false, err
+	}
+	s.res.OutOfBudget, s.res.Spent = true, err
+	return true, nil
 }
 
 // judge looks at the state the last step led to: a sometimes property

@@ -56,6 +56,10 @@ type Result struct {
 	Depth int
 	// OutOfBudget: the states or the time ran out before the depth asked.
 	OutOfBudget bool
+	// Spent is, when a store's own budget ran out first (the learner's
+	// scripts ran all one search may), the error that says so; nil
+	// otherwise. The search ends on it, OutOfBudget.
+	Spent error
 }
 
 // Place is the start with the trace played, to show as frames.
