@@ -93,7 +93,13 @@ type scripts struct {
 	compiled map[string]*lua.Script
 }
 
-func newScripts() *scripts { return &scripts{vm: lua.NewVM(), compiled: map[string]*lua.Script{}} }
+func newScripts() *scripts {
+	return &scripts{vm: lua.NewVMWithin(searchInstructions), compiled: map[string]*lua.Script{}}
+}
+
+// searchInstructions is what a run's scripts, and a search's, may run in
+// all: the sandbox's bound, which a test lowers to see a search spend it.
+var searchInstructions int64 = lua.SearchInstructions
 
 // script returns the scenario's script called name, compiled.
 func (s *redisNodes) script(a demo.Action, name string) (*lua.Script, string, error) {
@@ -119,10 +125,6 @@ func (s *redisNodes) script(a demo.Action, name string) (*lua.Script, string, er
 	s.lua.compiled[name] = c
 	return c, def.Role, nil
 }
-
-// Spent is the error every script now fails with, when the store's VM has
-// spent its budget for the run or search; nil while it has not.
-func (s *redisNodes) Spent() error { return s.lua.vm.Spent() }
 
 // eval plays a client's EVAL: the script runs on the primary, against its
 // keys at the run's now, and the client believes what its role says of
@@ -167,7 +169,11 @@ func (s *redisNodes) eval(r *demo.Run, c *demo.Client, a demo.Action) error {
 		var le *lua.LimitError
 		if errors.As(err, &le) {
 			ja, en := le.Text()
-			return &demo.ActionError{Action: a, Msg: en, JA: ja}
+			ae := &demo.ActionError{Action: a, Msg: en, JA: ja}
+			if le.Exhausted() {
+				return spent{ae}
+			}
+			return ae
 		}
 		return err
 	}
@@ -178,6 +184,14 @@ func (s *redisNodes) eval(r *demo.Run, c *demo.Client, a demo.Action) error {
 	r.Log(e)
 	return nil
 }
+
+// spent is a refusal because the run's or the search's scripts have run
+// all they may: an ActionError for the page, which a search also reads as
+// its end (Exhausted), since every later script would be refused alike.
+type spent struct{ *demo.ActionError }
+
+func (e spent) Unwrap() error { return e.ActionError }
+func (spent) Exhausted() bool { return true }
 
 // run runs the script on node n and records its reply; before is the
 // node's keys as they were. A script the sandbox stops leaves the node as
