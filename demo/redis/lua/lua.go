@@ -128,6 +128,10 @@ func Compile(name, text string) (*Script, error) {
 		}
 		return nil, &CompileError{Script: name, Line: line, EN: err.Error(), JA: err.Error()}
 	}
+	// The body is a function of no arguments, as Redis makes it: gopher-lua
+	// compiles a chunk as taking ..., and would make every call an arg
+	// table (Lua 5.0's) that nothing can read.
+	proto.IsVarArg = 0
 	sum := sha1.Sum([]byte(text))
 	return &Script{Name: name, Text: text, SHA: hex.EncodeToString(sum[:]), proto: proto}, nil
 }

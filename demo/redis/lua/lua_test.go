@@ -2,6 +2,7 @@ package lua_test
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -277,6 +278,7 @@ func TestCompileErrorsNameTheLine(t *testing.T) {
 		{"if true then\n  return 1\n", 2, "ends too soon"},
 		{"local s = 'abc\nreturn s", 2, "unterminated string"},
 		{"goto x\n::x::", 1, "Lua 5.2"},
+		{"local a = 1\nreturn ...", 2, "cannot use '...' outside a vararg function"},
 		{strings.Repeat("-", lua.MaxScript+1), 1, "at most"},
 	} {
 		_, err := lua.Compile("mine", tc.src)
@@ -299,6 +301,43 @@ func TestLibraryAsLua51(t *testing.T) {
 		got, err := runOn(t, vm, c.Script(), keys{})
 		if err != nil || got.Kind != lua.Bulk || got.Str != c.Want {
 			t.Errorf("line %d: %s\n\tgot  %v (err %v)\n\twant %q", c.Line, c.Expr, got, err, c.Want)
+		}
+	}
+}
+
+// What a call allocates in all is bounded: what it grows is charged up to
+// CallMemory, and every instruction allocates at most a few hundred bytes
+// besides, closures, boxed numbers and the value stack, so the worst
+// scripts found stay near 3.5 MiB (the bound here leaves room for the
+// runtime's own). A call that leaves nothing behind leaves it to the GC.
+func TestCallMemoryIsBounded(t *testing.T) {
+	for _, src := range []string{
+		"while true do local f = function() end end",
+		"local f = nil while true do local g = f f = function() return g end end",
+		"local t = {} local i = 0 while true do i = i + 1 t[i] = {} end",
+		"local s = string.rep('x', 60000) while true do local u = s .. 'y' end",
+		"while true do local t = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10} end",
+		"while true do local a, b = string.byte(string.rep('x', 8000), 1, -1) end",
+		"local t = {} while true do t[#t + 1] = tostring(#t) end",
+		"while true do pcall(error, {}) end",
+	} {
+		s, err := lua.Compile("m", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := lua.NewVM()
+		if _, err := vm.Run(s, nil, nil, keys{}); err == nil { // the Lua state is made on the first call
+			t.Fatalf("%q ended", src)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = vm.Run(s, nil, nil, keys{})
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Fatalf("%q ended", src)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+			t.Errorf("%q allocated %.1f MiB in one call", src, float64(got)/(1<<20))
 		}
 	}
 }

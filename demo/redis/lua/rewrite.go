@@ -25,8 +25,9 @@ func rewrite(chunk []ast.Stmt) *CompileError {
 }
 
 type rewriter struct {
-	err  *CompileError
-	temp int // hidden locals made so far, for unique names
+	err    *CompileError
+	temp   int  // hidden locals made so far, for unique names
+	vararg bool // the function being read takes ...; Redis's script body does not
 }
 
 func (w *rewriter) stmts(ss []ast.Stmt) {
@@ -94,7 +95,12 @@ func (w *rewriter) exprs(es []ast.Expr) {
 	}
 }
 
-func (w *rewriter) function(f *ast.FunctionExpr) { w.stmts(f.Stmts) }
+func (w *rewriter) function(f *ast.FunctionExpr) {
+	outer := w.vararg
+	w.vararg = f.ParList.HasVargs
+	w.stmts(f.Stmts)
+	w.vararg = outer
+}
 
 func (w *rewriter) expr(e ast.Expr) ast.Expr {
 	switch e := e.(type) {
@@ -132,6 +138,11 @@ func (w *rewriter) expr(e ast.Expr) ast.Expr {
 		e.Expr = w.expr(e.Expr)
 	case *ast.FunctionExpr:
 		w.function(e)
+	case *ast.Comma3Expr:
+		if !w.vararg {
+			// Redis wraps a script's body in a function of no arguments.
+			w.refuse(e.Line(), "cannot use '...' outside a vararg function", "可変長引数の関数の外では '...' を使えない")
+		}
 	}
 	return e
 }
