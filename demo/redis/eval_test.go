@@ -3,41 +3,16 @@ package redis_test
 import (
 	"errors"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
 	. "github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/demo/redis/lua"
+	"github.com/distlock/fencing-demo/demo/redis/redistest"
 	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
-
-// withEvals is sc with each action the swap names replaced by the eval of
-// one of the scenario's scripts, in the same place and position.
-func withEvals(tb testing.TB, sc *demo.Scenario, swap func(a demo.Action) string) *demo.Scenario {
-	tb.Helper()
-	c := *sc
-	c.Moves = slices.Clone(sc.Moves)
-	for i := range c.Moves {
-		do := slices.Clone(c.Moves[i].Do)
-		for j, a := range do {
-			line := swap(a)
-			if line == "" {
-				continue
-			}
-			e, err := demo.ParseAction(sc.Family, sc.Store, line)
-			if err != nil {
-				tb.Fatalf("%q: %v", line, err)
-			}
-			e.Line, e.When = a.Line, a.When
-			do[j] = e
-		}
-		c.Moves[i].Do = do
-	}
-	return &c
-}
 
 // The three scenarios' scripts, run by eval in place of the commands the
 // scripts stand for, play the same frames: every client's belief, every
@@ -75,7 +50,7 @@ func TestEvalPlaysAsTheCommands(t *testing.T) {
 		}},
 	} {
 		sc := testkit.Scenario(t, tc.id)
-		ev := withEvals(t, sc, tc.swap)
+		ev := redistest.WithEvals(t, sc, tc.swap)
 		for _, on := range []bool{false, true} {
 			want, got := demo.NewRun(sc, on), demo.NewRun(ev, on)
 			evals := 0

@@ -2,113 +2,20 @@ package redis_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
 	. "github.com/distlock/fencing-demo/demo/redis"
-	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/demo/redis/redistest"
 )
-
-// Lab is one lab's file under testdata/labs: the scenario whose script a
-// learner writes, where the script stands (the verbs it replaces, the eval
-// that replaces them), the promise it is judged by, and what a learner may
-// write, each with what the model answers. The conformance suite replays
-// the same tries on real Redis.
-type Lab struct {
-	Scenario string   `yaml:"scenario"`
-	Role     string   `yaml:"role"`
-	Replaces []string `yaml:"replaces"`
-	Args     string   `yaml:"args"`
-	Position string   `yaml:"position"`
-	Property string   `yaml:"property"`
-	Depth    int      `yaml:"depth"`
-	Tries    []Try    `yaml:"tries"`
-}
-
-// Try is one script a learner may write, and the model's answer: the
-// verdict at the scripted frames' end and the finder's answer from the
-// first frame, or the clear error it stops with; Reply is an error the
-// script answers on its first run, as Redis does.
-type Try struct {
-	Name      string `yaml:"name"`
-	Reference bool   `yaml:"reference"`
-	Says      string `yaml:"says"`
-	Lua       string `yaml:"lua"`
-	Expect    struct {
-		Verdict string  `yaml:"verdict"`
-		Finder  string  `yaml:"finder"`
-		Reply   *Answer `yaml:"reply"`
-		Error   *Answer `yaml:"error"`
-	} `yaml:"expect"`
-}
-
-// Answer is an error with its line and what it says.
-type Answer struct {
-	Line int    `yaml:"line"`
-	Says string `yaml:"says"`
-}
-
-// Labs reads testdata/labs.
-func Labs(tb testing.TB) []Lab {
-	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "labs", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no labs under testdata/labs: %v", err)
-	}
-	var labs []Lab
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var l Lab
-		dec := yaml.NewDecoder(strings.NewReader(string(data)))
-		dec.KnownFields(true)
-		if err := dec.Decode(&l); err != nil {
-			tb.Fatalf("%s: %v", f, err)
-		}
-		labs = append(labs, l)
-	}
-	return labs
-}
-
-// With is the lab's scenario with the try's script in place of what it
-// replaces, played alike in both positions.
-func (l Lab) With(tb testing.TB, t Try) *demo.Scenario {
-	tb.Helper()
-	sc := withEvals(tb, testkit.Scenario(tb, l.Scenario), func(a demo.Action) string {
-		for _, v := range l.Replaces {
-			if string(a.Verb) == v {
-				return a.Who + " eval " + t.Name + " " + l.Args
-			}
-		}
-		return ""
-	})
-	sc.Scripts = []demo.Script{{Name: t.Name, Role: l.Role, Lua: t.Lua}}
-	for i := range sc.Moves {
-		for j := range sc.Moves[i].Do {
-			if sc.Moves[i].Do[j].Verb == Eval {
-				sc.Moves[i].Do[j].When = ""
-			}
-		}
-	}
-	return sc
-}
 
 // shortDepth is how deep -short searches.
 const shortDepth = 4
-
-// On is the lab's position.
-func (l Lab) On() bool { return l.Position == "on" }
 
 // Every lab's reference solutions and wrong tries get the answer their
 // file states: the verdict the scripted frames end with, the finder's
@@ -117,7 +24,7 @@ func (l Lab) On() bool { return l.Position == "on" }
 // clear error, with its line, that stops the try within the sandbox's
 // budget.
 func TestLabTries(t *testing.T) {
-	for _, l := range Labs(t) {
+	for _, l := range redistest.Labs(t) {
 		for _, try := range l.Tries {
 			t.Run(l.Scenario+"/"+try.Name, func(t *testing.T) {
 				sc := l.With(t, try)
@@ -144,7 +51,7 @@ func TestLabTries(t *testing.T) {
 	}
 }
 
-func stopsClearly(t *testing.T, err error, x *Answer) {
+func stopsClearly(t *testing.T, err error, x *redistest.Answer) {
 	t.Helper()
 	var ae *demo.ActionError
 	if !errors.As(err, &ae) {
@@ -155,7 +62,7 @@ func stopsClearly(t *testing.T, err error, x *Answer) {
 	}
 }
 
-func answersError(t *testing.T, f demo.Frame, x *Answer) {
+func answersError(t *testing.T, f demo.Frame, x *redistest.Answer) {
 	t.Helper()
 	for _, e := range f.Events {
 		if ev, ok := e.(EvalCommand); ok {
@@ -170,7 +77,7 @@ func answersError(t *testing.T, f demo.Frame, x *Answer) {
 
 // judge holds the finder's answer for the try to the file's, and logs the
 // search's states and time, which the report quotes.
-func judge(t *testing.T, l Lab, sc *demo.Scenario, try Try) {
+func judge(t *testing.T, l redistest.Lab, sc *demo.Scenario, try redistest.Try) {
 	t.Helper()
 	want, err := demo.ParseExpectation(try.Expect.Finder)
 	if err != nil {
@@ -217,8 +124,8 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // call spends it, and the search ends on that, saying so, rather than
 // running for as long as its states allow.
 func TestSearchSpendsItsScriptBudget(t *testing.T) {
-	l := Labs(t)[slices.IndexFunc(Labs(t), func(l Lab) bool { return l.Scenario == "release-other" })]
-	slow := Try{Name: "slow", Lua: l.Tries[0].Lua + "for i = 1, 45000 do end\n"}
+	l := redistest.Labs(t)[slices.IndexFunc(redistest.Labs(t), func(l redistest.Lab) bool { return l.Scenario == "release-other" })]
+	slow := redistest.Try{Name: "slow", Lua: l.Tries[0].Lua + "for i = 1, 45000 do end\n"}
 	slow.Lua = strings.Replace(slow.Lua, "return 0\n", "", 1)
 	sc := l.With(t, slow)
 	defer SearchBudget(2_000_000)()

@@ -1,6 +1,8 @@
-// Package luatest holds what the sandbox's tests and the conformance
-// suite's share: the library cases both hold a Lua to.
-package luatest
+// Package redistest is what the Redis family's tests and the conformance
+// suite share, so that the model and real Redis are held to the same
+// lines: the labs' scripts and their answers (testdata/labs), and the Lua
+// library's cases (lua/testdata/library.txt).
+package redistest
 
 import (
 	"bufio"
@@ -30,7 +32,7 @@ return j(` + c.Expr + `)`
 func LibraryCases(tb testing.TB) []LibraryCase {
 	tb.Helper()
 	_, here, _, _ := runtime.Caller(0)
-	f, err := os.Open(filepath.Join(filepath.Dir(here), "..", "testdata", "library.txt"))
+	f, err := os.Open(filepath.Join(filepath.Dir(here), "..", "lua", "testdata", "library.txt"))
 	if err != nil {
 		tb.Fatal(err)
 	}
