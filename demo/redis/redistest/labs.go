@@ -93,11 +93,20 @@ func (l Lab) With(tb testing.TB, t Try) *demo.Scenario {
 	})
 	sc.Scripts = []demo.Script{{Name: t.Name, Role: l.Role, Lua: t.Lua}}
 	for i := range sc.Moves {
-		for j := range sc.Moves[i].Do {
-			if sc.Moves[i].Do[j].Verb == redis.Eval {
-				sc.Moves[i].Do[j].When = ""
+		// The script stands in both positions' places at once: a move
+		// that sends one action with the switch on and another with it
+		// off now sends the one eval whatever the switch.
+		var do []demo.Action
+		for _, a := range sc.Moves[i].Do {
+			if a.Verb == redis.Eval {
+				if slices.ContainsFunc(do, func(b demo.Action) bool { return b.Source == a.Source }) {
+					continue
+				}
+				a.When = ""
 			}
+			do = append(do, a)
 		}
+		sc.Moves[i].Do = do
 	}
 	return sc
 }
