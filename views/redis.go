@@ -175,6 +175,7 @@ func outcomeWords(sc *demo.Scenario, e redis.EvalCommand) demo.Text {
 	}
 	return demo.Text{}
 }
+
 // redisNodes are the frame's Redis nodes.
 func redisNodes(f demo.Frame) []redis.NodeState {
 	st, _ := redis.Of(f)
