@@ -30,3 +30,19 @@ return 0`)
 	}
 	b.ReportMetric(float64(vm.Instructions())/float64(b.N), "instr/op")
 }
+
+// BenchmarkFirstCall is a VM's first call, which makes its Lua state: what
+// a run that sends a script pays once (a page's replay, say), and a search
+// once for all its states.
+func BenchmarkFirstCall(b *testing.B) {
+	s, err := lua.Compile("one", "return 1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lua.NewVM().Run(s, nil, nil, keys{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
