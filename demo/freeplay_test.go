@@ -174,7 +174,7 @@ func TestRenewIsOffered(t *testing.T) {
 	if !a.Holds || a.Token != 1 || a.Until != f.Now+10 {
 		t.Errorf("after Renew(A, 10) at %d: A holds=%v token=%d until=%d, want token 1 until %d", f.Now, a.Holds, a.Token, a.Until, f.Now+10)
 	}
-	if f.Narration.Title.EN != "A renews its lease" {
+	if f.Narration.Title.EN != "A asks to renew its lease" {
 		t.Errorf("narration %q", f.Narration.Title.EN)
 	}
 	// fencing-sql takes the lock service beside the database: Renew too.

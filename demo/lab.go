@@ -3,7 +3,6 @@ package demo
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -126,11 +125,11 @@ func Apply(sc *Scenario, b Build) (*Scenario, error) {
 	if v, ok := b.Settings[sc.Switch]; ok {
 		d.Default = v == "on"
 	}
-	d.Scripts = maps.Clone(sc.Scripts)
-	for name, text := range b.Scripts {
-		s := d.Scripts[name]
-		s.Lua = text
-		d.Scripts[name] = s
+	d.Scripts = slices.Clone(sc.Scripts)
+	for i, s := range d.Scripts {
+		if text, ok := b.Scripts[s.Name]; ok {
+			d.Scripts[i].Lua, d.Scripts[i].Line = text, 0
+		}
 	}
 	moves, err := lab.moves(&d, b)
 	if err != nil {

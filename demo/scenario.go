@@ -62,6 +62,10 @@ type Scenario struct {
 	Fencing  string // "on", "off", or "switch": the switch decides
 	Clients  []string
 
+	// Scripts are the scenario's named scripts, which its actions run by
+	// name (a Redis client's EVAL); nil for none.
+	Scripts []Script
+
 	Setup   []Action  // actions played before frame 1, unseen
 	Initial Narration // narration of frame 1, before any move
 	Moves   []Move
@@ -81,9 +85,6 @@ type Scenario struct {
 	// lets time move; 0 for no bound but the depth.
 	Sometimes string
 	TimeBound int
-	// Scripts are the store's scripts, by name (a Redis family's Lua), which
-	// its clients' actions name.
-	Scripts map[string]Script
 	// Lab is what a learner may build in the scenario; nil for none. Built
 	// is the build a scenario was made from by Apply (Build.String), ""
 	// for a scenario as its file writes it.
@@ -93,13 +94,6 @@ type Scenario struct {
 	// Horizon is the latest time any frame shows in either switch position,
 	// worked out by Rehearse, so a drawing can keep one scale for every frame.
 	Horizon int
-}
-
-// Script is one of a store's scripts: what its answer means to the client
-// that runs it (Role), and its text.
-type Script struct {
-	Role string
-	Lua  string
 }
 
 // Source is one primary text: its title in both languages and its address.

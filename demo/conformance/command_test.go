@@ -141,7 +141,7 @@ func emptyWords(page, sent []string) bool {
 // divided by scale, for the scaled clock: the PX of a SET, the seconds of
 // EXPIRE (sent as PEXPIRE, since a scaled second is not a whole second), the
 // renewal script's TTL, the lease of Redisson's scripts and the TTL of its
-// unlock latch, and a WAIT's timeout. Each argument is found where the
+// unlock latch, a WAIT's timeout, and the TTL an eval's client asks for. Each argument is found where the
 // command puts it and checked against the event's own field, so a change in
 // the engine's spelling fails here rather than sending an unscaled TTL. A
 // duration that does not divide evenly is an error: nothing is rounded.
@@ -171,6 +171,11 @@ func scaled(c model.Command, args []string) ([]string, error) {
 	case model.WaitCommand:
 		if c.Timeout > 0 {
 			ds = append(ds, at{2, c.Timeout})
+		}
+	case model.EvalCommand:
+		if c.LeaseArg >= 0 { // the TTL a renew or acquire script's client asks for
+			ms, _ := strconv.Atoi(c.Argv[c.LeaseArg])
+			ds = append(ds, at{4 + c.LeaseArg, ms})
 		}
 	}
 	for _, d := range ds {

@@ -1,6 +1,7 @@
 package find
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -69,7 +70,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	path := s.path(id)
 	r, err := s.rebuild(path)
 	if err != nil {
-		return false, err
+		return s.spend(err)
 	}
 	for _, cand := range s.candidates(r, s.nodes[id]) {
 		if r.Refuses(cand.a) {
@@ -80,8 +81,11 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 			return false, err
 		}
 		before := len(c.Violations())
-		played, ok := s.play(c, cand.a)
-		if !ok {
+		played, err := s.play(c, cand.a)
+		if err != nil {
+			if exhausted(err) {
+				return s.spend(err)
+			}
 			continue // the store refused it here: no state to explore
 		}
 		k := s.key(c, cand.next)
@@ -124,19 +128,23 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 // thread renews as often as its script's rhythm, however long the wait).
 // It returns what it played, in the search's one slice (intern copies a
 // step it keeps). A duty the store refuses (a watchdog that has stopped) is
-// left out; a refused action refuses the step.
-func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, bool) {
+// left out, unless the store's budget is spent; a refused action refuses
+// the step, with the store's reason.
+func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, error) {
 	played := s.played[:0]
 	if a.Verb != demo.Tick {
-		if c.Free(a) != nil {
-			return nil, false
+		if err := c.Free(a); err != nil {
+			return nil, err
 		}
 		s.played = append(played, a)
-		return s.played, true
+		return s.played, nil
 	}
 	for left, whole := a.Args.(demo.TickArgs).Forward, true; left > 0; whole = false {
 		n := len(played)
-		played = s.duties(c, played)
+		var err error
+		if played, err = s.duties(c, played); err != nil {
+			return nil, err
+		}
 		t := a
 		switch d := s.space.rhythm; {
 		case len(played) > n && left > d:
@@ -144,14 +152,14 @@ func (s *search) play(c *demo.Run, a demo.Action) ([]demo.Action, bool) {
 		case !whole:
 			t = s.tick(left) // the rest
 		}
-		if c.Free(t) != nil {
-			return nil, false
+		if err := c.Free(t); err != nil {
+			return nil, err
 		}
 		played = append(played, t)
 		left -= t.Args.(demo.TickArgs).Forward
 	}
 	s.played = played
-	return s.played, true
+	return s.played, nil
 }
 
 // tick is time passing by d, written once for each d the search meets.
@@ -165,8 +173,9 @@ func (s *search) tick(d int) demo.Action {
 }
 
 // duties plays on c the duty of every client that believes it holds the
-// lock and is not paused, appending each one played to played.
-func (s *search) duties(c *demo.Run, played []demo.Action) []demo.Action {
+// lock and is not paused, appending each one played to played. A duty the
+// store refuses is left out, unless the store's budget is spent.
+func (s *search) duties(c *demo.Run, played []demo.Action) ([]demo.Action, error) {
 	for _, d := range s.space.duties {
 		if d.Verb == "" {
 			continue
@@ -174,11 +183,31 @@ func (s *search) duties(c *demo.Run, played []demo.Action) []demo.Action {
 		if cl := c.Client(d.Who); cl == nil || !cl.Holds || cl.Paused {
 			continue // a thread of a client that holds nothing, or stopped
 		}
-		if c.Free(d) == nil {
+		if err := c.Free(d); err == nil {
 			played = append(played, d)
+		} else if exhausted(err) {
+			return nil, err
 		}
 	}
-	return played
+	return played, nil
+}
+
+// exhausted reports whether err is a store's own budget spent (an error
+// that says Exhausted, as the Redis family's when a learner's scripts ran
+// all one search may): every later step would be refused the same way.
+func exhausted(err error) bool {
+	var x interface{ Exhausted() bool }
+	return errors.As(err, &x) && x.Exhausted()
+}
+
+// spend ends the search on err when it is a store's budget spent, and
+// otherwise fails it with err.
+func (s *search) spend(err error) (bool, error) {
+	if !exhausted(err) {
+		return false, err
+	}
+	s.res.OutOfBudget, s.res.Spent = true, err
+	return true, nil
 }
 
 // judge looks at the state the last step led to: a sometimes property

@@ -71,6 +71,10 @@ type Result struct {
 	// Renewers are the clients with a renewal thread in the search's space
 	// (a background duty), which renews while they hold the lock and run.
 	Renewers []string
+	// Spent is, when a store's own budget ran out first (the learner's
+	// scripts ran all one search may), the error that says so; nil
+	// otherwise. The search ends on it, OutOfBudget.
+	Spent error
 }
 
 // Place is the start with the trace played, to show as frames.

@@ -85,8 +85,8 @@ func (s *search) eachStep(t *testing.T, st reached, f func(reached, *demo.Run)) 
 	r := s.replayed(t, st)
 	for _, cand := range s.candidates(r, st.n) {
 		c, _ := r.Clone()
-		played, ok := s.play(c, cand.a)
-		if !ok {
+		played, err := s.play(c, cand.a)
+		if err != nil {
 			continue
 		}
 		f(reached{played: append(slices.Clone(st.played), played...), n: cand.next}, c)
@@ -135,8 +135,9 @@ func (s *search) playAlike(t *testing.T, a, b reached, pick int) {
 			}
 			ca, _ := ra.Clone()
 			cb, _ := rb.Clone()
-			_, okA := s.play(ca, cand.a)
-			_, okB := s.play(cb, other.a)
+			_, errA := s.play(ca, cand.a)
+			_, errB := s.play(cb, other.a)
+			okA, okB := errA == nil, errB == nil
 			if okA != okB {
 				t.Fatalf("%q then %q (played %v) and %q then %q (played %v): one played, the other not",
 					sources(a.played), cand.a.Source, okA, sources(b.played), other.a.Source, okB)

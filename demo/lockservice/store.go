@@ -278,7 +278,7 @@ func Narrate(_ *demo.Scenario, a demo.Action) (demo.Narration, bool) {
 			}, true
 		}
 		return demo.Narration{
-			Title: demo.Text{EN: c + " renews its lease", JA: c + " がリースを更新する"},
+			Title: demo.Text{EN: c + " asks to renew its lease", JA: c + " がリースの更新を求める"},
 			Text: demo.Text{EN: c + " sends a heartbeat (Renew) asking for a lease of " + lease + " from now.",
 				JA: c + " はハートビート (Renew) を送り、今からリース " + lease + " を求める。"},
 		}, true

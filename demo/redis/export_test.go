@@ -10,3 +10,11 @@ var RedissonField = redissonField
 
 // RequestID is the id of a client's nth unlock call.
 var RequestID = requestID
+
+// SearchBudget sets what a run's scripts may run in all, for stores made
+// after it, and returns the function that puts it back.
+func SearchBudget(n int64) (restore func()) {
+	old := searchInstructions
+	searchInstructions = n
+	return func() { searchInstructions = old }
+}

@@ -69,6 +69,7 @@ var Verbs = []demo.VerbSpec{
 	{Verb: Unlock, Form: "KEY", Help: "the compare-and-delete script", Kinds: onePrimary, Parse: parseKey},
 	{Verb: Extend, Form: "KEY MS", Help: "renew the TTL if the lock is still the client's", Kinds: onePrimary, Parse: parseTTL},
 	{Verb: Wait, Form: "NUMREPLICAS TIMEOUT", Help: "WAIT NUMREPLICAS TIMEOUT", Kinds: replicated, Parse: parseWait},
+	{Verb: Eval, Form: "NAME KEY [ARG...]", Help: "EVAL the scenario's script NAME with KEYS[1] = KEY and ARGV = the ARGs ($value: the client's lock value)", Kinds: onePrimary, Parse: parseEval},
 
 	{Verb: RLock, Form: "KEY MS", Help: "Redisson's lock(): the lock script with lease MS", Kinds: single, Parse: parseTTL},
 	{Verb: RTryLock, Form: "KEY MS", Help: "Redisson's tryLock(): the same script, once", Kinds: single, Parse: parseTTL},
@@ -110,6 +111,8 @@ var Family = &demo.Family{
 	Duty:       duty,
 	Transcript: transcript,
 	Narrate:    narrate,
+	Failures:   []demo.ViolationKind{RenewedOther},
+	Properties: properties,
 }
 
 // nodeNames are the nodes' names, in order: n of them for Redlock, the
@@ -138,7 +141,7 @@ func check(sc *demo.Scenario) error {
 		if sc.Nodes != 0 || sc.Latency != 0 || sc.Timeout != 0 {
 			return errors.New("nodes, latency and timeout are for the redlock store only")
 		}
-		return nil
+		return checkScripts(sc)
 	}
 	if sc.Nodes == 0 {
 		sc.Nodes = 5
@@ -349,6 +352,8 @@ type KeyState struct {
 	// Count is a Redisson lock's hold count: the key is then a hash whose
 	// one field, Value, is the holder's id; 0 for a plain string key.
 	Count int
+	// Hash: the key is such a hash (a script may leave its count at 0).
+	Hash bool
 }
 
 func (s *redisNodes) State(r *demo.Run) any {
@@ -358,7 +363,7 @@ func (s *redisNodes) State(r *demo.Run) any {
 		for _, k := range n.Keys(r.Now()) {
 			e, _ := n.lookup(k, r.Now())
 			ttl, _ := n.TTL(k, r.Now())
-			ks := KeyState{Key: k, Value: e.value, TTL: ttl, Count: e.count, Counter: e.counter}
+			ks := KeyState{Key: k, Value: e.value, TTL: ttl, Count: e.count, Counter: e.counter, Hash: e.hash}
 			if !e.counter {
 				ks.Owner = s.owner(r, e.value)
 			}
@@ -403,7 +408,7 @@ func transcript(b *strings.Builder, f *demo.Frame) bool {
 				ttl = fmt.Sprintf("TTL %dms", k.TTL)
 			}
 			value := demo.Short(k.Value)
-			if k.Count > 0 {
+			if k.Hash {
 				value = fmt.Sprintf("{%s -> %d}", value, k.Count)
 			}
 			owner := k.Owner

@@ -23,6 +23,11 @@ type redisNodes struct {
 	// sends WAIT after its SET and trusts the lock only once WAIT answers;
 	// read from the script on first use, and shared by every copy.
 	waiters map[string]bool
+	// lua is the scenario's scripts and the VM that runs them, shared by
+	// every copy; undo is where eval keeps a node's keys while a script
+	// runs, to put them back if the sandbox stops it.
+	lua  *scripts
+	undo []entry
 }
 
 // client is what a Redis client keeps beyond its belief: the attempts that
@@ -48,7 +53,7 @@ func (s *redisNodes) of(c *demo.Client) *client {
 }
 
 func newRedisNodes(sc *demo.Scenario) *redisNodes {
-	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: make([]client, len(sc.Clients))}
+	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: make([]client, len(sc.Clients)), lua: newScripts()}
 	for _, name := range sc.NodeNames() {
 		n := &Node{Name: name, Up: true}
 		switch name {
@@ -115,6 +120,8 @@ func (s *redisNodes) Do(r *demo.Run, a demo.Action) error {
 		return nil
 	case RLock, RTryLock, RRenew, RUnlock:
 		return s.redisson(r, c, a)
+	case Eval:
+		return s.eval(r, c, a)
 	}
 	return s.command(r, c, a)
 }
@@ -188,7 +195,7 @@ func (s *redisNodes) answer(r *demo.Run, c *demo.Client, n *Node, cmd Command) C
 		value, _ := n.Get(e.Key, now)
 		e.Owner = s.owner(r, value)
 		if e.OK = n.Expire(e.Key, e.Seconds*1000, now); e.OK && c.Holds {
-			s.renewed(r, c, value, now+e.Seconds*1000)
+			s.renewed(r, c, e.Key, value, now+e.Seconds*1000)
 		}
 		return e
 	case IncrCommand:
@@ -249,16 +256,18 @@ func (s *redisNodes) letGo(r *demo.Run, c *demo.Client) {
 	s.of(c).unconfirmed = false
 }
 
-// renewed records what a plain EXPIRE that answered 1 did for c, which
-// believes it holds the lock until until now. Only when the key held c's own
-// value is that a renewal of its lock; otherwise it renewed someone else's,
-// and c's belief is longer while its lease is as over as it was.
-func (s *redisNodes) renewed(r *demo.Run, c *demo.Client, value string, until int) {
+// renewed records what a renewal that answered 1 did for c, which
+// believes it holds the lock until until now. Only when the key held c's
+// own value is that a renewal of its lock; otherwise it renewed someone
+// else's (RenewedOther), and c's belief is longer while its lease is as
+// over as it was.
+func (s *redisNodes) renewed(r *demo.Run, c *demo.Client, key, value string, until int) {
 	if value == c.Value {
 		r.ExtendHold(c, until)
 		return
 	}
 	c.Until = until
+	r.Violate(demo.Violation{Kind: RenewedOther, At: r.Now(), Client: c.Name, Other: s.owner(r, value), Value: key})
 }
 
 // taken records that c's SET went through with value: c now believes it

@@ -110,6 +110,9 @@ func checkStore(reg *demo.Registry, sc *demo.Scenario) *checkError {
 		return fail(0, "store %q: want one of %s", sc.Store, strings.Join(kinds, ", "))
 	}
 	sc.Family = fam
+	if err := checkScripts(sc); err != nil {
+		return err
+	}
 	if fam.Check == nil {
 		if sc.Pool != 0 || sc.MaxConns != 0 {
 			return fail(0, "pool and max-connections are for the database store only")
@@ -120,7 +123,7 @@ func checkStore(reg *demo.Registry, sc *demo.Scenario) *checkError {
 		return nil
 	}
 	if err := fam.Check(sc); err != nil {
-		return fail(0, "%s", err)
+		return scriptFail(sc, err)
 	}
 	return nil
 }

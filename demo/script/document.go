@@ -86,6 +86,7 @@ type scenario struct {
 	TimeBound     int       `yaml:"time-bound,omitempty"`
 	Expect        expect    `yaml:"expect,omitempty"`
 	Lab           *lab      `yaml:"lab,omitempty"`
+	Scripts       scripts   `yaml:"scripts,omitempty"`
 	Setup         []action  `yaml:"setup,omitempty"`
 	Initial       narration `yaml:"initial"`
 	Moves         []move    `yaml:"moves"`
@@ -134,7 +135,8 @@ func (s *scenario) scenario() *demo.Scenario {
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Initial: s.Initial.demo(), Property: s.Property, Sometimes: s.Sometimes, TimeBound: s.TimeBound,
 		Expect: s.Expect.pos, Guide: s.Expect.guide,
-		Lab: s.Lab.demo(),
+		Lab:     s.Lab.demo(),
+		Scripts: s.Scripts.demo(),
 	}
 	for _, src := range s.Sources {
 		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})
@@ -162,6 +164,7 @@ func scenarioOf(sc *demo.Scenario) *scenario {
 		Fencing: sc.Fencing, Resource: sc.Resource, Clients: sc.Clients,
 		Property: sc.Property, Sometimes: sc.Sometimes, TimeBound: sc.TimeBound,
 		Expect: expect{pos: sc.Expect, guide: sc.Guide}, Lab: labOf(sc.Lab),
+		Scripts: scriptsOf(sc.Scripts),
 		Setup:   actionsOf(sc.Setup),
 		Initial: fromNarration(sc.Initial),
 	}

@@ -58,6 +58,10 @@ func unlined(sc *demo.Scenario) demo.Scenario {
 		}
 		u.Lab = &lab
 	}
+	u.Scripts = slices.Clone(sc.Scripts)
+	for i := range u.Scripts {
+		u.Scripts[i].Line = 0
+	}
 	return u
 }
 
