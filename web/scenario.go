@@ -82,7 +82,7 @@ func visitorIDs(run string) respond.IDs {
 // writeFrame writes the answer at key for the visitor's ids.
 func (s *Server) writeFrame(c echo.Context, key answerKey, ids respond.IDs) error {
 	return s.answers.Write(c, key, ids, func(ids respond.IDs) (templ.Component, error) {
-		f, err := frameAt(key.here)
+		f, err := key.here.Frame()
 		if err != nil {
 			return nil, err
 		}
@@ -103,9 +103,6 @@ func (s *Server) writeFrame(c echo.Context, key answerKey, ids respond.IDs) erro
 		return views.DemoSwap(d), nil
 	})
 }
-
-// frameAt plays the frame at a place.
-func frameAt(p views.Place) (demo.Frame, error) { return p.Frame() }
 
 // demoView is the view model of frame f at here, for the visitor's run and
 // its follow link ("" for none).
