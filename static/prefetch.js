@@ -212,8 +212,7 @@
     if (!demo() || !frag.getElementById("demo")) return false;
     mark("swap:parsed");
     htmx.swap(demo(), frag, swapSpec, { title: frag.title, eventInfo: info });
-    mark("swap:replaced");
-    mark("swap:swapped"); // htmx wires the controls as the frame settles, after the paint
+    mark("swap:replaced"); // htmx wires the controls as the frame settles, after the paint
     return true;
   }
 
