@@ -448,7 +448,7 @@
   };
   var note = null, hideNote = 0;
   function noteReady() {
-    if (note || !doc.body) return;
+    if (note && note.isConnected || !doc.body) return; // Back and Forward put back the whole body
     note = doc.createElement("p");
     note.id = "offline-note";
     note.className = "offline-note";
@@ -481,10 +481,11 @@
   window.addEventListener("online", function () { clearTimeout(retry); send(); });
   window.addEventListener("offline", function () { if (moves.length || sending) lost(); });
   doc.addEventListener("visibilitychange", function () { if (!doc.hidden) refill(); });
-  // Every frame painted (by a click here or htmx's request, after Back and
-  // Forward) starts the work for the next.
+  // Every frame painted (by a click here or htmx's request, or put back by
+  // Back and Forward) starts the work for the next.
   function ofDemo(e) { return e.detail && e.detail.target && e.detail.target.id === "demo"; }
   doc.addEventListener("htmx:afterSwap", function (e) { if (e.target.id === "demo") refill(); });
+  doc.addEventListener("htmx:historyRestore", refill);
   doc.addEventListener("htmx:beforeRequest", function (e) { if (ofDemo(e)) htmxBusy++; });
   doc.addEventListener("htmx:afterRequest", function (e) { if (ofDemo(e) && htmxBusy > 0) htmxBusy--; });
   doc.addEventListener("DOMContentLoaded", function () {
