@@ -212,6 +212,10 @@
   // made here, after the next paint, with htmx's own state: Back and
   // Forward still go through htmx. Without this script htmx does it.
   if (window.htmx) htmx.config.historyEnabled = false;
+  // Nor does htmx carry an element's class and style over from the frame
+  // before for 20 ms, for a CSS transition: the motion is html.moving's,
+  // and an error answer would be shown as the frame it replaces meanwhile.
+  if (window.htmx) htmx.config.attributesToSettle = [];
   doc.addEventListener("htmx:afterSwap", function (e) {
     if (e.target.id !== "demo") return;
     doc.documentElement.classList.add("moving");

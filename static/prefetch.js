@@ -209,15 +209,35 @@
     mark("swap:start");
     var frag = ready.get(html) || fragment(html);
     ready.delete(html);
-    if (!demo() || !frag.getElementById("demo")) return false;
+    var shown = demo();
+    if (!shown || !frag.getElementById("demo")) return false;
     mark("swap:parsed");
-    htmx.swap(demo(), frag, swapSpec, { title: frag.title, eventInfo: info });
+    lighten(shown);
+    htmx.swap(shown, frag, swapSpec, { title: frag.title, eventInfo: info });
     mark("swap:replaced"); // htmx wires the controls as the frame settles, after the paint
     return true;
   }
 
   // A frame's swap, as #demo's hx-swap asks of htmx.
   var swapSpec = { swapStyle: "outerHTML", swapDelay: 0, settleDelay: htmx.config.defaultSettleDelay };
+
+  // lighten takes out of the frame on screen (d), just before a swap
+  // replaces it, its parts that hold nothing htmx wired and not the focus.
+  // htmx cleans up each element a swap takes out (an event, and a walk up
+  // its ancestors for extensions), about half its swap for a frame's ~170
+  // elements; these parts need none of it, and htmx still cleans the rest.
+  // htmx's own swaps of #demo (a click with nothing here) are lightened too.
+  function lighten(d) {
+    var focus = doc.activeElement;
+    Array.prototype.slice.call(d.children).forEach(function (el) {
+      if (!el.contains(focus) && !el.matches(wired) && !el.querySelector(wired)) el.remove();
+    });
+  }
+  // What htmx wires: what fetches or posts, forms and their buttons, triggers.
+  var wired = "[hx-get],[hx-post],[hx-trigger],[hx-boost],[hx-ext],form,[type=submit]";
+  doc.addEventListener("htmx:beforeSwap", function (e) {
+    if (e.detail.shouldSwap && e.detail.target === demo()) lighten(demo());
+  });
 
   // fragment parses an answer as htmx does: its title apart.
   function fragment(html) {
