@@ -202,15 +202,25 @@
   window.addEventListener("resize", showNow);
   doc.addEventListener("htmx:historyRestore", function () { stop(); init(); });
 
-  // The address bar follows each frame once the frame is on screen. htmx
+  // A frame swapped into #demo, by htmx's request or painted ahead of its
+  // answer by prefetch.js through htmx's swap, shows what its move changed
+  // with motion (app.css; the first load does not move), and the address
+  // bar follows it once it is on screen: the address its answer names
+  // (HX-Push-Url), or the one prefetch.js painted it for (pushURL). htmx
   // would call replaceState and pushState before its swap, and in Chromium
-  // those two calls took longer than all the rest of a click (issue 14), so
-  // they are made here, after the next paint, with htmx's own state: Back
-  // and Forward still go through htmx. Without this script htmx does it.
+  // those two calls took longer than all the rest of a click, so they are
+  // made here, after the next paint, with htmx's own state: Back and
+  // Forward still go through htmx. Without this script htmx does it.
   if (window.htmx) htmx.config.historyEnabled = false;
-  doc.addEventListener("htmx:afterRequest", function (e) {
-    var xhr = e.detail.xhr, url = xhr && e.detail.successful && xhr.getResponseHeader("HX-Push-Url");
-    if (!url || htmx.config.historyEnabled) return; // htmx pushed it itself
+  // Nor does htmx carry an element's class and style over from the frame
+  // before for 20 ms, for a CSS transition: the motion is html.moving's,
+  // and an error answer would be shown as the frame it replaces meanwhile.
+  if (window.htmx) htmx.config.attributesToSettle = [];
+  doc.addEventListener("htmx:afterSwap", function (e) {
+    if (e.target.id !== "demo") return;
+    doc.documentElement.classList.add("moving");
+    var d = e.detail, url = d.pushURL || (d.xhr && d.successful && d.xhr.getResponseHeader("HX-Push-Url"));
+    if (!url || htmx.config.historyEnabled && d.xhr) return; // htmx pushed its own answer's
     var push = function () {
       if (!(history.state && history.state.htmx)) history.replaceState({ htmx: true }, "", location.href);
       history.pushState({ htmx: true }, "", url);
@@ -219,10 +229,9 @@
     if (doc.hidden) push();
     else requestAnimationFrame(function () { setTimeout(push, 0); });
   });
-  doc.addEventListener("htmx:afterSettle", enhance);
-  // A swapped-in frame shows what its move changed with motion (app.css);
-  // the first load does not move.
-  doc.addEventListener("htmx:beforeSwap", function () { doc.documentElement.classList.add("moving"); });
+  // What was swapped into the demo is finished once settled (htmx fires
+  // this for each part of an answer; those out of band need nothing).
+  doc.addEventListener("htmx:afterSettle", function (e) { if (e.target.closest && e.target.closest("#demo")) enhance(); });
 
   // A 429 (too many new runs from this address: a whole class behind one
   // NAT starting at once) is tried again by itself after Retry-After, with

@@ -1,18 +1,20 @@
 // Instant steps (docs/prefetch.md): the frames a click leads to (data-to)
-// are fetched while the page is idle; a click paints its frame at once and
-// posts beside it, and the post's answer wins if it differs. Moves the
-// network did not take wait, in order. Anything else goes through htmx.
+// are fetched while the page is idle; a click paints its frame at once,
+// through htmx's own swap as every frame is painted, and posts beside it.
+// Moves the network did not take wait, in order. Anything else goes
+// through htmx.
 (function () {
   "use strict";
-  if (!window.fetch || !window.AbortController || !window.URLSearchParams) return;
+  if (!window.fetch || !window.AbortController || !window.URLSearchParams || !window.htmx) return;
 
   var doc = document;
-  // Where a visitor's ids go in a prefetched answer (web/internal/respond).
-  var RUN_MARK = "RUNXRUNXRUNXRUNXRUNXRUNXRUNXRUNX", FOLLOW_MARK = "FIDXFIDXFIDXFIDXFIDXFIDXFIDXFIDX";
   // Per painted frame: requests, bytes over the wire.
   var MAX_REQUESTS = 3, MAX_BYTES = 15000, KEEP = 96, AHEAD = 4;
 
-  var frames = new Map(); // address -> {html, links}
+  // address -> {html, marks, links}: marks are what stands in html where
+  // the visitor's run key and follow id go (the server names its own in
+  // each frame's Frame-Marks header; a click's answer has the ids themselves).
+  var frames = new Map();
   var pending = new Map(); // address -> AbortController
   var refused = new Set(); // addresses answered with an error
   var spent = { requests: 0, bytes: 0 }, guess = 5000; // a frame's bytes, till measured
@@ -45,8 +47,16 @@
     return run && follow ? { run: run[1], follow: follow[1] } : null;
   }
 
-  function fill(html, v) {
-    return v ? html.split(RUN_MARK).join(v.run).split(FOLLOW_MARK).join(v.follow) : html;
+  // fill writes the visitor's ids v where frame f has its marks.
+  function fill(f, v) {
+    var m = f.marks;
+    return m && v ? f.html.split(m.run).join(v.run).split(m.follow).join(v.follow) : f.html;
+  }
+
+  // marksOf reads a Frame-Marks header: "run=<mark> follow=<mark>".
+  function marksOf(header) {
+    var m = /^run=(\S+) follow=(\S+)$/.exec(header || "");
+    return m ? { run: m[1], follow: m[2] } : null;
   }
 
   // The data-to of root's enabled controls: step, back, switch first.
@@ -81,7 +91,7 @@
   }
 
   function linksOf(html) {
-    var d = parsed(html).getElementById("demo");
+    var d = fragment(html).getElementById("demo");
     return d ? links(d) : [];
   }
 
@@ -133,7 +143,7 @@
     for (var i = 0; i < near.length; i++) {
       var got = frameFor(near[i]), f = got && got.f, html = got && got.html;
       if (!got || ready.has(html) && f.warm) continue;
-      if (!ready.has(html)) { ready.set(html, parsed(html)); return true; }
+      if (!ready.has(html)) { ready.set(html, fragment(html)); return true; }
       f.warm = true;
       var d = ready.get(html).getElementById("demo");
       if (!d) continue;
@@ -155,10 +165,10 @@
   }
 
   function fetchFrame(a) {
-    var ctl = new AbortController();
+    var ctl = new AbortController(), marks = null;
     pending.set(a, ctl);
     fetch(a, { signal: ctl.signal, credentials: "omit", headers: { "HX-Request": "true" } })
-      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (r) { marks = marksOf(r.headers.get("Frame-Marks")); return r.ok ? r.text() : null; })
       .then(function (html) {
         pending.delete(a);
         if (html === null) { refused.add(a); idle(prefetch); return; } // the server said no: not again
@@ -166,7 +176,7 @@
         var size = e && e.transferSize ? e.transferSize : 0;
         spent.bytes += size;
         if (size > guess) guess = size;
-        store(a, html);
+        store(a, html, marks);
         idle(prefetch); // the next level may be known now
       }, function (err) {
         if (err && err.name === "AbortError") return; // prefetch dropped it
@@ -175,74 +185,67 @@
       });
   }
 
-  // A click's answer is kept too, marks back in place of the ids, for Back.
+  // A click's answer is kept too, for Back: its marks are the ids it carries.
   function keep(html, url) {
     var v = ids() || known;
     if (!url || !v || html.indexOf(v.run) < 0) return;
-    store(address(url, true), html.split(v.run).join(RUN_MARK).split(v.follow).join(FOLLOW_MARK));
+    store(address(url, true), html, v);
   }
 
-  function store(a, html) {
+  function store(a, html, marks) {
     frames.delete(a);
-    frames.set(a, { html: html });
+    frames.set(a, { html: html, marks: marks });
     if (frames.size > KEEP) frames.delete(frames.keys().next().value);
   }
 
-  // Paint an answer as htmx's swap would (#demo, the title, the parts out of
-  // band, the address after the paint), less its settle delay.
-  function paint(html, url, isError) {
+  // paint puts an answer (html) in #demo through htmx's own swap, as htmx
+  // paints a click's answer: the parts out of band, the title, the focus,
+  // htmx:afterSwap with info as its detail (app.js: the motion, and the
+  // address after the paint), and once settled the controls wired and
+  // htmx:afterSettle. The fragment parsed while idle is put in as it is
+  // (htmx's swap takes a fragment as well as a string).
+  function paint(html, info) {
     var mark = window.performance && performance.mark ? function (n) { performance.mark(n); } : function () {};
     mark("swap:start");
-    var frag = ready.get(html) || parsed(html), next = frag.getElementById("demo"), shown = demo();
+    var frag = ready.get(html) || fragment(html);
     ready.delete(html);
-    if (!next || !shown) return false;
+    var shown = demo();
+    if (!shown || !frag.getElementById("demo")) return false;
     mark("swap:parsed");
-    outOfBand(frag);
-    var focused = doc.activeElement && shown.contains(doc.activeElement) ? doc.activeElement.id : "";
-    doc.documentElement.classList.add("moving");
-    shown.replaceWith(next);
-    mark("swap:replaced");
-    if (focused && doc.getElementById(focused)) doc.getElementById(focused).focus({ preventScroll: true });
-    // htmx wires only what posts or fetches (a walk of all #demo cost
-    // more), after the paint; a click before then wires it first (wire).
-    toWire(next);
-    mark("swap:swapped");
-    // The rest waits for the paint, as htmx's settle: app.js's afterSettle
-    // work reads the layout, and the address bar is slow to set.
-    var after = function () {
-      unpainted = false;
-      wire();
-      if (url && url !== location.pathname + location.search) {
-        if (!(history.state && history.state.htmx)) history.replaceState({ htmx: true }, "", location.href);
-        history.pushState({ htmx: true }, "", url);
-      }
-      next.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true, detail: { elt: next } }));
-      if (!isError) refill();
-    };
-    if (doc.hidden) after(); // a hidden page paints no frames
-    else requestAnimationFrame(function () { setTimeout(after, 0); });
+    lighten(shown);
+    htmx.swap(shown, frag, swapSpec, { title: frag.title, eventInfo: info });
+    mark("swap:replaced"); // htmx wires the controls as the frame settles, after the paint
     return true;
   }
 
-  // The title and the parts out of band (the language link, the screen
-  // reader's sentence), as htmx places them.
-  function outOfBand(frag) {
-    var title = frag.querySelector("title");
-    if (title) doc.title = title.textContent;
-    Array.prototype.forEach.call(frag.querySelectorAll("[hx-swap-oob]"), function (el) {
-      var there = doc.getElementById(el.id);
-      if (!there) return;
-      if (el.getAttribute("hx-swap-oob") === "innerHTML") there.innerHTML = el.innerHTML;
-      else { el.removeAttribute("hx-swap-oob"); there.replaceWith(el); }
+  // A frame's swap, as #demo's hx-swap asks of htmx.
+  var swapSpec = { swapStyle: "outerHTML", swapDelay: 0, settleDelay: htmx.config.defaultSettleDelay };
+
+  // lighten takes out of the frame on screen (d), just before a swap
+  // replaces it, its parts that hold nothing htmx wired and not the focus.
+  // htmx cleans up each element a swap takes out (an event, and a walk up
+  // its ancestors for extensions), about half its swap for a frame's ~170
+  // elements; these parts need none of it, and htmx still cleans the rest.
+  // htmx's own swaps of #demo (a click with nothing here) are lightened too.
+  function lighten(d) {
+    var focus = doc.activeElement;
+    Array.prototype.slice.call(d.children).forEach(function (el) {
+      if (!el.contains(focus) && !el.matches(wired) && !el.querySelector(wired)) el.remove();
     });
   }
+  // What htmx wires: what fetches or posts, forms and their buttons, triggers.
+  var wired = "[hx-get],[hx-post],[hx-trigger],[hx-boost],[hx-ext],form,[type=submit]";
+  doc.addEventListener("htmx:beforeSwap", function (e) {
+    if (e.detail.shouldSwap && e.detail.target === demo()) lighten(demo());
+  });
 
-  // toWire lists el and the controls in it that post or fetch for htmx to
-  // wire (wire); anything but an element has none.
-  function toWire(el) {
-    if (el.nodeType !== 1) return;
-    if (el.matches("[hx-post],[hx-get]")) unwired.push(el);
-    Array.prototype.push.apply(unwired, el.querySelectorAll("[hx-post],[hx-get]"));
+  // fragment parses an answer as htmx does: its title apart.
+  function fragment(html) {
+    var t = doc.createElement("template");
+    t.innerHTML = html;
+    var f = t.content, title = f.querySelector("title");
+    if (title && title.parentNode === f) { f.title = title.textContent; title.remove(); }
+    return f;
   }
 
   // giveRun puts the run key into the run fields in root that have none: a
@@ -251,61 +254,71 @@
     Array.prototype.forEach.call(root.querySelectorAll('input[name="run"]'), function (el) { if (!el.value) el.value = run; });
   }
 
-  function parsed(html) {
-    var t = doc.createElement("template");
-    t.innerHTML = html;
-    return t.content;
-  }
-
-  // settle brings the frame on screen, painted from was, to the answer html
-  // that differs from it: a first click's answer adds the run key and the
-  // follow link. The run key goes into the fields on screen, and only the
-  // parts of #demo that still differ are replaced, so the step's motion
-  // does not play twice and a click waiting on a form keeps its form.
-  // Anything less alike is painted whole.
-  function settle(html, was, url) {
+  // answered brings the frame on screen, painted from was before its
+  // answer came, to that answer (html), which differs from it: a first
+  // click's answer brings the run key, which goes into the forms on
+  // screen, and what a run adds (the follow link, a lecture's question to
+  // the room); a server started since with another scenario file draws
+  // otherwise. Each part of #demo that differs is swapped alone, through
+  // htmx's swap, so the step's motion does not play twice and a click
+  // waiting on a form keeps its form; the parts out of band likewise.
+  function answered(html, was) {
     var got = idsOf(html), first = was.indexOf('name="run" value=""') >= 0;
     if (got) {
       was = was.split('name="run" value=""').join('name="run" value="' + got.run + '"');
-      giveRun(demo(), got.run);
+      if (demo()) giveRun(demo(), got.run);
       // The first answer: the frames one click away were fetched without
       // ids, for a click made before it; from now on a click wants them
       // with the run's, so they are fetched again (prefetch looks later).
       if (first) refill();
     }
-    if (html === was) return;
-    var frag = parsed(html), next = frag.getElementById("demo"), old = parsed(was).getElementById("demo"), shown = demo();
-    var fresh = next ? Array.prototype.slice.call(next.children) : [], stale = old ? Array.prototype.slice.call(old.children) : [];
-    if (!next || !old || !shown || fresh.length !== stale.length || shown.children.length !== stale.length ||
-        next.cloneNode(false).outerHTML !== old.cloneNode(false).outerHTML) {
-      paint(html, url);
-      return;
-    }
-    var live = Array.prototype.slice.call(shown.children);
-    outOfBand(frag);
-    fresh.forEach(function (el, i) {
-      if (el.outerHTML === stale[i].outerHTML) return;
-      live[i].replaceWith(el);
-      toWire(el);
-    });
-    wire();
-    // app.js finishes the parts put in (the share box's copy buttons).
-    shown.dispatchEvent(new CustomEvent("htmx:afterSettle", { bubbles: true, detail: { elt: shown } }));
+    var shown = demo();
+    if (html === was || !shown) return;
+    var next = fragment(html), old = fragment(was), fresh = next.getElementById("demo"), stale = old.getElementById("demo");
+    if (!fresh || !stale || stale.children.length !== shown.children.length) { paint(html, {}); return; }
+    fresh.remove();
+    stale.remove();
+    if (outside(next) !== outside(old)) htmx.swap(shown, next, { swapStyle: "none", swapDelay: 0, settleDelay: 0 }, { title: next.title });
+    parts(Array.prototype.slice.call(shown.children), Array.prototype.slice.call(stale.children), Array.prototype.slice.call(fresh.children));
   }
 
-  // The controls of painted frames that htmx has not wired yet. A click or
-  // a submit wires them first: a listener at the document in the capture
-  // phase runs before the control's own, and the control's listeners are
-  // read when the event reaches it, so htmx's new ones hear this event.
-  var unwired = [];
-  function wire() {
-    if (!window.htmx || !unwired.length) return;
-    var els = unwired;
-    unwired = [];
-    els.forEach(function (el) { if (el.isConnected) htmx.process(el); });
+  // outside is an answer's parts outside #demo (its title apart), as HTML.
+  function outside(frag) {
+    return Array.prototype.map.call(frag.children, function (el) { return el.outerHTML; }).join("") + (frag.title || "");
   }
-  doc.addEventListener("click", wire, true);
-  doc.addEventListener("submit", wire, true);
+
+  // parts swaps into #demo the parts (fresh) that differ from those
+  // painted (stale, on screen as live): the same part (by its data-testid,
+  // id or first class) is swapped if it differs, a part the answer has that
+  // the painted frame lacks is put in, one it no longer has is taken out.
+  function parts(live, stale, fresh) {
+    var key = function (el) { return el.tagName + " " + (el.getAttribute("data-testid") || el.id || el.classList[0] || ""); };
+    var put = function (at, style, el) {
+      var f = doc.createDocumentFragment();
+      if (el) f.appendChild(el);
+      htmx.swap(at, f, { swapStyle: style, swapDelay: 0, settleDelay: 0 });
+    };
+    var j = 0;
+    fresh.forEach(function (el) {
+      var at = -1;
+      for (var i = j; i < stale.length && at < 0; i++) if (key(stale[i]) === key(el)) at = i;
+      if (at < 0) { if (j < live.length) put(live[j], "beforebegin", el); else put(live[j - 1], "afterend", el); return; }
+      for (; j < at; j++) put(live[j], "delete");
+      if (el.outerHTML !== stale[j].outerHTML) put(live[j], "outerHTML", el);
+      j++;
+    });
+    for (; j < live.length; j++) put(live[j], "delete");
+  }
+
+  // A frame's controls are wired by htmx as it settles, after the paint; a
+  // control used before then is wired first. A listener at the document in
+  // the capture phase runs before the control's own, and the control's
+  // listeners are read when the event reaches it, so htmx's new ones hear
+  // this event.
+  function wire(e) {
+    var d = demo(), el = e.target.closest ? e.target.closest("[hx-post],[hx-get]") : null;
+    if (el && d && d.classList.contains(htmx.config.settlingClass) && d.contains(el)) htmx.process(el);
+  }
 
   // A click on a control whose frame is here is painted now and posted
   // beside it, taken before htmx reads the form (half a millisecond of a
@@ -314,7 +327,9 @@
   doc.addEventListener("click", function (e) {
     var by = e.target.closest ? e.target.closest("button") : null;
     if (!e.defaultPrevented && by && by.type === "submit" && by.form && take(by.form, by)) e.preventDefault();
+    else wire(e);
   }, true);
+  doc.addEventListener("submit", wire, true);
   doc.addEventListener("htmx:confirm", function (e) {
     var form = e.detail.elt, ev = e.detail.triggeringEvent;
     if (!form || e.detail.verb !== "post" || e.detail.path !== form.getAttribute("hx-post")) return;
@@ -338,12 +353,12 @@
   // there is none. A lecture's question goes the server's way: the room's
   // answers decide what the next frame reveals. A page's first click (and
   // any before its answer is in) paints the frame fetched without ids; the
-  // answer brings them (settle), and send puts the run key in the rest.
+  // answer brings them (answered), and send puts the run key in the rest.
   function frameFor(to) {
     var v = ids() || known, room = doc.querySelector('[data-testid="room"]');
     var f = to && !room && v && frames.get(address(to, true));
     if (to && !room && !f && !ids()) { f = frames.get(address(to, false)); v = null; }
-    return f ? { f: f, html: fill(f.html, v) } : null;
+    return f ? { f: f, html: fill(f, v) } : null;
   }
 
   // take paints the frame a submit of form (by the button by) leads to, if
@@ -357,7 +372,7 @@
     var to = (by && by.dataset.to) || form.dataset.to, got = frameFor(to);
     if (!got) return false;
     var html = got.html;
-    paint(html, to);
+    paint(html, { pushURL: to });
     var body = new URLSearchParams(new FormData(form)); // the form the click was made on, now out of the page
     if (by && by.name) body.set(by.name, by.value);
     // A second click in this same script is the first's echo (a quick
@@ -397,20 +412,18 @@
       var url = xhr.getResponseHeader("HX-Push-Url");
       if (xhr.status >= 200 && xhr.status <= 299 && !known) known = idsOf(xhr.responseText);
       if (xhr.status < 200 || xhr.status > 299) {
-        // Refused (a 429 to a class starting at once): shown as htmx would,
-        // and app.js hears of it as of htmx's (it tries a 429 again).
+        // Refused (a 429 to a class starting at once): painted as htmx
+        // paints one, with what app.js reads of htmx's (it tries a 429
+        // again).
         moves = [];
         waiting = null; // made on a frame the refusal has replaced
-        if (paint(xhr.responseText, null, true)) {
-          var form = new FormData();
-          new URLSearchParams(m.body).forEach(function (v, k) { form.append(k, v); });
-          demo().dispatchEvent(new CustomEvent("htmx:afterSwap", { bubbles: true, detail: {
-            target: demo(), elt: demo(), xhr: xhr, requestConfig: { verb: "post", path: m.action, formData: form } } }));
-        }
+        var form = new FormData();
+        new URLSearchParams(m.body).forEach(function (v, k) { form.append(k, v); });
+        paint(xhr.responseText, { xhr: xhr, successful: false, requestConfig: { verb: "post", path: m.action, formData: form } });
         return;
       }
       keep(xhr.responseText, url);
-      if (!moves.length && xhr.responseText !== m.painted) settle(xhr.responseText, m.painted, url);
+      if (!moves.length && xhr.responseText !== m.painted) answered(xhr.responseText, m.painted);
       // Moves that waited for the network go a little apart, so that
       // followers watch the lecture catch up rather than skip to its end.
       if (moves.length) { if (caughtUp) setTimeout(send, 100); else send(); }
@@ -455,7 +468,7 @@
   };
   var note = null, hideNote = 0;
   function noteReady() {
-    if (note || !doc.body) return;
+    if (note && note.isConnected || !doc.body) return; // Back and Forward put back the whole body
     note = doc.createElement("p");
     note.id = "offline-note";
     note.className = "offline-note";
@@ -488,10 +501,11 @@
   window.addEventListener("online", function () { clearTimeout(retry); send(); });
   window.addEventListener("offline", function () { if (moves.length || sending) lost(); });
   doc.addEventListener("visibilitychange", function () { if (!doc.hidden) refill(); });
-  // A frame htmx swapped in (a click with nothing prefetched, Back and
-  // Forward) is a painted frame too.
+  // Every frame painted (by a click here or htmx's request, or put back by
+  // Back and Forward) starts the work for the next.
   function ofDemo(e) { return e.detail && e.detail.target && e.detail.target.id === "demo"; }
-  doc.addEventListener("htmx:afterSwap", function (e) { if (ofDemo(e)) refill(); });
+  doc.addEventListener("htmx:afterSwap", function (e) { if (e.target.id === "demo") refill(); });
+  doc.addEventListener("htmx:historyRestore", refill);
   doc.addEventListener("htmx:beforeRequest", function (e) { if (ofDemo(e)) htmxBusy++; });
   doc.addEventListener("htmx:afterRequest", function (e) { if (ofDemo(e) && htmxBusy > 0) htmxBusy--; });
   doc.addEventListener("DOMContentLoaded", function () {

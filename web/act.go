@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
 // act handles a click on a control: POST /scenarios/<id>/<action>. The form
@@ -19,86 +20,103 @@ import (
 // which also tells the run's followers), and answer.
 func (s *Server) act(c echo.Context) error {
 	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
-	here, run, err := s.readClick(c)
+	k, err := s.readClick(c)
 	if err != nil {
 		return err
 	}
-	action := c.Param("action")
-	there, err := move(here, action, c.Request().Form)
+	there, err := k.move()
 	if err != nil {
 		return err
 	}
-	guess, err := readGuess(c, here, there, action) // predict.go
+	guess, err := k.answer(there)
 	if err != nil {
 		return err
 	}
-	if err := s.admitRun(c, run, here.URL()); err != nil { // ratelimit.go
+	if err := s.admitRun(c, k.run, k.here.URL()); err != nil { // ratelimit.go
 		return err
 	}
 	// Without JavaScript the second press of a double click may land on the
 	// page the first one loaded, and name that page's frame: it is the
 	// first press's echo, and leaves the run where the first one took it.
 	now := s.now()
-	if !isHTMX(c) && s.runs.echoes(run, here, action, now) {
-		there, guess = here, "" // the answer went with the first press
+	if !isHTMX(c) && s.runs.echoes(k.run, k.here, k.action, now) {
+		there, guess = k.here, "" // the answer went with the first press
 	}
-	if there != here {
-		s.revealOnStep(c, run, here, action) // predict.go: the next Step reveals a question asked here
+	if there != k.here {
+		s.revealOnStep(c, k.run, k.here, k.action) // predict.go: the next Step reveals a question asked here
 	}
-	m := s.runs.goTo(run, there, action, now)
+	m := s.runs.goTo(k.run, there, k.action, now)
 	if conn, ok := c.Request().Context().Value(connKey{}).(net.Conn); ok {
 		s.conns.keep(conn, m.run) // limit.go: the lecturer's connection stays while the bound is hit
 	}
 	return s.answerClick(c, there, guess, m)
 }
 
-// readClick reads the scenario, the place the click was made on and the run
-// from a click's request.
-func (s *Server) readClick(c echo.Context) (here views.Place, run string, err error) {
+// clickForm is what a click's form says: the frame it was made on, the
+// visitor's run, and what its control adds (free play's offered action, a
+// question's answer). readClick is the one place that reads it.
+type clickForm struct {
+	here   views.Place
+	action string // the control: step, back, reset, last, switch, or free play's (play.go)
+	run    string // the visitor's run key; "" before their first click
+	act    string // free play's do: the offered action, as its script line
+	guess  string // the reader's answer to the frame's question, unchecked (answer)
+}
+
+// readClick reads a click: the scenario, the form (a form only, parsed once,
+// within the body's limit), and from it the place, the run (else the
+// cookie's) and what the control adds.
+func (s *Server) readClick(c echo.Context) (clickForm, error) {
 	sc, err := s.scenario(c)
 	if err != nil {
-		return views.Place{}, "", err
+		return clickForm{}, err
 	}
 	// A click is a form. A body of any other kind (multipart, JSON) would
 	// parse as no form at all and be read as a click on frame 1.
-	if r := c.Request(); r.ContentLength != 0 {
+	r := c.Request()
+	if r.ContentLength != 0 {
 		if mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); mt != echo.MIMEApplicationForm {
-			return views.Place{}, "", &problem{status: http.StatusUnsupportedMediaType, key: "err.form.type", args: []any{mt}, title: "err.badrequest"}
+			return clickForm{}, &problem{status: http.StatusUnsupportedMediaType, key: "err.form.type", args: []any{mt}, title: "err.badrequest"}
 		}
 	}
 	// Parse the form here rather than through FormValue, which would swallow
 	// a body that broke the size limit and carry on with an empty form.
-	if err := c.Request().ParseForm(); err != nil {
+	if err := r.ParseForm(); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return views.Place{}, "", &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
+			return clickForm{}, &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
 		}
-		return views.Place{}, "", &problem{status: http.StatusBadRequest, key: "err.form"}
+		return clickForm{}, &problem{status: http.StatusBadRequest, key: "err.form"}
 	}
-	form := c.Request().Form
-	here, err = views.ReadPlace(sc, form, views.InForm, viewOf(c), c.Request().Header.Get("Accept-Language"))
+	form := r.Form
+	k := clickForm{action: c.Param("action"), run: form.Get(views.RunParam), act: form.Get(views.ActParam), guess: form.Get(views.GuessParam)}
+	k.here, err = views.ReadPlace(sc, form, views.InForm, viewOf(c), r.Header.Get("Accept-Language"))
 	if err != nil {
-		return here, "", badAddress(err, here.URL())
+		return k, badAddress(err, k.here.URL())
 	}
-	run = form.Get(views.RunParam)
-	if run != "" && !views.ValidRunID(run) {
-		return here, "", bad("err.run", here.URL(), run)
+	if k.run != "" && !views.ValidRunID(k.run) {
+		return k, bad("err.run", k.here.URL(), k.run)
 	}
-	if run == "" {
-		run = runCookie(c) // a page opened by a link, or a browser without JavaScript
+	if k.run == "" {
+		k.run = runCookie(c) // a page opened by a link, or a browser without JavaScript
 	}
-	return here, run, nil
+	return k, nil
 }
 
-// move is where action leads from here: step, back, reset, last or switch,
-// or one of free play's (play.go), which form may say more about.
-func move(here views.Place, action string, form url.Values) (views.Place, error) {
-	if there, ok, err := playMove(here, action, form); ok {
-		return there, err
+// move is where the click leads: one of free play's (play.go), or the
+// script's step, back, reset, last or switch, which leave free play.
+func (k clickForm) move() (views.Place, error) {
+	here := k.here
+	switch k.action {
+	case "takeover", "do", "script":
+		return playMove(here, k.action, k.act)
+	case "back", "switch":
+		if here.FreePlay {
+			return playMove(here, k.action, k.act)
+		}
 	}
-	// The script's own moves leave free play.
 	there, frames := here.Scripted(), here.Sc.Frames()
-	switch action {
+	switch k.action {
 	case "step":
 		there.Step = min(here.Step+1, frames)
 	case "back":
@@ -110,9 +128,27 @@ func move(here views.Place, action string, form url.Values) (views.Place, error)
 	case "switch":
 		there.On = !here.On
 	default:
-		return here, &problem{status: http.StatusNotFound, key: "err.action", args: []any{action}, cont: here.URL()}
+		return here, &problem{status: http.StatusNotFound, key: "err.action", args: []any{k.action}, cont: here.URL()}
 	}
 	return there, nil
+}
+
+// answer is the click's answer to the question its frame asks, checked: only
+// a Step one frame on takes one, and only one of the question's options. The
+// answer rides to the next frame's address (views.GuessURL), where the move
+// plays with it marked.
+func (k clickForm) answer(there views.Place) (string, error) {
+	if k.guess == "" {
+		return "", nil
+	}
+	if k.action != "step" || there.Step != k.here.Step+1 {
+		return "", &problem{status: http.StatusBadRequest, key: "err.guess.none", args: []any{there.Step}, cont: k.here.URL(), title: "err.badrequest"}
+	}
+	guess, err := views.ReadGuess(url.Values{views.GuessParam: {k.guess}}, k.here.Sc, there.Step)
+	if err != nil {
+		return "", badAddress(err, k.here.URL())
+	}
+	return guess, nil
 }
 
 // answerClick answers a click that moved the run to there. With htmx, the
@@ -134,7 +170,7 @@ func (s *Server) answerClick(c echo.Context, there views.Place, guess string, m 
 		return c.Redirect(http.StatusSeeOther, to)
 	}
 	c.Response().Header().Set("HX-Push-Url", to)
-	return s.writeFrame(c, answerKey{here: there, guess: guess}, visitorIDs(m.run))
+	return s.writeFrame(c, answerKey{here: there, guess: guess}, respond.IDs{Run: m.run, Follow: m.follow})
 }
 
 // The cookie that keeps a visitor's run key between pages: a lecture's length

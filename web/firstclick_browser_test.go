@@ -62,4 +62,27 @@ func TestBrowserFirstClickPrefetched(t *testing.T) {
 	if got[0].Get("run") != "" || got[1].Get("run") != run {
 		t.Errorf("the posts' run keys are %q then %q, want none then the first answer's %q", got[0].Get("run"), got[1].Get("run"), run)
 	}
+
+	// A first click onto a frame that asks a question: its answer brings
+	// what a lecture adds (the button that asks the room, the room's
+	// answers), which comes in beside the frame painted at the click. The
+	// diagram drawn then stays, so its motion does not play twice.
+	b = openTab(t, env, tabBudget)
+	b.do(chromedp.Navigate(srv.URL + frameURL(true, 5, "en")))
+	waitShown(t, b.ctx, waitBudget, `[data-testid="step-index"]`, "5 / 7")
+	testkit.WaitFor(t, b.ctx, waitBudget, "the frames one click away", `document.documentElement.dataset.prefetch || ''`, func(s string) bool { return s == "idle" })
+	b.click("step")
+	waitShown(t, b.ctx, waitBudget, `[data-testid="step-index"]`, "6 / 7")
+	waitPosts("the step's post, held", 3)
+	const lecture = `!!document.querySelector('#demo [data-testid="ask"]') || !!document.querySelector('#demo [data-testid="poll"]')`
+	if shown := testkit.WaitFor(t, b.ctx, waitBudget, "the frame", lecture, func(bool) bool { return true }); shown {
+		t.Fatal("before its answer the frame shows a lecture's parts, which need a run")
+	}
+	b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('#demo [data-testid="timeline"]').dataset.painted = 'at the click'`))
+	release()
+	testkit.WaitFor(t, b.ctx, waitBudget, "the button that asks the room and the room's answers",
+		`!!document.querySelector('#demo [data-testid="ask"]') && !!document.querySelector('#demo [data-testid="poll"]') && !document.querySelector('.htmx-settling, .htmx-added')`, func(ok bool) bool { return ok })
+	if drawn := testkit.WaitFor(t, b.ctx, waitBudget, "the diagram", `document.querySelector('#demo [data-testid="timeline"]').dataset.painted || ''`, func(string) bool { return true }); drawn != "at the click" {
+		t.Error("the first answer drew the diagram again: the step's motion played twice")
+	}
 }

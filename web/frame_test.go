@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -42,8 +43,14 @@ func TestPrefetchedFrameIsTheClicksAnswer(t *testing.T) {
 	cookie := runCookieOf(t, w)
 	run := strings.TrimPrefix(cookie, runCookieName+"=")
 	fid := follow.LectureID(run)
-	fill := func(b string) string {
-		return strings.ReplaceAll(strings.ReplaceAll(b, respond.Marks.Run, run), respond.Marks.Follow, fid)
+	// fill writes the visitor's ids where the answer's header says its marks
+	// are, as the page does.
+	fill := func(pre *httptest.ResponseRecorder) string {
+		var marks struct{ run, follow string }
+		if _, err := fmt.Sscanf(pre.Header().Get(marksHeader), "run=%s follow=%s", &marks.run, &marks.follow); err != nil || len(marks.run) != respond.IDLen || len(marks.follow) != respond.IDLen {
+			t.Fatalf("a prefetched frame's %s %q names no run mark and follow mark (%v)", marksHeader, pre.Header().Get(marksHeader), err)
+		}
+		return strings.ReplaceAll(strings.ReplaceAll(pre.Body.String(), marks.run, run), marks.follow, fid)
 	}
 	// press posts the form of el (a form with data-to, or an offer's
 	// button), as the browser would.
@@ -75,7 +82,7 @@ func TestPrefetchedFrameIsTheClicksAnswer(t *testing.T) {
 			}
 			pre := testkit.Get(t, s, frameOf(t, to, true))
 			testkit.MustStatus(t, pre, http.StatusOK)
-			if got, want := fill(pre.Body.String()), clicked.Body.String(); got != want {
+			if got, want := fill(pre), clicked.Body.String(); got != want {
 				t.Errorf("%s: the frame prefetched for %s (%s) differs from the click's answer:\n%s\nwant\n%s", name, action, to, got, want)
 			}
 			checked++
@@ -108,8 +115,9 @@ func TestPrefetchNeedsNoRun(t *testing.T) {
 		if strings.Contains(w.Body.String(), strings.Repeat("ab", 16)) {
 			t.Errorf("%s carries the visitor's run key", target)
 		}
-		if marks := strings.Contains(target, "ids=1"); strings.Contains(w.Body.String(), respond.Marks.Run) != marks {
-			t.Errorf("%s: marks in the answer %v, want %v", target, !marks, marks)
+		got, named := strings.Contains(w.Body.String(), respond.Marks.Run), w.Header().Get(marksHeader)
+		if marks := strings.Contains(target, "ids=1"); got != marks || (named != "") != marks {
+			t.Errorf("%s: marks in the answer %v, named in %s %q; want marks %v", target, got, marksHeader, named, marks)
 		}
 	}
 	if n := s.runs.Len(); n != 0 {

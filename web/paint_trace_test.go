@@ -108,7 +108,7 @@ func BenchmarkBrowserStepTrace(b *testing.B) {
 				}
 				<-done
 				mu.Lock()
-				fmt.Fprintf(os.Stderr, "== %s, click from frame %d: %.1f ms (parse %.1f, replace %.1f, htmx %.1f, to the frame %.1f, its rendering %.1f)\n", kind, k, t.Ms, t.Parse, t.Swap, t.HTMX, t.Wait, t.Render)
+				fmt.Fprintf(os.Stderr, "== %s, click from frame %d: %.1f ms (parse %.1f, the swap %.1f, to the frame %.1f, its rendering %.1f)\n", kind, k, t.Ms, t.Parse, t.Swap, t.Wait, t.Render)
 				printMainThread(events)
 				mu.Unlock()
 			}

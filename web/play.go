@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/distlock/fencing-demo/views"
@@ -20,35 +19,28 @@ import (
 // The history rides in the form (views.Place.Hidden), so, like a step, a
 // click's answer depends on the request alone.
 
-// playMove is where a free-play action leads from here; ok is false for an
-// action that is the script's own (step, reset, last, and back or switch
-// outside free play).
-func playMove(here views.Place, action string, form url.Values) (there views.Place, ok bool, err error) {
+// playMove is where one of free play's clicks leads from here (act.go's
+// move says which are): act is the offered action a do names.
+func playMove(here views.Place, action, act string) (views.Place, error) {
 	if (action == "takeover" || action == "do") && here.Sc.Family.Offers == nil {
-		return here, true, bad("err.play.none", here.URL(), here.Sc.ID)
+		return here, bad("err.play.none", here.URL(), here.Sc.ID)
 	}
-	switch {
-	case action == "takeover":
-		return here.TakeOver(), true, nil
-	case action == "script":
-		return here.Scripted(), true, nil
-	case action == "do":
+	switch action {
+	case "takeover":
+		return here.TakeOver(), nil
+	case "script":
+		return here.Scripted(), nil
+	case "do":
 		if !here.FreePlay {
 			here = here.TakeOver() // a form of an older page: free play begins here
 		}
-		there, err := playAction(here, form.Get(views.ActParam))
-		return there, true, err
-	case !here.FreePlay:
-		return here, false, nil
-	case action == "back":
+		return playAction(here, act)
+	case "back":
 		there := here
 		there.Place = here.Place.Back()
-		there.FreePlay = true
-		return there, true, nil
-	case action == "switch":
-		return keepPlayable(here.Switched()), true, nil
+		return there, nil
 	}
-	return here, false, nil
+	return keepPlayable(here.Switched()), nil // switch
 }
 
 // playAction plays the offered action whose script line is line.

@@ -20,25 +20,6 @@ import (
 	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
-// readGuess reads a reader's answer from a click's form: only a step from a
-// frame that asks a question takes one, and only one of its options. The
-// answer rides to the next frame's address (views.GuessURL), where the move
-// plays with it marked.
-func readGuess(c echo.Context, here, there views.Place, action string) (string, error) {
-	form := c.Request().Form
-	if form.Get(views.GuessParam) == "" {
-		return "", nil
-	}
-	if action != "step" || there.Step != here.Step+1 {
-		return "", &problem{status: http.StatusBadRequest, key: "err.guess.none", args: []any{there.Step}, cont: here.URL(), title: "err.badrequest"}
-	}
-	guess, err := views.ReadGuess(form, here.Sc, there.Step)
-	if err != nil {
-		return "", badAddress(err, here.URL())
-	}
-	return guess, nil
-}
-
 // A lecture's question (follow.Polls keeps it):
 //
 //	POST /scenarios/:id/ask      the lecturer asks the room the frame's question
@@ -53,10 +34,11 @@ func readGuess(c echo.Context, here, there views.Place, action string) (string, 
 // with it. Only a run key's holder asks: the lecture is the key's.
 func (s *Server) ask(c echo.Context) error {
 	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
-	here, run, err := s.readClick(c)
+	k, err := s.readClick(c)
 	if err != nil {
 		return err
 	}
+	here, run := k.here, k.run
 	if run == "" {
 		return &problem{status: http.StatusForbidden, key: "err.ask.run", cont: here.URL()}
 	}

@@ -63,26 +63,27 @@ const framePaint = `(root, changed, act) => new Promise((resolve, reject) => {
 
 // clickPaint clicks Step and resolves to a paintTime: from the click to the
 // end of the first frame rendered with the new step index (framePaint), with
-// the prefetcher's marks of the swap's parts when it painted.
+// the marks of the swap's parts when the page's script painted it.
 const clickPaint = `() => {
   const shown = () => document.querySelector('#demo [data-testid=step-index]').textContent;
   const before = shown();
   const mark = (n) => { const e = performance.getEntriesByName(n, 'mark').pop(); return e ? e.startTime : 0; };
   return (` + framePaint + `)(document.getElementById('main'), () => shown() !== before,
     () => document.querySelector('#demo [data-testid=step]').click()).then(({t0, f, end}) => {
-    const s = mark('swap:start'), w = mark('swap:swapped');
-    return s >= t0 ? {ms: end - t0, script: w - t0, click: s - t0, parse: mark('swap:parsed') - s, swap: mark('swap:replaced') - mark('swap:parsed'), htmx: w - mark('swap:replaced'), wait: f - w, render: end - f}
-      : {ms: end - t0, script: -1, click: -1, parse: -1, swap: -1, htmx: -1, wait: -1, render: end - f};
+    const s = mark('swap:start'), w = mark('swap:replaced');
+    return s >= t0 ? {ms: end - t0, script: w - t0, click: s - t0, parse: mark('swap:parsed') - s, swap: w - mark('swap:parsed'), wait: f - w, render: end - f}
+      : {ms: end - t0, script: -1, click: -1, parse: -1, swap: -1, wait: -1, render: end - f};
   });
 }`
 
 // paintTime is one click's time and its parts: the page's own script from
 // the click to the frame's wait and, for a swap made by script, its parts
-// (from the click to the swap, parse, replace and htmx.process); then, for
-// every page, the wait from the page's own work to the frame's animation
-// frame callbacks, and the frame's rendering after them (style, layout,
-// paint) to the end. A part not measured is -1.
-type paintTime struct{ Ms, Script, Click, Parse, Swap, HTMX, Wait, Render float64 }
+// (from the click to the swap, parse, and the swap itself: htmx's on the
+// demo's page, a plain replace on the client-side one); then, for every
+// page, the wait from the page's own work to the frame's animation frame
+// callbacks, and the frame's rendering after them (style, layout, paint) to
+// the end. A part not measured is -1.
+type paintTime struct{ Ms, Script, Click, Parse, Swap, Wait, Render float64 }
 
 // keyPaint presses C in RaftScope (a client request to the leader, drawn at
 // once while the simulation is paused: its local control) and resolves to a
@@ -93,17 +94,17 @@ const keyPaint = `() => {
   const before = entries();
   return (` + framePaint + `)(document.querySelector('svg'), () => entries() !== before,
     () => window.dispatchEvent(new KeyboardEvent('keyup', {keyCode: 67, which: 67}))).then(({t0, w, f, end}) =>
-    ({ms: end - t0, script: w - t0, click: -1, parse: -1, swap: -1, htmx: -1, wait: f - w, render: end - f}));
+    ({ms: end - t0, script: w - t0, click: -1, parse: -1, swap: -1, wait: f - w, render: end - f}));
 }`
 
 // refPage is a client-side demo's step made of this demo's own frames: the
 // page of frame 1 as this server draws it (the same document, the same
 // stylesheet) without its scripts, holding every frame's answer as a string,
 // whose Step swaps the next one in by script with no request at all. It does
-// the DOM work a prefetched click does (prefetch.js's paint: the title, the
-// parts out of band, html.moving for the same motion, then #demo) and none
-// of its idle work, so the two differ in what the page's own script adds
-// and in what it does ahead. RaftScope is the outside measure (RAFTSCOPE).
+// a plain swap's DOM work (the title, the parts out of band, html.moving for
+// the same motion, then #demo), none of htmx's (which paints a prefetched
+// click) and none of the page's idle work. RaftScope is the outside measure
+// (RAFTSCOPE).
 func refPage(tb testing.TB, s *Server, sc *demo.Scenario) []byte {
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, gcPauseURL(true, 1, "en"), nil))
@@ -144,7 +145,6 @@ document.addEventListener('click', (e) => {
   document.documentElement.classList.add('moving');
   document.getElementById('demo').replaceWith(frag.getElementById('demo'));
   performance.mark('swap:replaced');
-  performance.mark('swap:swapped'); // nothing for htmx to wire here
 }, true);
 </script>`
 	i := strings.LastIndex(page, "</body>")
@@ -168,7 +168,7 @@ document.addEventListener('click', (e) => {
 // step's motion over, the click sent and what it prefetches fetched) and a
 // reader's pause more. It reports the median and p90 of each, the first
 // clicks' median, and the parts of a click (from the click to the swap,
-// parse, replace, htmx.process, the wait for the frame and its rendering):
+// parse, the swap, the wait for the frame and its rendering):
 //
 //	RAFTSCOPE=/tmp/raftscope go test -run '^$' -bench BrowserStepLatency -benchtime 10x ./web
 func BenchmarkBrowserStepLatency(b *testing.B) {
@@ -274,7 +274,7 @@ func reportLatency(b *testing.B, kinds []string, got map[latencyKey][]paintTime,
 	for _, latency := range []int{0, 100, 300} {
 		for _, kind := range kinds {
 			k := latencyKey{kind, latency}
-			var ms, first, script, click, parse, swap, hx, wait, render []float64
+			var ms, first, script, click, parse, swap, wait, render []float64
 			for i, t := range got[k] {
 				ms, render = append(ms, t.Ms), append(render, t.Render)
 				if i%perRound == 0 {
@@ -284,7 +284,7 @@ func reportLatency(b *testing.B, kinds []string, got map[latencyKey][]paintTime,
 					script, wait = append(script, t.Script), append(wait, t.Wait)
 				}
 				if t.Parse >= 0 {
-					click, parse, swap, hx = append(click, t.Click), append(parse, t.Parse), append(swap, t.Swap), append(hx, t.HTMX)
+					click, parse, swap = append(click, t.Click), append(parse, t.Parse), append(swap, t.Swap)
 				}
 			}
 			name := fmt.Sprintf("%s-%dms", kind, latency)
@@ -297,8 +297,8 @@ func reportLatency(b *testing.B, kinds []string, got map[latencyKey][]paintTime,
 				fmt.Fprintf(os.Stderr, "%s: %d keys; its script %.1f, to the frame %.1f, its rendering %.1f ms (medians)\n",
 					name, len(ms), q(script, 50), q(wait, 50), q(render, 50))
 			case kind != "before" && len(parse) > 0:
-				fmt.Fprintf(os.Stderr, "%s: %d clicks, %d painted by script; to the swap %.1f, parse %.1f, replace %.1f, htmx.process %.1f, to the frame %.1f, its rendering %.1f ms (medians)\n",
-					name, len(ms), len(parse), q(click, 50), q(parse, 50), q(swap, 50), q(hx, 50), q(wait, 50), q(render, 50))
+				fmt.Fprintf(os.Stderr, "%s: %d clicks, %d painted by script; to the swap %.1f, parse %.1f, the swap %.1f, to the frame %.1f, its rendering %.1f ms (medians)\n",
+					name, len(ms), len(parse), q(click, 50), q(parse, 50), q(swap, 50), q(wait, 50), q(render, 50))
 			}
 		}
 	}

@@ -66,7 +66,8 @@ func (rs *runs) echoes(id string, here views.Place, action string, now time.Time
 		lr.at == here.Place
 }
 
-// moved is where goTo left a run: its key and its follow link.
+// moved is the run goTo moved: its key and its lecture's follow id, the
+// ids its answer carries.
 type moved struct {
 	run    string
 	follow string
@@ -110,7 +111,7 @@ func (rs *runs) goTo(id string, there views.Place, action string, now time.Time)
 	// Under lr.mu, so that a first follower opening the lecture at the same
 	// time (openSession) sees either this move or its session gets it.
 	rs.follow.Publish(fid, at)
-	return moved{run: id, follow: views.FollowURL(fid)}
+	return moved{run: id, follow: fid}
 }
 
 // openSession readies lecture fid for its first follower here

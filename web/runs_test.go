@@ -21,8 +21,8 @@ func TestLectureLinkDurable(t *testing.T) {
 	rs := newRuns(10, time.Hour, b)
 	gc, failover := gcPause(t), testkit.Scenario(t, "redis-failover")
 	first := rs.goTo("", views.Place{Place: demo.Place{Sc: gc, On: true, Step: 2}, Lang: "en"}, "step", time.Time{})
-	if first.follow == "" || lectureLink(first.run) != first.follow {
-		t.Fatalf("follow link %q, and %q for the key; want the same", first.follow, lectureLink(first.run))
+	if first.follow == "" || follow.LectureID(first.run) != first.follow {
+		t.Fatalf("follow id %q, and %q for the key; want the same", first.follow, follow.LectureID(first.run))
 	}
 	next := rs.goTo(first.run, views.Place{Place: demo.Place{Sc: failover, On: true, Step: 1}, Lang: "en"}, "step", time.Time{})
 	if next.follow != first.follow || next.run != first.run {
@@ -34,7 +34,7 @@ func TestLectureLinkDurable(t *testing.T) {
 	b2 := follow.NewBroker(10, render)
 	t.Cleanup(b2.Close)
 	rs2 := newRuns(10, time.Hour, b2)
-	fid := first.follow[len("/follow/"):]
+	fid := first.follow
 	if _, err := b2.Subscribe(t.Context(), fid, "192.0.2.9"); err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +62,13 @@ func TestRunSessionOnlyWhenFollowed(t *testing.T) {
 	here := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 2}, Lang: "en"}
 	m := rs.goTo("", here, "step", time.Time{})
 	m = rs.goTo(m.run, here.At(3), "step", time.Time{})
-	if m.follow == "" || lectureLink(m.run) != m.follow {
-		t.Fatalf("follow link %q, and %q for the run; want the same, made at the first move", m.follow, lectureLink(m.run))
+	if m.follow == "" || follow.LectureID(m.run) != m.follow {
+		t.Fatalf("follow id %q, and %q for the run; want the same, made at the first move", m.follow, follow.LectureID(m.run))
 	}
 	if got := b.Len(); got != 0 {
 		t.Fatalf("%d sessions before anyone follows, want 0", got)
 	}
-	fid := m.follow[len("/follow/"):]
+	fid := m.follow
 	rs.openSession(t.Context(), fid)
 	if at, _, ok := b.Current(t.Context(), fid); !ok || at.Step != 3 {
 		t.Fatalf("the follower's session: %v at %+v, want it at step 3", ok, at)
@@ -93,7 +93,7 @@ func TestRunSessionOutlivesEvictionWhenFollowed(t *testing.T) {
 	rs := newRuns(1, time.Hour, b)
 	here := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 2}, Lang: "en"}
 	lecture := rs.goTo("", here, "step", time.Time{})
-	fid := lecture.follow[len("/follow/"):]
+	fid := lecture.follow
 	rs.openSession(t.Context(), fid)
 	if _, err := b.Subscribe(t.Context(), fid, "192.0.2.9"); err != nil {
 		t.Fatal(err)
@@ -106,11 +106,11 @@ func TestRunSessionOutlivesEvictionWhenFollowed(t *testing.T) {
 		t.Fatal("the followed session ended with its run")
 	}
 	if student.follow == "" || student.follow == lecture.follow {
-		t.Fatalf("the student's follow link %q, want one of its own", student.follow)
+		t.Fatalf("the student's follow id %q, want one of its own", student.follow)
 	}
 	next := rs.goTo(lecture.run, here.At(3), "step", time.Time{})
 	if next.run != lecture.run || next.follow != lecture.follow {
-		t.Fatalf("after eviction: run %q, follow %q; want the lecture's key %q and follow link %q", next.run, next.follow, lecture.run, lecture.follow)
+		t.Fatalf("after eviction: run %q, follow %q; want the lecture's key %q and follow id %q", next.run, next.follow, lecture.run, lecture.follow)
 	}
 	if at, _, ok := b.Current(t.Context(), fid); !ok || at.Step != 3 {
 		t.Fatalf("the followers see %+v (%v), want step 3", at, ok)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -13,7 +14,10 @@ import (
 )
 
 // page shows a frame of a scenario at its address:
-// /scenarios/<id>?<switch>=on&step=3&lang=en (or /embed/<id>?...).
+// /scenarios/<id>?<switch>=on&step=3&lang=en, or /embed/<id>?..., the same
+// frame without the site's header, for an iframe in a textbook. Every
+// handler of a scenario serves both (viewOf); an embedded frame's controls
+// post to /embed/ too, so a click inside the iframe stays inside it.
 func (s *Server) page(c echo.Context) error {
 	sc, err := s.scenario(c)
 	if err != nil {
@@ -44,6 +48,15 @@ func (s *Server) scenario(c echo.Context) (*demo.Scenario, error) {
 		return nil, &problem{status: http.StatusNotFound, key: "err.scenario", args: []any{id}, known: true}
 	}
 	return sc, nil
+}
+
+// viewOf is how the request's frame is shown: embedded when it came through
+// the embed address.
+func viewOf(c echo.Context) views.View {
+	if strings.HasPrefix(c.Path(), "/embed/") {
+		return views.EmbedView
+	}
+	return views.PageView
 }
 
 // showFrame renders a whole page for a frame. A page on its own needs no
@@ -82,7 +95,7 @@ func visitorIDs(run string) respond.IDs {
 // writeFrame writes the answer at key for the visitor's ids.
 func (s *Server) writeFrame(c echo.Context, key answerKey, ids respond.IDs) error {
 	return s.answers.Write(c, key, ids, func(ids respond.IDs) (templ.Component, error) {
-		f, err := frameAt(key.here)
+		f, err := key.here.Frame()
 		if err != nil {
 			return nil, err
 		}
@@ -103,9 +116,6 @@ func (s *Server) writeFrame(c echo.Context, key answerKey, ids respond.IDs) erro
 		return views.DemoSwap(d), nil
 	})
 }
-
-// frameAt plays the frame at a place.
-func frameAt(p views.Place) (demo.Frame, error) { return p.Frame() }
 
 // demoView is the view model of frame f at here, for the visitor's run and
 // its follow link ("" for none).

@@ -175,7 +175,7 @@ func (s *Server) routes() error {
 	e.Match(get, "/scenarios/:id/frame", s.frame) // frame.go: a frame one click away, prefetched
 	e.Match(get, "/embed/:id/frame", s.frame)
 	e.POST("/scenarios/:id/:action", s.act) // act.go
-	e.Match(get, "/embed/:id", s.page)      // embed.go: the same, without the site's header
+	e.Match(get, "/embed/:id", s.page)      // scenario.go: the page without the site's header
 	e.POST("/embed/:id/:action", s.act)
 	e.Match(get, "/qr.svg", s.qr) // qr.go
 	e.Match(get, "/static/:name", s.assets.serve)
