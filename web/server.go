@@ -41,11 +41,13 @@ type Server struct {
 	runs        *runs
 	answers     *respond.Answers[answerKey] // pages and fragments, drawn once per place
 	finder      *finder                     // the page's counterexample searches (find.go)
-	limiter     *runLimiter                 // nil: no limit
+	limiter     *allowance                  // new runs per address; nil: no limit
 	conns       *connLimiter
 	follow      *follow.Broker
-	polls       follow.Polls // a lecture's question and its answers (predict.go)
-	answerLimit *answerLimiter
+	polls       follow.Polls    // a lecture's question and its answers (predict.go)
+	tickets     *follow.Tickets // what a follow page hands its visitor: one answer (follow.go)
+	ticketLimit *allowance      // tickets per address
+	answerLimit *allowance      // answers per address
 	assets      *Assets
 	// groups is the scenario index, worked out once, when the index is first
 	// asked for: it plays every scenario to its end both ways, which no other
@@ -79,7 +81,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		cfg:     cfg,
 		catalog: catalog,
 		guide:   guide,
-		limiter: newRunLimiter(cfg.RunRate, cfg.RunBurst),
+		limiter: newAllowance("runs", cfg.RunRate, cfg.RunBurst),
 		conns:   newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerAddr),
 		assets:  a,
 		answers: respond.NewAnswers[answerKey](maxAnswers),
@@ -96,6 +98,16 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 	s.follow = follow.NewBroker(cfg.MaxRuns, s.renderFollowEvent) // follow.go
 	s.follow.MaxFollowers, s.follow.MaxPerAddr, s.follow.MaxStreams = cfg.FollowPerLecture, cfg.FollowPerAddr, cfg.FollowStreams
 	s.follow.Idle = cfg.LectureIdle
+	perAddr := cfg.FollowPerAddr
+	if perAddr <= 0 {
+		perAddr = follow.MaxPerAddr
+	}
+	// An address is handed as many tickets at once as it may hold follow
+	// places, and as many again over ten minutes; a hall behind one
+	// address answers within a few seconds.
+	s.tickets = follow.NewTickets()
+	s.ticketLimit = newAllowance("tickets", float64(perAddr)/ticketRefill.Seconds(), perAddr)
+	s.answerLimit = newAllowance("answers", float64(perAddr)/2, 2*perAddr)
 	if cfg.FollowRedis != "" {
 		relay, err := follow.NewRedis(cfg.FollowRedis, cfg.LectureIdle, catalog.Get)
 		if err != nil {
@@ -103,23 +115,20 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		s.follow.UseRelay(ctx, relay, log)
-		if s.limiter != nil {
-			s.limiter.shared = func(ctx context.Context, addr string) (bool, time.Duration, error) {
-				return relay.TakeRun(ctx, addr, cfg.RunRate, cfg.RunBurst)
-			}
-			s.limiter.log = log
+		s.limiter.share(relay, log)
+		s.ticketLimit.share(relay, log)
+		relay.ShareTickets(ctx, s.tickets)
+		s.stopRelay = func() {
+			leave, done := context.WithTimeout(context.Background(), time.Second)
+			_ = relay.Leave(leave) // its streams have ended: their places count no more
+			done()
+			cancel()
+			_ = relay.Close()
 		}
-		s.stopRelay = func() { cancel(); _ = relay.Close() }
 		s.polls = relay.Polls()
 	} else {
 		s.polls = follow.NewMemPolls(cfg.MaxRuns, cfg.LectureIdle)
 	}
-	// A hall behind one address answers within a few seconds.
-	perAddr := cfg.FollowPerAddr
-	if perAddr <= 0 {
-		perAddr = follow.MaxPerAddr
-	}
-	s.answerLimit = newAnswerLimiter(float64(perAddr)/2, 2*perAddr)
 	s.runs = newRuns(cfg.MaxRuns, cfg.RunIdle, s.follow)
 	if err := s.routes(); err != nil {
 		return nil, err

@@ -101,9 +101,19 @@ type Broker struct {
 	byID    map[string]*Session               // follow id -> lecture
 	streams int                               // followers connected, all lectures together
 	perAddr map[string]map[*Follower]struct{} // followers connected, by client address
-	closed  chan struct{}                     // closed by Close: every stream returns
-	isShut  bool
-	lookups map[string]*lookup // Redis lookups under way, by follow id
+	// seated and standing count the server's followers of each kind by
+	// address (places.go).
+	seated, standing *tally
+	// pending counts, per address, the streams being admitted, and dirty
+	// the addresses whose count this replica has not told Redis yet
+	// (shared.go).
+	pending  map[string]int
+	dirty    map[string]struct{}
+	readings uint64        // numbers each reading of the counts told to Redis
+	warned   rarely        // a slow Redis is logged at most once a second
+	closed   chan struct{} // closed by Close: every stream returns
+	isShut   bool
+	lookups  map[string]*lookup // Redis lookups under way, by follow id
 	// unrelayed is, per follow id, the number (counted in moves) of its
 	// latest move Redis did not take, while relayLater tries it again.
 	unrelayed map[string]uint64
@@ -130,6 +140,10 @@ func NewBroker(maxSessions int, render Render) *Broker {
 		Clock:        time.Now,
 		byID:         map[string]*Session{},
 		perAddr:      map[string]map[*Follower]struct{}{},
+		seated:       newTally(),
+		standing:     newTally(),
+		pending:      map[string]int{},
+		dirty:        map[string]struct{}{},
 		closed:       make(chan struct{}),
 		lookups:      map[string]*lookup{},
 		unrelayed:    map[string]uint64{},
@@ -312,7 +326,8 @@ func (b *Broker) add(fid string) *Session {
 	if len(b.byID) >= b.MaxSessions {
 		return nil
 	}
-	s := &Session{id: fid, used: b.Clock(), subs: map[*Follower]struct{}{}, byAddr: map[string]int{}, renders: map[string]*rendered{}}
+	s := &Session{id: fid, used: b.Clock(), subs: map[*Follower]struct{}{}, renders: map[string]*rendered{},
+		seated: newTally(), standing: newTally(), seats: map[string]*Follower{}}
 	b.byID[fid] = s
 	return s
 }

@@ -1,11 +1,33 @@
 package follow
 
 // Places: who may follow. A follower's stream holds one of the lecture's
-// places, one of the server's and one of its address's; at a bound a
-// newcomer takes the place of a stream from an address holding more.
+// places, one of the server's and one of its address's (across replicas,
+// counted in Redis: shared.go). When a lecture or the server is full a
+// newcomer may take the place of another stream:
+//
+//   - A stream that shows a ticket (tickets.go: what the follow page hands
+//     its visitor) is seated; one that shows none, or the same ticket as a
+//     newer stream, is standing. A browser that opened the follow page
+//     always shows one; a script that opens streams without reading the
+//     page does not. A seated newcomer takes the place of a standing
+//     stream, from the address standing most.
+//   - Otherwise places are shared max-min fairly between addresses: a
+//     newcomer takes the place of a stream of its own kind from the address
+//     holding the most, as long as that address would still hold at least
+//     as many as the newcomer's. A class of 500 behind one school NAT keeps
+//     all its places while any other address holds more, however many
+//     addresses a squatter has; one holding as many as the heaviest is the
+//     one refused.
+//
+// Max-min rather than an equal share per address (the room's places over
+// the addresses present): a share shrinks with every phone that joins, so
+// a hall of single students would push the NAT's class down to a handful,
+// whereas max-min gives each single student the one place it asks for and
+// the NAT all that is left after the heavier addresses are cut down to it.
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -14,13 +36,12 @@ import (
 // is something newer than what you sent": however many moves happen while the
 // follower is busy, it wakes once and reads the latest.
 type Follower struct {
-	sess *Session
-	addr string
-	wake chan struct{}
-	gone chan struct{} // closed when the follower's place is given to another (Subscribe)
-	// lease names the follower's place among its address's streams in the
-	// shared Redis; "" without one.
-	lease string
+	sess   *Session
+	addr   string
+	ticket string // the ticket it showed (its id); "" for none
+	seated bool   // it holds its ticket's seat; guarded by Broker.mu
+	wake   chan struct{}
+	gone   chan struct{} // closed when the follower's place is given to another (Subscribe)
 	// Probe, when set (TuneConn), tells whether the follower's machine has
 	// taken what was sent, so a follower that stopped reading is found
 	// out at the next heartbeat, not when the buffers on both sides are full.
@@ -32,98 +53,66 @@ type Follower struct {
 // when the connection cannot tell.
 type Probe func() (delivered, handed uint64, ok bool)
 
-// most (evict), as long as that address would still hold at least as many
-// as addr: so near the bound every address gets its share, and a few
-// addresses cannot keep a whole room out by coming first. ErrFull when the
-// address is at its own bound, or nobody holds more than addr.
-func (b *Broker) Subscribe(ctx context.Context, fid, addr string) (*Follower, error) {
-	lease, ok := b.holdPlace(ctx, addr)
-	if !ok {
-		return nil, ErrFull
-	}
-	f, err := b.subscribe(ctx, fid, addr)
-	if err != nil {
-		b.letGo(addr, lease)
-		return nil, err
-	}
-	f.lease = lease
-	return f, nil
-}
+// The ways a stream is refused; both are ErrFull.
+var (
+	// ErrAddrFull: the stream's address holds all the places it may, here
+	// or across replicas. Places come free as its streams end, and within
+	// seconds when a replica holding some dies.
+	ErrAddrFull = fmt.Errorf("%w: the address holds all its places", ErrFull)
+	// ErrRoomFull: the lecture or the server is full, and every other
+	// address holds no more than the newcomer's.
+	ErrRoomFull = fmt.Errorf("%w: no place to take", ErrFull)
+)
 
-// holdPlace takes one of addr's MaxPerAddr places across every replica, in
-// the shared Redis; without one, or when Redis does not answer in time, the
-// bound is this server's alone (ok, and no lease) rather than a refusal.
-func (b *Broker) holdPlace(ctx context.Context, addr string) (lease string, ok bool) {
-	if b.shared == nil {
-		return "", true
+// Subscribe adds a follower from client address addr to lecture fid,
+// seated if ticket (a checked ticket's id) is not "". A lecture with no
+// move yet is made, to wait for one. At a bound it takes another stream's
+// place as the comment above says, or is refused: ErrAddrFull or
+// ErrRoomFull.
+func (b *Broker) Subscribe(ctx context.Context, fid, addr, ticket string) (*Follower, error) {
+	b.reserve(addr, 1)
+	defer b.reserve(addr, -1)
+	if !b.holdPlace(ctx, addr) {
+		return nil, ErrAddrFull
 	}
-	ctx, cancel := context.WithTimeout(ctx, relayWait)
-	defer cancel()
-	lease, ok, err := b.shared.hold(ctx, addr, b.MaxPerAddr, b.leaseTTL())
-	if err != nil {
-		b.log.Warn("follow: counting an address's streams in redis", "err", err)
-		return "", true
-	}
-	return lease, ok
-}
-
-// leaseTTL is how long a shared place outlives its stream's last heartbeat:
-// a replica killed with its streams open gives their places back by then.
-func (b *Broker) leaseTTL() time.Duration { return 3*b.Heartbeat + b.HeartWait }
-
-// letGo gives a shared place back, without making anyone wait for Redis.
-func (b *Broker) letGo(addr, lease string) {
-	if lease == "" || b.shared == nil {
-		return
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
-		defer cancel()
-		_ = b.shared.release(ctx, addr, lease)
-	}()
-}
-
-// renewPlace keeps f's shared place for another leaseTTL, at each heartbeat.
-func (b *Broker) renewPlace(f *Follower) {
-	if f.lease == "" || b.shared == nil {
-		return
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), relayWait)
-		defer cancel()
-		_ = b.shared.renew(ctx, f.addr, f.lease, b.leaseTTL())
-	}()
+	return b.subscribe(ctx, fid, addr, ticket)
 }
 
 // subscribe is Subscribe on this server.
-func (b *Broker) subscribe(ctx context.Context, fid, addr string) (*Follower, error) {
+func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string) (*Follower, error) {
 	b.mu.Lock()
 	if b.isShut || len(b.perAddr[addr]) >= b.MaxPerAddr {
 		b.mu.Unlock()
-		return nil, ErrFull
+		if b.isShut {
+			return nil, ErrRoomFull
+		}
+		return nil, ErrAddrFull
 	}
 	s := b.byID[fid]
 	fresh := s == nil
 	if fresh {
 		if s = b.add(fid); s == nil {
 			b.mu.Unlock()
-			return nil, ErrFull
+			return nil, ErrRoomFull
 		}
 	}
+	seated := ticket != ""
 	var victims []*Follower
-	if len(s.subs) >= b.MaxFollowers {
-		v := b.heaviestOf(s, addr)
+	if old := s.seats[ticket]; seated && old != nil && len(s.subs) >= b.MaxFollowers {
+		victims = append(victims, old) // the same follower again: its old stream is the one to go
+	} else if len(s.subs) >= b.MaxFollowers {
+		v := b.victim(s.standing, s.seated, addr, seated, func(f *Follower) bool { return f.sess == s })
 		if v == nil {
 			b.refused(s, fresh)
-			return nil, ErrFull
+			return nil, ErrRoomFull
 		}
 		victims = append(victims, v)
 	}
 	if b.streams-len(victims) >= b.MaxStreams {
-		v := b.heaviestAnywhere(addr, victims)
+		v := b.victim(b.standing, b.seated, addr, seated, func(f *Follower) bool { return !slices.Contains(victims, f) })
 		if v == nil {
 			b.refused(s, fresh)
-			return nil, ErrFull
+			return nil, ErrRoomFull
 		}
 		victims = append(victims, v)
 	}
@@ -132,16 +121,8 @@ func (b *Broker) subscribe(ctx context.Context, fid, addr string) (*Follower, er
 		close(v.gone)
 		b.Evicted.Add(1)
 	}
-	f := &Follower{sess: s, addr: addr, wake: make(chan struct{}, 1), gone: make(chan struct{})}
-	s.mu.Lock()
-	s.subs[f] = struct{}{}
-	s.byAddr[addr]++
-	s.mu.Unlock()
-	b.streams++
-	if b.perAddr[addr] == nil {
-		b.perAddr[addr] = map[*Follower]struct{}{}
-	}
-	b.perAddr[addr][f] = struct{}{}
+	f := &Follower{sess: s, addr: addr, ticket: ticket, wake: make(chan struct{}, 1), gone: make(chan struct{})}
+	b.attach(f)
 	b.mu.Unlock()
 	if fresh && b.relay != nil {
 		// The lecture may be moving on another replica: start from its
@@ -153,6 +134,39 @@ func (b *Broker) subscribe(ctx context.Context, fid, addr string) (*Follower, er
 	return f, nil
 }
 
+// victim is the stream whose place a newcomer from addr takes, in the
+// tallies given (a lecture's, or the server's) among the streams that fit;
+// nil when there is none. A seated newcomer takes the place of a standing
+// stream of the address standing most; otherwise a stream of the
+// newcomer's own kind of the address holding most of that kind, if it
+// holds at least two more than addr. b.mu is held.
+func (b *Broker) victim(standing, seated *tally, addr string, isSeated bool, fits func(*Follower) bool) *Follower {
+	if top, n := standing.heaviest(""); top != "" && (isSeated || n >= standing.of(addr)+2) {
+		if v := b.streamOf(top, false, fits); v != nil {
+			return v
+		}
+	}
+	if !isSeated {
+		return nil
+	}
+	if top, n := seated.heaviest(addr); top != "" && n >= seated.of(addr)+2 {
+		return b.streamOf(top, true, fits)
+	}
+	return nil
+}
+
+// streamOf is one of addr's streams, seated or not, that fits. It looks
+// only at that address's streams (at most MaxPerAddr), never at a full
+// lecture's thousands. b.mu is held.
+func (b *Broker) streamOf(addr string, seated bool, fits func(*Follower) bool) *Follower {
+	for f := range b.perAddr[addr] {
+		if f.seated == seated && fits(f) {
+			return f
+		}
+	}
+	return nil
+}
+
 // refused undoes a session made only for a follower who was then refused,
 // and lets b.mu go.
 func (b *Broker) refused(s *Session, fresh bool) {
@@ -162,46 +176,42 @@ func (b *Broker) refused(s *Session, fresh bool) {
 	b.mu.Unlock()
 }
 
-// heaviestOf is a follower of lecture s from the address that holds the
-// most of its streams, if that address holds at least two more than addr:
-// after the swap it still holds as many as addr. b.mu is held, and every
-// move of every lecture waits for it, so it looks over the lecture's
-// addresses (a handful at a full lecture) and then at that one address's
-// streams, never over the lecture's 2,000 followers.
-func (b *Broker) heaviestOf(s *Session, addr string) *Follower {
-	top, most := "", s.byAddr[addr]+1
-	for a, n := range s.byAddr {
-		if a != addr && n > most {
-			top, most = a, n
+// attach counts f in: its lecture, its address, the server; seated if its
+// ticket's seat in the lecture is free or held by an older stream, which
+// then stands. b.mu is held.
+func (b *Broker) attach(f *Follower) {
+	s := f.sess
+	s.mu.Lock()
+	s.subs[f] = struct{}{}
+	s.mu.Unlock()
+	if f.ticket != "" {
+		if old := s.seats[f.ticket]; old != nil {
+			b.count(old, -1)
+			old.seated = false
+			b.count(old, 1)
 		}
+		s.seats[f.ticket] = f
+		f.seated = true
 	}
-	if top == "" {
-		return nil
+	b.count(f, 1)
+	b.streams++
+	if b.perAddr[f.addr] == nil {
+		b.perAddr[f.addr] = map[*Follower]struct{}{}
 	}
-	for f := range b.perAddr[top] {
-		if f.sess == s {
-			return f
-		}
-	}
-	return nil
+	b.perAddr[f.addr][f] = struct{}{}
+	b.dirty[f.addr] = struct{}{}
 }
 
-// heaviestAnywhere is heaviestOf over every lecture on this server. b.mu
-// is held.
-func (b *Broker) heaviestAnywhere(addr string, skip []*Follower) *Follower {
-	var topAddr string
-	most := len(b.perAddr[addr]) + 1
-	for a, fs := range b.perAddr {
-		if a != addr && len(fs) > most {
-			topAddr, most = a, len(fs)
-		}
+// count adds d to f's kind in its lecture's tallies and the server's.
+// b.mu is held.
+func (b *Broker) count(f *Follower, d int) {
+	if f.seated {
+		f.sess.seated.add(f.addr, d)
+		b.seated.add(f.addr, d)
+	} else {
+		f.sess.standing.add(f.addr, d)
+		b.standing.add(f.addr, d)
 	}
-	for f := range b.perAddr[topAddr] {
-		if !slices.Contains(skip, f) {
-			return f
-		}
-	}
-	return nil
 }
 
 // detach takes f out of its lecture and the counts, once; b.mu is held.
@@ -209,15 +219,14 @@ func (b *Broker) detach(f *Follower) bool {
 	s := f.sess
 	s.mu.Lock()
 	_, ok := s.subs[f]
-	if ok {
-		delete(s.subs, f)
-		if s.byAddr[f.addr]--; s.byAddr[f.addr] <= 0 {
-			delete(s.byAddr, f.addr)
-		}
-	}
+	delete(s.subs, f)
 	s.mu.Unlock()
 	if !ok {
 		return false
+	}
+	b.count(f, -1)
+	if f.seated && s.seats[f.ticket] == f {
+		delete(s.seats, f.ticket)
 	}
 	b.streams--
 	if fs := b.perAddr[f.addr]; fs != nil {
@@ -226,6 +235,7 @@ func (b *Broker) detach(f *Follower) bool {
 			delete(b.perAddr, f.addr)
 		}
 	}
+	b.dirty[f.addr] = struct{}{}
 	return true
 }
 
@@ -233,7 +243,6 @@ func (b *Broker) detach(f *Follower) bool {
 // A lecture with no move and no follower left is forgotten at once: it was
 // only made for its followers to wait in.
 func (b *Broker) Unsubscribe(f *Follower) {
-	b.letGo(f.addr, f.lease)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.detach(f)
@@ -244,4 +253,48 @@ func (b *Broker) Unsubscribe(f *Follower) {
 	if empty && b.byID[s.id] == s {
 		delete(b.byID, s.id)
 	}
+}
+
+// reserve counts a stream of addr being admitted (d = 1) or done with
+// (-1), so that what this replica tells Redis it holds is never less than
+// it does, even between Redis's count and the stream's.
+func (b *Broker) reserve(addr string, d int) {
+	if b.shared == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending[addr] += d; b.pending[addr] <= 0 {
+		delete(b.pending, addr)
+	}
+	b.dirty[addr] = struct{}{}
+}
+
+// holdPlace takes one of addr's MaxPerAddr places across every replica, in
+// the shared Redis. When Redis does not answer within relayWait, the bound
+// is this replica's share of it (MaxPerAddr over the replicas alive at the
+// last count), so a slow Redis never lets one address past MaxPerAddr in
+// all, nor shuts the room.
+func (b *Broker) holdPlace(ctx context.Context, addr string) bool {
+	if b.shared == nil {
+		return true
+	}
+	b.mu.Lock()
+	held := len(b.perAddr[addr]) + b.pending[addr] // this stream's among them (reserve)
+	b.readings++
+	version := b.readings
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, relayWait)
+	defer cancel()
+	ok, err := b.shared.take(ctx, addr, b.MaxPerAddr, held, version)
+	if err == nil {
+		return ok
+	}
+	if b.warned.allow(time.Now()) {
+		b.log.Warn("follow: counting an address's streams in redis; each replica allows its share", "err", err)
+	}
+	share := b.shared.share(b.MaxPerAddr)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.perAddr[addr])+b.pending[addr]-1 < share
 }

@@ -18,11 +18,15 @@ type Session struct {
 	mu      sync.Mutex
 	at      At
 	version uint64 // 0: no move yet; followers wait
-	// subs and byAddr change only with Broker.mu held as well, so the
-	// broker may read them under its own lock alone.
+	// subs changes only with Broker.mu held as well, so the broker may
+	// read it under its own lock alone.
 	subs    map[*Follower]struct{}
-	byAddr  map[string]int       // followers of this lecture, by client address
 	renders map[string]*rendered // lang -> the current version, drawn
+
+	// Guarded by Broker.mu: the followers by address, seated and
+	// standing (places.go), and the stream holding each ticket's seat.
+	seated, standing *tally
+	seats            map[string]*Follower
 }
 
 // rendered is one version drawn in one language. The first follower to ask
