@@ -32,7 +32,7 @@ func (c *Config) Bind(fl *flag.FlagSet, getenv func(string) string) error {
 	b.int(&c.FollowStreams, "follow-streams", "FOLLOW_STREAMS", "follow streams at once, all lectures together")
 	b.duration(&c.LectureIdle, "lecture-idle", "LECTURE_IDLE", "a lecture nobody follows or moves is forgotten after this; its link still works at the lecturer's next click")
 	b.int(&c.MaxConns, "max-conns", "MAX_CONNS", "connections at once; idle ones are closed to make room")
-	b.int(&c.MaxConnsPerAddr, "max-conns-per-addr", "MAX_CONNS_PER_ADDR", "connections from one client address at once; not applied with -behind-proxy")
+	b.int(&c.MaxConnsPerAddr, "max-conns-per-addr", "MAX_CONNS_PER_ADDR", "connections from one client address at once; with -behind-proxy, requests in flight from one client address (follow streams aside)")
 	b.duration(&c.IdleTimeout, "idle-timeout", "IDLE_TIMEOUT", "a keep-alive connection idle this long is closed")
 	b.duration(&c.DrainWait, "drain-wait", "DRAIN_WAIT", "on SIGTERM, /healthz fails this long before the server stops taking connections")
 	b.int(&c.FindStates, "find-states", "FIND_STATES", "distinct states one \"find a way to break this\" search explores at most (about 60 bytes each; two run at once)")
@@ -42,8 +42,7 @@ func (c *Config) Bind(fl *flag.FlagSet, getenv func(string) string) error {
 }
 
 // Validate says what is wrong with c, naming the flag, and puts c in the
-// form the server uses (the public URL reduced to scheme and host, no
-// per-address connection limit behind a proxy).
+// form the server uses (the public URL reduced to scheme and host).
 func (c *Config) Validate() error {
 	switch {
 	case c.MaxRuns < 1:
@@ -65,9 +64,6 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("-public-url %q: want scheme://host[:port], such as https://demo.example.org", c.PublicURL)
 		}
 		c.PublicURL = u.Scheme + "://" + u.Host
-	}
-	if c.BehindProxy {
-		c.MaxConnsPerAddr = 0 // every connection comes from the proxy
 	}
 	return nil
 }

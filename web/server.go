@@ -41,8 +41,10 @@ type Server struct {
 	runs        *runs
 	answers     *respond.Answers[answerKey] // pages and fragments, drawn once per place
 	finder      *finder                     // the page's counterexample searches (find.go)
+	expensive   *gate                       // searches and saves, shared fairly between addresses (gate.go)
 	limiter     *allowance                  // new runs per address; nil: no limit
 	conns       *connLimiter
+	perAddr     *inflight // requests in flight per address, behind a proxy (limit.go)
 	follow      *follow.Broker
 	polls       follow.Polls    // a lecture's question and its answers (predict.go)
 	tickets     *follow.Tickets // what a follow page hands its visitor: one answer (follow.go)
@@ -82,13 +84,14 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		catalog: catalog,
 		guide:   guide,
 		limiter: newAllowance("runs", cfg.RunRate, cfg.RunBurst),
-		conns:   newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerAddr),
+		conns:   newConnLimiter(cfg.MaxConns, connsPerAddr(cfg)),
 		assets:  a,
 		answers: respond.NewAnswers[answerKey](maxAnswers),
-		finder:  newFinder(cfg.FindStates, cfg.FindTime),
 		log:     log,
 		echo:    echo.New(),
 	}
+	s.expensive = newGate(expensiveSlots())
+	s.finder = newFinder(cfg.FindStates, cfg.FindTime, s.expensive)
 	s.groups = sync.OnceValues(func() ([]views.Group, error) { return views.IndexGroups(catalog) })
 	if missing := guide.Missing(catalog); len(missing) > 0 {
 		// Only a -scenarios file without these can get here; the guide's
@@ -118,6 +121,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		s.limiter.share(relay, log)
 		s.ticketLimit.share(relay, log)
 		relay.ShareTickets(ctx, s.tickets)
+		s.finder.shared = relay
 		s.stopRelay = func() {
 			leave, done := context.WithTimeout(context.Background(), time.Second)
 			_ = relay.Leave(leave) // its streams have ended: their places count no more
@@ -162,6 +166,12 @@ func (s *Server) routes() error {
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: true}),
 		s.requestLog(),
 		s.securityHeaders,
+	)
+	if s.cfg.BehindProxy && s.cfg.MaxConnsPerAddr > 0 {
+		s.perAddr = newInflight(s.cfg.MaxConnsPerAddr)
+		e.Use(s.perAddr.limit) // limit.go
+	}
+	e.Use(
 		bodyLimit,
 		s.checkRequest,
 		// Not the follow stream: each event must leave as it is written,
@@ -173,11 +183,11 @@ func (s *Server) routes() error {
 	e.Match(get, "/", s.home)           // index.go
 	e.Match(get, "/healthz", s.healthz) // health.go
 	e.Match(get, "/scenarios", s.index)
-	e.Match(get, "/scenarios/:id", s.page)      // scenario.go
-	e.Match(get, "/scenarios/:id/yaml", s.save) // save.go: a free-play history as a scenario
-	e.POST("/scenarios/:id/ask", s.ask)         // predict.go
-	e.GET("/scenarios/:id/poll", s.pollView)    // predict.go
-	e.Match(get, "/scenarios/:id/find", s.find) // find.go: the counterexample finder
+	e.Match(get, "/scenarios/:id", s.page)                                             // scenario.go
+	e.Match(get, "/scenarios/:id/yaml", s.gated(s.expensive, "err.save.busy", s.save)) // save.go: a free-play history as a scenario
+	e.POST("/scenarios/:id/ask", s.ask)                                                // predict.go
+	e.GET("/scenarios/:id/poll", s.pollView)                                           // predict.go
+	e.Match(get, "/scenarios/:id/find", s.find)                                        // find.go: the counterexample finder
 	e.Match(get, "/embed/:id/find", s.find)
 	e.Match(get, "/scenarios/:id/frame", s.frame) // frame.go: a frame one click away, prefetched
 	e.Match(get, "/embed/:id/frame", s.frame)
@@ -196,6 +206,16 @@ func (s *Server) routes() error {
 		return s.benchRoutes() // bench.go, in a -tags bench build only
 	}
 	return nil
+}
+
+// connsPerAddr is the bound on one address's connections: none behind a
+// proxy, where every connection is the proxy's and the bound applies to
+// requests in flight instead (limit.go's inflight).
+func connsPerAddr(cfg Config) int {
+	if cfg.BehindProxy {
+		return 0
+	}
+	return cfg.MaxConnsPerAddr
 }
 
 // securityHeaders keeps every script and style on our own origin and lets

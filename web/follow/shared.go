@@ -227,3 +227,19 @@ func (r *rarely) allow(now time.Time) bool {
 	last := r.last.Load()
 	return now.UnixNano()-last >= int64(time.Second) && r.last.CompareAndSwap(last, now.UnixNano())
 }
+
+// Cached is what Cache kept under key, if anything: answers that cost
+// a replica a second of CPU (a search from the page) and that are the same
+// on every replica, kept so that only one of them pays.
+func (r *Redis) Cached(ctx context.Context, key string) ([]byte, bool, error) {
+	b, err := r.client.Get(ctx, r.prefix+"cache:"+key).Bytes()
+	if err == redis.Nil {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
+// Cache keeps val under key for ttl, for every replica.
+func (r *Redis) Cache(ctx context.Context, key string, val []byte, ttl time.Duration) error {
+	return r.client.Set(ctx, r.prefix+"cache:"+key, val, ttl).Err()
+}
