@@ -21,8 +21,8 @@
     // The stream is read with fetch rather than EventSource, which gives up
     // for good when the server answers with an error (a full lecture's 503,
     // a replica going away behind a balancer) and cannot see Retry-After.
-    // Refused, this waits as long as the server's Retry-After says (two
-    // seconds while the address's places may be coming free, longer when
+    // Refused, this waits as long as the server's Retry-After says (a
+    // second while the address's places may be coming free, longer when
     // the lecture is full), a random part longer so a room refused at once
     // does not come back at once; cut off or unreachable, it tries again
     // within a second, then after a wait that doubles up to ten. Each new

@@ -194,7 +194,7 @@ func (s *Server) followEvents(c echo.Context) error {
 	case errors.Is(err, follow.ErrFull):
 		// follow.js waits as long as Retry-After says: a moment when the
 		// address's places may be coming free (a replica just died), longer
-		// when the room is full.
+		// when the room is full (on every replica).
 		refuse503(c)
 		wait := followFullWait
 		if errors.Is(err, follow.ErrAddrFull) {
@@ -224,7 +224,7 @@ func (s *Server) followEvents(c echo.Context) error {
 // How long a follower refused a stream is asked to wait (Retry-After,
 // which follow.js keeps to): its address at its bound, or the room full.
 const (
-	followAddrWait = 2 * time.Second
+	followAddrWait = time.Second
 	followFullWait = 15 * time.Second
 )
 

@@ -107,8 +107,8 @@ type Broker struct {
 	// pending counts, per address, the streams being admitted, and dirty
 	// the addresses whose count this replica has not told Redis yet
 	// (shared.go).
-	pending  map[string]int
-	dirty    map[string]struct{}
+	pending  map[string]int // by address, and by roomPending+fid
+	dirty    map[counted]struct{}
 	readings uint64        // numbers each reading of the counts told to Redis
 	warned   rarely        // a slow Redis is logged at most once a second
 	closed   chan struct{} // closed by Close: every stream returns
@@ -143,7 +143,7 @@ func NewBroker(maxSessions int, render Render) *Broker {
 		seated:       newTally(),
 		standing:     newTally(),
 		pending:      map[string]int{},
-		dirty:        map[string]struct{}{},
+		dirty:        map[counted]struct{}{},
 		closed:       make(chan struct{}),
 		lookups:      map[string]*lookup{},
 		unrelayed:    map[string]uint64{},

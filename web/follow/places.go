@@ -11,6 +11,11 @@ package follow
 //     always shows one; a script that opens streams without reading the
 //     page does not. A seated newcomer takes the place of a standing
 //     stream, from the address standing most.
+//   - With replicas, the lecture's room is its places on every replica
+//     alive (counted in Redis): a seated newcomer at a replica whose share
+//     is full takes a place beyond it while the room as a whole has one,
+//     since a balancer spreads a room unevenly and a dead replica's
+//     followers all land on the others.
 //   - Otherwise places are shared max-min fairly between addresses: a
 //     newcomer takes the place of a stream of its own kind from the address
 //     holding the most, as long as that address would still hold at least
@@ -70,16 +75,18 @@ var (
 // place as the comment above says, or is refused: ErrAddrFull or
 // ErrRoomFull.
 func (b *Broker) Subscribe(ctx context.Context, fid, addr, ticket string) (*Follower, error) {
-	b.reserve(addr, 1)
-	defer b.reserve(addr, -1)
-	if !b.holdPlace(ctx, addr) {
+	b.reserve(addr, fid, 1)
+	defer b.reserve(addr, fid, -1)
+	ok, room := b.holdPlace(ctx, addr, fid)
+	if !ok {
 		return nil, ErrAddrFull
 	}
-	return b.subscribe(ctx, fid, addr, ticket)
+	return b.subscribe(ctx, fid, addr, ticket, room)
 }
 
-// subscribe is Subscribe on this server.
-func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string) (*Follower, error) {
+// subscribe is Subscribe on this server. room is how many followers the
+// lecture has on the other replicas, -1 when that is not known.
+func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string, room int) (*Follower, error) {
 	b.mu.Lock()
 	if b.isShut || len(b.perAddr[addr]) >= b.MaxPerAddr {
 		b.mu.Unlock()
@@ -100,7 +107,7 @@ func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string) (*Foll
 	var victims []*Follower
 	if old := s.seats[ticket]; seated && old != nil && len(s.subs) >= b.MaxFollowers {
 		victims = append(victims, old) // the same follower again: its old stream is the one to go
-	} else if len(s.subs) >= b.MaxFollowers {
+	} else if len(s.subs) >= b.MaxFollowers && !(seated && b.roomHasRoom(s, room)) {
 		v := b.victim(s.standing, s.seated, addr, seated, func(f *Follower) bool { return f.sess == s })
 		if v == nil {
 			b.refused(s, fresh)
@@ -132,6 +139,16 @@ func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string) (*Foll
 		}
 	}
 	return f, nil
+}
+
+// roomHasRoom reports whether lecture s has room across every replica
+// alive (room followers on the others) although this replica's share of
+// it is full: a balancer spreads a room unevenly, and the followers of a
+// replica that died all land on the others, so a follower with a ticket
+// may take a place beyond this replica's share while the room as a whole
+// has one. Never without Redis's count. b.mu is held.
+func (b *Broker) roomHasRoom(s *Session, room int) bool {
+	return b.shared != nil && room >= 0 && room+len(s.subs) < b.MaxFollowers*b.shared.Replicas()
 }
 
 // victim is the stream whose place a newcomer from addr takes, in the
@@ -199,7 +216,8 @@ func (b *Broker) attach(f *Follower) {
 		b.perAddr[f.addr] = map[*Follower]struct{}{}
 	}
 	b.perAddr[f.addr][f] = struct{}{}
-	b.dirty[f.addr] = struct{}{}
+	b.dirty[counted{addr: f.addr}] = struct{}{}
+	b.dirty[counted{fid: s.id}] = struct{}{}
 }
 
 // count adds d to f's kind in its lecture's tallies and the server's.
@@ -235,7 +253,8 @@ func (b *Broker) detach(f *Follower) bool {
 			delete(b.perAddr, f.addr)
 		}
 	}
-	b.dirty[f.addr] = struct{}{}
+	b.dirty[counted{addr: f.addr}] = struct{}{}
+	b.dirty[counted{fid: s.id}] = struct{}{}
 	return true
 }
 
@@ -255,40 +274,50 @@ func (b *Broker) Unsubscribe(f *Follower) {
 	}
 }
 
-// reserve counts a stream of addr being admitted (d = 1) or done with
-// (-1), so that what this replica tells Redis it holds is never less than
-// it does, even between Redis's count and the stream's.
-func (b *Broker) reserve(addr string, d int) {
+// reserve counts a stream of addr to lecture fid being admitted (d = 1)
+// or done with (-1), so that what this replica tells Redis it holds is
+// never less than it does, even between Redis's count and the stream's.
+func (b *Broker) reserve(addr, fid string, d int) {
 	if b.shared == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.pending[addr] += d; b.pending[addr] <= 0 {
-		delete(b.pending, addr)
+	for _, k := range []string{addr, roomPending + fid} {
+		if b.pending[k] += d; b.pending[k] <= 0 {
+			delete(b.pending, k)
+		}
 	}
-	b.dirty[addr] = struct{}{}
+	b.dirty[counted{addr: addr}] = struct{}{}
+	b.dirty[counted{fid: fid}] = struct{}{}
 }
 
+// placeWait is as long as a stream waits for Redis's count of its address's
+// places: a student opening the follow link does not mind a second, and a
+// busy Redis answers within it far more often than within a click's
+// relayWait.
+const placeWait = time.Second
+
 // holdPlace takes one of addr's MaxPerAddr places across every replica, in
-// the shared Redis. When Redis does not answer within relayWait, the bound
-// is this replica's share of it (MaxPerAddr over the replicas alive at the
-// last count), so a slow Redis never lets one address past MaxPerAddr in
-// all, nor shuts the room.
-func (b *Broker) holdPlace(ctx context.Context, addr string) bool {
+// the shared Redis, and says how many followers lecture fid has on the
+// other replicas (-1: not known). When Redis does not answer within
+// placeWait, the bound is this replica's share of it (MaxPerAddr over the
+// replicas alive at the last count), so a slow Redis never lets one
+// address past MaxPerAddr in all, nor shuts the room.
+func (b *Broker) holdPlace(ctx context.Context, addr, fid string) (ok bool, room int) {
 	if b.shared == nil {
-		return true
+		return true, -1
 	}
 	b.mu.Lock()
 	held := len(b.perAddr[addr]) + b.pending[addr] // this stream's among them (reserve)
 	b.readings++
 	version := b.readings
 	b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, relayWait)
+	ctx, cancel := context.WithTimeout(ctx, placeWait)
 	defer cancel()
-	ok, err := b.shared.take(ctx, addr, b.MaxPerAddr, held, version)
+	ok, room, err := b.shared.take(ctx, addr, fid, b.MaxPerAddr, held, version)
 	if err == nil {
-		return ok
+		return ok, room
 	}
 	if b.warned.allow(time.Now()) {
 		b.log.Warn("follow: counting an address's streams in redis; each replica allows its share", "err", err)
@@ -296,5 +325,5 @@ func (b *Broker) holdPlace(ctx context.Context, addr string) bool {
 	share := b.shared.share(b.MaxPerAddr)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.perAddr[addr])+b.pending[addr]-1 < share
+	return len(b.perAddr[addr])+b.pending[addr]-1 < share, -1
 }

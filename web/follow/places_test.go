@@ -224,3 +224,33 @@ func TestSharedPlacesWithoutRedis(t *testing.T) {
 		t.Fatalf("a third stream from the address while Redis is away: %v, want ErrAddrFull (its share is 2)", err)
 	}
 }
+
+// With replicas the room is the lecture's places on all of them: a student
+// with a ticket at a replica whose share is full (the balancer sent it
+// most of the room) takes a place while the others have room, and is
+// refused once the room as a whole is full; a stream without a ticket
+// keeps to the replica's share.
+func TestSharedRoom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis-server: not with -short")
+	}
+	rd := realserver.StartRedis(t, "room")
+	a, _ := sharedBroker(t, rd.Addr(), 100)
+	b, _ := sharedBroker(t, rd.Addr(), 100)
+	testkit.Eventually(t, 5*time.Second, "two replicas counted alive", func() bool { return a.shared.Replicas() == 2 })
+	a.MaxFollowers, b.MaxFollowers = 3, 3
+	sc := gcPause(t)
+	fid := LectureID("uneven room")
+	a.Open(fid, at(sc, 2))
+	b.Open(fid, at(sc, 2))
+	for i := range 3 {
+		join(t, a, fid, fmt.Sprint("203.0.113.", i), 1, true)
+	}
+	if _, err := a.Subscribe(t.Context(), fid, "198.51.100.1", ""); !errors.Is(err, ErrRoomFull) {
+		t.Fatalf("a stream without a ticket past the replica's share: %v, want ErrRoomFull", err)
+	}
+	join(t, a, fid, "192.0.2.1", 3, true) // the room of 6 has 3 on A: three more seated on A
+	if _, err := a.Subscribe(t.Context(), fid, "192.0.2.1", "t"); !errors.Is(err, ErrRoomFull) {
+		t.Fatalf("a seated student of the heaviest address when the room of 6 holds 6: %v, want ErrRoomFull", err)
+	}
+}

@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync/atomic"
 	"time"
@@ -17,14 +18,16 @@ import (
 //
 // An address's follow places are a hash of replica -> streams held, and
 // only replicas alive count: each says so every beatEvery, with the counts
-// of the addresses that changed since its last beat. A replica killed with
+// of the addresses that changed since its last beat. A lecture's followers
+// are counted the same way, so that a replica whose share of the room is
+// full knows whether the room is (places.go). A replica killed with
 // its streams open stops counting aliveFor after its last beat, so its
 // followers, reconnecting through the balancer to the others, find their
 // places free within seconds; one that stops in order leaves at once.
 
 const (
 	beatEvery = 500 * time.Millisecond
-	aliveFor  = 3 * time.Second
+	aliveFor  = 2 * time.Second
 	placesTTL = time.Hour // an address's hash, after its last change
 	beatBatch = 500       // addresses per beat script
 )
@@ -57,60 +60,79 @@ end
 return redis.call('ZCARD', KEYS[1])
 `)
 
+// others sums the counts of the replicas alive (KEYS[2]) other than
+// ARGV[1] in hash key, forgetting those of replicas dead.
+const others = `
+local function others(key, now)
+  local held = 0
+  local h = redis.call('HGETALL', key)
+  for i = 1, #h, 2 do
+    if h[i] ~= ARGV[1] then
+      if (tonumber(redis.call('ZSCORE', KEYS[2], h[i])) or 0) < now then
+        redis.call('HDEL', key, h[i])
+      else
+        held = held + tonumber(string.match(h[i + 1], '^%d+'))
+      end
+    end
+  end
+  return held
+end
+`
+
 // takeScript gives replica ARGV[1] one more of address KEYS[1]'s places if
 // what the other replicas alive (KEYS[2]) hold and what this one holds
-// with it (ARGV[5], at version ARGV[6]) come to no more than ARGV[2]: 1,
-// else 0. Taking a place is a sign of life too.
-var takeScript = redis.NewScript(setCount + `
+// with it (ARGV[5], at version ARGV[6]) come to no more than ARGV[2]. It
+// returns whether it did, and how many followers the other replicas have
+// in the lecture KEYS[3]. Taking a place is a sign of life too.
+var takeScript = redis.NewScript(setCount + others + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
-local held = tonumber(ARGV[5])
-local h = redis.call('HGETALL', KEYS[1])
-for i = 1, #h, 2 do
-  if h[i] ~= ARGV[1] then
-    if (tonumber(redis.call('ZSCORE', KEYS[2], h[i])) or 0) < now then
-      redis.call('HDEL', KEYS[1], h[i])
-    else
-      held = held + tonumber(string.match(h[i + 1], '^%d+'))
-    end
-  end
-end
-if held > tonumber(ARGV[2]) then return 0 end
+local room = others(KEYS[3], now)
+if others(KEYS[1], now) + tonumber(ARGV[5]) > tonumber(ARGV[2]) then return {0, room} end
 set(KEYS[1], ARGV[1], ARGV[5], ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
+return {1, room}
 `)
 
 func (r *Redis) replicasKey() string          { return r.prefix + "replicas" }
 func (r *Redis) placesKey(addr string) string { return r.prefix + "places:" + addr }
+func (r *Redis) roomKey(fid string) string    { return r.prefix + "room:" + fid }
 
 // take gives this replica one more of addr's limit places across replicas,
 // where it holds held of them with the new one (version orders this
-// replica's readings).
-func (r *Redis) take(ctx context.Context, addr string, limit, held int, version uint64) (bool, error) {
-	n, err := takeScript.Run(ctx, r.client, []string{r.placesKey(addr), r.replicasKey()},
-		r.replica, limit, placesTTL.Milliseconds(), aliveFor.Milliseconds(), held, version).Int()
-	return n == 1, err
+// replica's readings); room is how many followers lecture fid has on the
+// other replicas alive.
+func (r *Redis) take(ctx context.Context, addr, fid string, limit, held int, version uint64) (ok bool, room int, err error) {
+	v, err := takeScript.Run(ctx, r.client, []string{r.placesKey(addr), r.replicasKey(), r.roomKey(fid)},
+		r.replica, limit, placesTTL.Milliseconds(), aliveFor.Milliseconds(), held, version).Int64Slice()
+	if err == nil && len(v) != 2 {
+		err = errors.New("follow redis: a count of places")
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	return v[0] == 1, int(v[1]), nil
 }
 
-// beat says this replica is alive and how many streams it holds from each
-// of addrs (counts, in the same order), read at version.
-func (r *Redis) beat(ctx context.Context, addrs []string, counts []int, version uint64) error {
-	for first := true; first || len(addrs) > 0; first = false {
-		n := min(len(addrs), beatBatch)
-		keys := []string{r.replicasKey()}
+// beat says this replica is alive and how many streams it holds of each
+// key (an address's places, a lecture's room: counts, in the same order),
+// read at version.
+func (r *Redis) beat(ctx context.Context, keys []string, counts []int, version uint64) error {
+	for first := true; first || len(keys) > 0; first = false {
+		n := min(len(keys), beatBatch)
+		batch := []string{r.replicasKey()}
 		args := []any{r.replica, aliveFor.Milliseconds(), placesTTL.Milliseconds(), version}
 		for i := range n {
-			keys = append(keys, r.placesKey(addrs[i]))
+			batch = append(batch, keys[i])
 			args = append(args, counts[i])
 		}
-		live, err := beatScript.Run(ctx, r.client, keys, args...).Int()
+		live, err := beatScript.Run(ctx, r.client, batch, args...).Int()
 		if err != nil {
 			return err
 		}
 		r.live.Store(int64(max(live, 1)))
-		addrs, counts = addrs[n:], counts[n:]
+		keys, counts = keys[n:], counts[n:]
 	}
 	return nil
 }
@@ -150,13 +172,24 @@ func (b *Broker) beats(ctx context.Context, r *Redis) {
 	}
 }
 
+// counted is what a beat tells Redis this replica holds: an address's
+// streams, or a lecture's.
+type counted struct{ addr, fid string }
+
 func (b *Broker) beatOnce(ctx context.Context, r *Redis) {
 	b.mu.Lock()
-	addrs := make([]string, 0, len(b.dirty))
+	dirty := make([]counted, 0, len(b.dirty))
+	keys := make([]string, 0, len(b.dirty))
 	counts := make([]int, 0, len(b.dirty))
-	for a := range b.dirty {
-		addrs = append(addrs, a)
-		counts = append(counts, len(b.perAddr[a])+b.pending[a])
+	for d := range b.dirty {
+		dirty = append(dirty, d)
+		if d.fid != "" {
+			keys = append(keys, r.roomKey(d.fid))
+			counts = append(counts, b.roomHeld(d.fid))
+		} else {
+			keys = append(keys, r.placesKey(d.addr))
+			counts = append(counts, len(b.perAddr[d.addr])+b.pending[d.addr])
+		}
 	}
 	clear(b.dirty)
 	b.readings++
@@ -164,25 +197,41 @@ func (b *Broker) beatOnce(ctx context.Context, r *Redis) {
 	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, beatEvery)
 	defer cancel()
-	if err := r.beat(ctx, addrs, counts, version); err != nil {
+	if err := r.beat(ctx, keys, counts, version); err != nil {
 		b.log.Debug("follow: telling redis this replica is alive", "err", err)
-		b.recount(addrs)
+		b.recount(dirty)
 	}
 }
 
-// recount marks addrs, or with none every address this replica holds
-// streams from, as to be told to Redis at the next beat: after a beat that
-// failed, and after Redis came back, perhaps empty.
-func (b *Broker) recount(addrs []string) {
+// roomHeld is how many followers lecture fid has here, with those being
+// admitted. b.mu is held.
+func (b *Broker) roomHeld(fid string) int {
+	n := b.pending[roomPending+fid]
+	if s := b.byID[fid]; s != nil {
+		n += len(s.subs)
+	}
+	return n
+}
+
+// roomPending marks a lecture's count among the addresses' in pending.
+const roomPending = "room:"
+
+// recount marks what dirty names, or with nil everything this replica
+// holds streams of, as to be told to Redis at the next beat: after a beat
+// that failed, and after Redis came back, perhaps empty.
+func (b *Broker) recount(dirty []counted) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if addrs == nil {
+	if dirty == nil {
 		for a := range b.perAddr {
-			b.dirty[a] = struct{}{}
+			b.dirty[counted{addr: a}] = struct{}{}
+		}
+		for fid := range b.byID {
+			b.dirty[counted{fid: fid}] = struct{}{}
 		}
 	}
-	for _, a := range addrs {
-		b.dirty[a] = struct{}{}
+	for _, d := range dirty {
+		b.dirty[d] = struct{}{}
 	}
 }
 
