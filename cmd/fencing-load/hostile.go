@@ -65,6 +65,7 @@ type hostileOpts struct {
 	class, spread, moves     int
 	conns, workers           int
 	arrive, pace             time.Duration
+	calm                     bool // no hostile attendee: the same room, for a reference in the same conditions
 }
 
 func hostileFlags(args []string, stderr io.Writer) (hostileOpts, error) {
@@ -84,6 +85,7 @@ func hostileFlags(args []string, stderr io.Writer) (hostileOpts, error) {
 	fl.IntVar(&o.workers, "hostile-workers", 32, "requests at once from each flooding hostile address")
 	fl.DurationVar(&o.arrive, "arrive", 5*time.Second, "the students arrive spread over this long")
 	fl.DurationVar(&o.pace, "pace", time.Second, "time between the lecturer's moves")
+	fl.BoolVar(&o.calm, "calm", false, "no hostile attendees: the same room and lecture, a reference for the clicks in the same conditions")
 	if err := fl.Parse(args); err != nil {
 		return o, err
 	}
@@ -137,7 +139,11 @@ func (h *hostileHall) play(ctx context.Context) error {
 		return err
 	}
 	link := h.lec.Link()
-	enemy, err := startAttackers(h.base, link, h.o.conns, h.o.workers)
+	conns, workers := h.o.conns, h.o.workers
+	if h.o.calm {
+		conns, workers = 0, 0
+	}
+	enemy, err := startAttackers(h.base, link, conns, workers)
 	if err != nil {
 		return err
 	}
