@@ -32,18 +32,8 @@ func TestReplicasBehindHaproxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three servers, redis-server and haproxy: not with -short")
 	}
-	haproxy := realserver.Binary(t, "haproxy", "haproxy")
-	rd := realserver.StartRedis(t, "lecture")
-	bin := buildServer(t)
-	var ports [3]int
-	replicas := make([]*realserver.Process, 3)
-	for i := range replicas {
-		ports[i] = realserver.FreePort(t)
-		replicas[i] = startReplica(t, bin, ports[i], rd.Addr())
-	}
-	lbPort := realserver.FreePort(t)
-	startHaproxy(t, haproxy, lbPort, ports)
-	lb := "http://" + realserver.Addr(lbPort)
+	c := startBehindHaproxy(t, "lecture")
+	rd, replicas, ports, lb := c.redis, c.replicas, c.ports, c.lb
 
 	l := &lectern{t: t, Lecturer: hall.NewLecturer(lb, "127.0.0.1", testkit.Scenario(t, "gc-pause"))}
 	l.click() // frame 2: the run key, and the follow link
@@ -128,18 +118,8 @@ func TestHostileRoomBehindHaproxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three servers, redis-server and haproxy: not with -short")
 	}
-	haproxy := realserver.Binary(t, "haproxy", "haproxy")
-	rd := realserver.StartRedis(t, "hostile")
-	bin := buildServer(t)
-	var ports [3]int
-	replicas := make([]*realserver.Process, 3)
-	for i := range replicas {
-		ports[i] = realserver.FreePort(t)
-		replicas[i] = startReplica(t, bin, ports[i], rd.Addr(), "-follow-per-lecture", "40", "-follow-per-addr", "90")
-	}
-	lbPort := realserver.FreePort(t)
-	startHaproxy(t, haproxy, lbPort, ports)
-	lb := "http://" + realserver.Addr(lbPort)
+	c := startBehindHaproxy(t, "hostile", "-follow-per-lecture", "40", "-follow-per-addr", "90")
+	replicas, lb := c.replicas, c.lb
 	sc := testkit.Scenario(t, "gc-pause")
 	l := &lectern{t: t, Lecturer: hall.NewLecturer(lb, "127.0.0.1", sc)}
 	l.click()
@@ -218,6 +198,32 @@ func answerAll(t *testing.T, l *lectern, room *hall.Room, sc *demo.Scenario) {
 // lecturer's frame.
 const catchUp = 5 * time.Second
 
+// behindHaproxy is three replicas of the program behind HAProxy with
+// docs/haproxy.cfg, sharing a real Redis.
+type behindHaproxy struct {
+	redis    *realserver.Redis
+	replicas []*realserver.Process
+	ports    [3]int
+	lb       string // the balancer, http://127.0.0.1:PORT
+}
+
+// startBehindHaproxy starts them, each replica with the documented flags
+// and extra, all stopped when the test ends.
+func startBehindHaproxy(t *testing.T, name string, extra ...string) *behindHaproxy {
+	t.Helper()
+	haproxy := realserver.Binary(t, "haproxy", "haproxy")
+	c := &behindHaproxy{redis: realserver.StartRedis(t, name), replicas: make([]*realserver.Process, 3)}
+	bin := buildServer(t)
+	for i := range c.replicas {
+		c.ports[i] = realserver.FreePort(t)
+		c.replicas[i] = startReplica(t, bin, c.ports[i], c.redis.Addr(), extra...)
+	}
+	lbPort := realserver.FreePort(t)
+	startHaproxy(t, haproxy, lbPort, c.ports)
+	c.lb = "http://" + realserver.Addr(lbPort)
+	return c
+}
+
 // buildServer builds the program into a temporary folder: a replica must be
 // a process of its own, for SIGKILL to take it down alone.
 func buildServer(t *testing.T) string {
@@ -241,7 +247,7 @@ func startReplica(t *testing.T, bin string, port int, redisAddr string, extra ..
 			"-follow-redis", "redis://" + redisAddr + "/0", "-drain-wait", "0s"}, extra...),
 		Dir: t.TempDir(),
 		Ready: func(ctx context.Context) error {
-			return healthy(ctx, "http://"+realserver.Addr(port)+"/healthz")
+			return hall.Healthy(ctx, "http://"+realserver.Addr(port)+"/healthz")
 		},
 		ReadyIn: 30 * time.Second,
 	})
@@ -270,26 +276,10 @@ func startHaproxy(t *testing.T, bin string, port int, replicas [3]int) {
 		Args: []string{"-db", "-f", path},
 		Dir:  dir,
 		Ready: func(ctx context.Context) error {
-			return healthy(ctx, "http://"+realserver.Addr(port)+"/healthz")
+			return hall.Healthy(ctx, "http://"+realserver.Addr(port)+"/healthz")
 		},
 		ReadyIn: 30 * time.Second,
 	})
-}
-
-func healthy(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	return nil
 }
 
 // lectern is the lecturer through the balancer: Step, and Reset at the

@@ -191,10 +191,17 @@ func (h *hostileHall) admit(ctx context.Context) error {
 // walk is the lecturer's moves, -pace apart, while the probe clicks; then
 // how soon every student was at each move.
 func (h *hostileHall) walk(ctx context.Context) error {
-	first := len(h.lec.Moves)
 	stop := h.probe(ctx)
-	for range h.o.moves {
-		if !sleepCtx(ctx, h.o.pace) {
+	defer stop()
+	return h.moves(ctx, "the walk", h.o.moves)
+}
+
+// moves is n of the lecturer's moves, -pace apart, and then how soon every
+// student was at each of them.
+func (h *hostileHall) moves(ctx context.Context, what string, n int) error {
+	first := len(h.lec.Moves)
+	for range n {
+		if !hall.Sleep(ctx, h.o.pace) {
 			return ctx.Err()
 		}
 		d, err := h.lec.Next(ctx)
@@ -203,9 +210,8 @@ func (h *hostileHall) walk(ctx context.Context) error {
 		}
 		h.click(d)
 	}
-	sleepCtx(ctx, catchUp)
-	stop()
-	h.lags("the walk", h.lec.Moves[first:])
+	hall.Sleep(ctx, catchUp)
+	h.lags(what, h.lec.Moves[first:])
 	return nil
 }
 
@@ -231,7 +237,7 @@ func (h *hostileHall) probe(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for i := 0; sleepCtx(ctx, 100*time.Millisecond); i++ {
+		for i := 0; hall.Sleep(ctx, 100*time.Millisecond); i++ {
 			action, next := "step", p.Here.Step+1
 			if i%2 == 1 {
 				action, next = "back", p.Here.Step-1
@@ -297,7 +303,7 @@ func (h *hostileHall) answer(ctx context.Context, q *demo.Prediction) map[string
 	for i, s := range h.room.Students {
 		option := q.Options[i%len(q.Options)].Value
 		wg.Go(func() {
-			if !sleepCtx(ctx, rand.N(2*time.Second)) {
+			if !hall.Sleep(ctx, rand.N(2*time.Second)) {
 				return
 			}
 			if !s.Answer(ctx, h.base, h.lec.Link(), option) {
@@ -331,20 +337,7 @@ func (h *hostileHall) kill(ctx context.Context) error {
 	if took > catchUp || behind > 0 {
 		h.fail("after the kill, students back in %s, %d never", ms(took), behind)
 	}
-	first := len(h.lec.Moves)
-	for range h.o.moves / 2 {
-		if !sleepCtx(ctx, h.o.pace) {
-			return ctx.Err()
-		}
-		d, err := h.lec.Next(ctx)
-		if err != nil {
-			return err
-		}
-		h.click(d)
-	}
-	sleepCtx(ctx, catchUp)
-	h.lags("after the kill", h.lec.Moves[first:])
-	return nil
+	return h.moves(ctx, "after the kill", h.o.moves/2)
 }
 
 // report is the clicks, every status each kind of client got, and the
@@ -374,17 +367,6 @@ func (h *hostileHall) report(enemy hall.Report) {
 	fmt.Fprintf(h.out, "machine: load average (1 min) %s while it ran; %s at the end\n", h.loads.String(), loadAverage())
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // loadSampler keeps the least and the most of the 1-minute load average,
 // read every 5 s.
 type loadSampler struct {
@@ -407,7 +389,7 @@ func (l *loadSampler) sample(ctx context.Context) {
 				}
 			}
 		}
-		if !sleepCtx(ctx, 5*time.Second) {
+		if !hall.Sleep(ctx, 5*time.Second) {
 			return
 		}
 	}

@@ -137,8 +137,26 @@ func errorKind(err error) string {
 	return strings.Join(f, " ")
 }
 
-// sleep waits d, or until ctx ends: false then.
-func sleep(ctx context.Context, d time.Duration) bool {
+// Healthy asks url (a /healthz) whether its server is up: nil when it
+// answered 200.
+func Healthy(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return nil
+}
+
+// Sleep waits d, or until ctx ends: false then.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

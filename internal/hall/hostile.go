@@ -109,7 +109,7 @@ func (h *Hostile) hold(ctx context.Context, from, host string, n int, tend func(
 				h.Held.Add(-1)
 			}
 		}
-		if !sleep(ctx, holdEvery) {
+		if !Sleep(ctx, holdEvery) {
 			return
 		}
 	}
@@ -230,7 +230,7 @@ func flood(ctx context.Context, c *http.Client, req *http.Request, st *Statuses)
 	}
 	st.Add(resp, err)
 	if err != nil {
-		sleep(ctx, 100*time.Millisecond)
+		Sleep(ctx, 100*time.Millisecond)
 		return
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)

@@ -38,7 +38,7 @@ func (r *Room) Follow(ctx context.Context, base, link string, arrive time.Durati
 	for i, s := range r.Students {
 		delay := time.Duration(i) * arrive / time.Duration(len(r.Students))
 		r.wg.Go(func() {
-			if sleep(ctx, delay) {
+			if Sleep(ctx, delay) {
 				s.Follow(ctx, base, link)
 			}
 		})
@@ -74,7 +74,7 @@ func (r *Room) WaitAll(ctx context.Context, within time.Duration, ok func(*Stude
 		if behind == 0 {
 			return time.Since(start), 0
 		}
-		if time.Since(start) > within || !sleep(ctx, 20*time.Millisecond) { // the students' own state: nothing to wait on
+		if time.Since(start) > within || !Sleep(ctx, 20*time.Millisecond) { // the students' own state: nothing to wait on
 			return time.Since(start), behind
 		}
 	}

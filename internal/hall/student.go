@@ -59,7 +59,7 @@ func (s *Student) Follow(ctx context.Context, base, link string) {
 	s.arrived = time.Now()
 	s.mu.Unlock()
 	for !s.openPage(ctx, base+link+"?lang=en") {
-		if !sleep(ctx, time.Second) {
+		if !Sleep(ctx, time.Second) {
 			return
 		}
 	}
@@ -77,7 +77,7 @@ func (s *Student) Follow(ctx context.Context, base, link string) {
 			wait += rand.N(wait / 2)
 		}
 		s.Reconnects.Add(1)
-		if !sleep(ctx, wait) {
+		if !Sleep(ctx, wait) {
 			return
 		}
 	}
@@ -87,17 +87,20 @@ func (s *Student) Follow(ctx context.Context, base, link string) {
 // in the jar).
 func (s *Student) openPage(ctx context.Context, page string) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, page, nil)
-	if err != nil {
-		return false
-	}
+	return err == nil && s.do(req) == http.StatusOK
+}
+
+// do sends req, counts and reads its answer, and returns its status (0:
+// none).
+func (s *Student) do(req *http.Request) int {
 	resp, err := s.client.Do(req)
 	s.Statuses.Add(resp, err)
 	if err != nil {
-		return false
+		return 0
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	return resp.StatusCode
 }
 
 // stream reads one stream until it ends; it returns how long the server
@@ -176,14 +179,7 @@ func (s *Student) Answer(ctx context.Context, base, link, option string) bool {
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("HX-Request", "true")
-	resp, err := s.client.Do(req)
-	s.Statuses.Add(resp, err)
-	if err != nil {
-		return false
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusNoContent
+	return s.do(req) == http.StatusNoContent
 }
 
 // Asked reports whether the stream has shown a question.

@@ -257,7 +257,7 @@ return asked
 // it has ARGV[4] voters and the voter's address ARGV[8] holds as many as
 // any other; else a full question drops the latest voter of the address
 // holding the most.
-var answerScript = redis.NewScript(`
+var answerScript = redis.NewScript(pushVoter + `
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'open') ~= '1' then return 0 end
 local o = tonumber(ARGV[3])
 if o < 0 or o >= tonumber(redis.call('HGET', KEYS[1], 'n')) then return 0 end
@@ -279,11 +279,7 @@ if not old then
     redis.call('HDEL', KEYS[8], v)
     if tonumber(redis.call('ZINCRBY', KEYS[6], -1, top[1])) <= 0 then redis.call('ZREM', KEYS[6], top[1]) end
   end
-  local head = redis.call('HGET', KEYS[7], addr)
-  if head then redis.call('HSET', KEYS[8], voter, head) end
-  redis.call('HSET', KEYS[7], addr, voter)
-  redis.call('HSET', KEYS[5], voter, addr)
-  redis.call('ZINCRBY', KEYS[6], 1, addr)
+  push(voter, addr)
 end
 local t = redis.call('TIME')
 local stamp = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -297,6 +293,19 @@ for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 return stamp
 `)
+
+// pushVoter puts a new voter on its address's stack of voters (the latest
+// first), and counts it among the address's: the keys are
+// RedisPolls.keys.
+const pushVoter = `
+local function push(voter, addr)
+  local head = redis.call('HGET', KEYS[7], addr)
+  if head then redis.call('HSET', KEYS[8], voter, head) end
+  redis.call('HSET', KEYS[7], addr, voter)
+  redis.call('HSET', KEYS[5], voter, addr)
+  redis.call('ZINCRBY', KEYS[6], 1, addr)
+end
+`
 
 // revealScript closes question ARGV[1]: 0 when it is not the lecture's.
 var revealScript = redis.NewScript(`

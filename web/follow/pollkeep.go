@@ -147,7 +147,7 @@ func (k *kept) lectures() []string {
 // theirs, then the counts again from the voters. ARGV[6] is the keys'
 // expiry (ms), ARGV[7] the most voters. It returns 0 when a later question
 // stands. The keys are RedisPolls.keys.
-var reseedScript = redis.NewScript(`
+var reseedScript = redis.NewScript(pushVoter + `
 local cur = redis.call('HGET', KEYS[1], 'id')
 if cur and cur ~= ARGV[1] then
   if (tonumber(redis.call('HGET', KEYS[1], 'asked')) or 0) >= tonumber(ARGV[4]) then return 0 end
@@ -166,13 +166,7 @@ for i = 8, #ARGV, 4 do
   if (had and had < tonumber(ARGV[i+2])) or (not had and redis.call('HLEN', KEYS[3]) < most) then
     redis.call('HSET', KEYS[3], voter, ARGV[i+1])
     redis.call('HSET', KEYS[4], voter, ARGV[i+2])
-    if not had then
-      local head = redis.call('HGET', KEYS[7], addr)
-      if head then redis.call('HSET', KEYS[8], voter, head) end
-      redis.call('HSET', KEYS[7], addr, voter)
-      redis.call('HSET', KEYS[5], voter, addr)
-      redis.call('ZINCRBY', KEYS[6], 1, addr)
-    end
+    if not had then push(voter, addr) end
   end
 end
 local counts = {}
