@@ -12,10 +12,11 @@ package follow
 //     page does not. A seated newcomer takes the place of a standing
 //     stream, from the address standing most.
 //   - With replicas, the lecture's room is its places on every replica
-//     alive (counted in Redis): a seated newcomer at a replica whose share
-//     is full takes a place beyond it while the room as a whole has one,
-//     since a balancer spreads a room unevenly and a dead replica's
-//     followers all land on the others.
+//     alive: a seated newcomer at a replica whose share is full takes a
+//     place beyond it while the seated followers of the lecture, on every
+//     replica (counted in Redis), are fewer than the room's places, since
+//     a balancer spreads a room unevenly and a dead replica's followers
+//     all land on the others.
 //   - Otherwise places are shared max-min fairly between addresses: a
 //     newcomer takes the place of a stream of its own kind from the address
 //     holding the most, as long as that address would still hold at least
@@ -75,8 +76,8 @@ var (
 // place as the comment above says, or is refused: ErrAddrFull or
 // ErrRoomFull.
 func (b *Broker) Subscribe(ctx context.Context, fid, addr, ticket string) (*Follower, error) {
-	b.reserve(addr, fid, 1)
-	defer b.reserve(addr, fid, -1)
+	b.reserve(addr, fid, ticket != "", 1)
+	defer b.reserve(addr, fid, ticket != "", -1)
 	ok, room := b.holdPlace(ctx, addr, fid)
 	if !ok {
 		return nil, ErrAddrFull
@@ -84,8 +85,9 @@ func (b *Broker) Subscribe(ctx context.Context, fid, addr, ticket string) (*Foll
 	return b.subscribe(ctx, fid, addr, ticket, room)
 }
 
-// subscribe is Subscribe on this server. room is how many followers the
-// lecture has on the other replicas, -1 when that is not known.
+// subscribe is Subscribe on this server. room is how many seated
+// followers the lecture has on the other replicas, -1 when that is not
+// known.
 func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string, room int) (*Follower, error) {
 	b.mu.Lock()
 	if b.isShut || len(b.perAddr[addr]) >= b.MaxPerAddr {
@@ -141,14 +143,17 @@ func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string, room i
 	return f, nil
 }
 
-// roomHasRoom reports whether lecture s has room across every replica
-// alive (room followers on the others) although this replica's share of
-// it is full: a balancer spreads a room unevenly, and the followers of a
-// replica that died all land on the others, so a follower with a ticket
-// may take a place beyond this replica's share while the room as a whole
-// has one. Never without Redis's count. b.mu is held.
+// roomHasRoom reports whether lecture s has room for one more seated
+// follower across every replica alive (room seated on the others)
+// although this replica's share of it is full: a balancer spreads a room
+// unevenly, and the followers of a replica that died all land on the
+// others, so a follower with a ticket may take a place beyond this
+// replica's share while the room has one for it. Streams without a
+// ticket do not count against the room (each replica's share bounds
+// them): a seated follower would take their place wherever they are.
+// Never without Redis's count. b.mu is held.
 func (b *Broker) roomHasRoom(s *Session, room int) bool {
-	return b.shared != nil && room >= 0 && room+len(s.subs) < b.MaxFollowers*b.shared.Replicas()
+	return b.shared != nil && room >= 0 && room+s.seated.total() < b.MaxFollowers*b.shared.Replicas()
 }
 
 // victim is the stream whose place a newcomer from addr takes, in the
@@ -274,16 +279,21 @@ func (b *Broker) Unsubscribe(f *Follower) {
 	}
 }
 
-// reserve counts a stream of addr to lecture fid being admitted (d = 1)
-// or done with (-1), so that what this replica tells Redis it holds is
-// never less than it does, even between Redis's count and the stream's.
-func (b *Broker) reserve(addr, fid string, d int) {
+// reserve counts a stream of addr to lecture fid (seated or not) being
+// admitted (d = 1) or done with (-1), so that what this replica tells
+// Redis it holds is never less than it does, even between Redis's count
+// and the stream's.
+func (b *Broker) reserve(addr, fid string, seated bool, d int) {
 	if b.shared == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, k := range []string{addr, roomPending + fid} {
+	keys := []string{addr}
+	if seated {
+		keys = append(keys, roomPending+fid)
+	}
+	for _, k := range keys {
 		if b.pending[k] += d; b.pending[k] <= 0 {
 			delete(b.pending, k)
 		}

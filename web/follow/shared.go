@@ -18,9 +18,9 @@ import (
 //
 // An address's follow places are a hash of replica -> streams held, and
 // only replicas alive count: each says so every beatEvery, with the counts
-// of the addresses that changed since its last beat. A lecture's followers
-// are counted the same way, so that a replica whose share of the room is
-// full knows whether the room is (places.go). A replica killed with
+// of the addresses that changed since its last beat. A lecture's seated
+// followers are counted the same way, so that a replica whose share of the
+// room is full knows whether the room is (places.go). A replica killed with
 // its streams open stops counting aliveFor after its last beat, so its
 // followers, reconnecting through the balancer to the others, find their
 // places free within seconds; one that stops in order leaves at once.
@@ -82,8 +82,8 @@ end
 // takeScript gives replica ARGV[1] one more of address KEYS[1]'s places if
 // what the other replicas alive (KEYS[2]) hold and what this one holds
 // with it (ARGV[5], at version ARGV[6]) come to no more than ARGV[2]. It
-// returns whether it did, and how many followers the other replicas have
-// in the lecture KEYS[3]. Taking a place is a sign of life too.
+// returns whether it did, and how many seated followers the other replicas
+// have in the lecture KEYS[3]. Taking a place is a sign of life too.
 var takeScript = redis.NewScript(setCount + others + `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -101,8 +101,8 @@ func (r *Redis) roomKey(fid string) string    { return r.prefix + "room:" + fid 
 
 // take gives this replica one more of addr's limit places across replicas,
 // where it holds held of them with the new one (version orders this
-// replica's readings); room is how many followers lecture fid has on the
-// other replicas alive.
+// replica's readings); room is how many seated followers lecture fid has
+// on the other replicas alive.
 func (r *Redis) take(ctx context.Context, addr, fid string, limit, held int, version uint64) (ok bool, room int, err error) {
 	v, err := takeScript.Run(ctx, r.client, []string{r.placesKey(addr), r.replicasKey(), r.roomKey(fid)},
 		r.replica, limit, placesTTL.Milliseconds(), aliveFor.Milliseconds(), held, version).Int64Slice()
@@ -203,17 +203,18 @@ func (b *Broker) beatOnce(ctx context.Context, r *Redis) {
 	}
 }
 
-// roomHeld is how many followers lecture fid has here, with those being
-// admitted. b.mu is held.
+// roomHeld is how many seated followers lecture fid has here, with those
+// being admitted. b.mu is held.
 func (b *Broker) roomHeld(fid string) int {
 	n := b.pending[roomPending+fid]
 	if s := b.byID[fid]; s != nil {
-		n += len(s.subs)
+		n += s.seated.total()
 	}
 	return n
 }
 
-// roomPending marks a lecture's count among the addresses' in pending.
+// roomPending marks a lecture's seated count among the addresses' in
+// pending.
 const roomPending = "room:"
 
 // recount marks what dirty names, or with nil everything this replica

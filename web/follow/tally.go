@@ -10,6 +10,7 @@ type tally struct {
 	n       map[string]int
 	buckets map[int]map[string]struct{}
 	top     int
+	sum     int
 }
 
 func newTally() *tally {
@@ -23,6 +24,7 @@ func (t *tally) of(addr string) int { return t.n[addr] }
 func (t *tally) add(addr string, d int) {
 	old := t.n[addr]
 	now := old + d
+	t.sum += max(now, 0) - old
 	if old > 0 {
 		b := t.buckets[old]
 		delete(b, addr)
@@ -64,3 +66,6 @@ func (t *tally) heaviest(but string) (string, int) {
 
 // len is how many addresses hold something.
 func (t *tally) len() int { return len(t.n) }
+
+// total is what all addresses hold together.
+func (t *tally) total() int { return t.sum }
