@@ -189,15 +189,17 @@ func (s *Server) followEvents(c echo.Context) error {
 		return followGone(lang)
 	}
 	s.runs.openSession(c.Request().Context(), fid)
-	f, err := s.follow.Subscribe(c.Request().Context(), fid, addrKey(c.RealIP()), s.ticketOf(c, fid))
+	ticket := s.ticketOf(c, fid)
+	f, err := s.follow.Subscribe(c.Request().Context(), fid, addrKey(c.RealIP()), ticket)
 	switch {
 	case errors.Is(err, follow.ErrFull):
-		// follow.js waits as long as Retry-After says: a moment when the
-		// address's places may be coming free (a replica just died), longer
-		// when the room is full (on every replica).
+		// follow.js waits as long as Retry-After says: a moment when a
+		// follower's address's places may be coming free (a replica just
+		// died), longer when the room is full (on every replica), or for a
+		// stream without a ticket.
 		refuse503(c)
 		wait := followFullWait
-		if errors.Is(err, follow.ErrAddrFull) {
+		if errors.Is(err, follow.ErrAddrFull) && ticket != "" {
 			wait = followAddrWait
 		}
 		retryAfter(c, wait)
@@ -222,7 +224,8 @@ func (s *Server) followEvents(c echo.Context) error {
 }
 
 // How long a follower refused a stream is asked to wait (Retry-After,
-// which follow.js keeps to): its address at its bound, or the room full.
+// which follow.js keeps to): one with a ticket whose address is at its
+// bound, or the rest.
 const (
 	followAddrWait = time.Second
 	followFullWait = 15 * time.Second

@@ -163,7 +163,7 @@ func connsTotal(s *Server) int {
 // has buffered hundreds. The lecturer's clicks are answered throughout.
 func TestFollowSquatter(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.FollowPerAddr = 3
+	cfg.FollowPerAddr = 30 // three streams without a ticket
 	s := newTestServer(t, cfg)
 	s.follow.WriteWait = 300 * time.Millisecond
 	addr := serveLimited(t, s)

@@ -10,7 +10,8 @@ package follow
 //     newer stream, is standing. A browser that opened the follow page
 //     always shows one; a script that opens streams without reading the
 //     page does not. A seated newcomer takes the place of a standing
-//     stream, from the address standing most.
+//     stream, from the address standing most, and an address may stand in
+//     only a tenth of its places.
 //   - With replicas, the lecture's room is its places on every replica
 //     alive: a seated newcomer at a replica whose share is full takes a
 //     place beyond it while the seated followers of the lecture, on every
@@ -90,11 +91,12 @@ func (b *Broker) Subscribe(ctx context.Context, fid, addr, ticket string) (*Foll
 // known.
 func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string, room int) (*Follower, error) {
 	b.mu.Lock()
-	if b.isShut || len(b.perAddr[addr]) >= b.MaxPerAddr {
+	if b.isShut {
 		b.mu.Unlock()
-		if b.isShut {
-			return nil, ErrRoomFull
-		}
+		return nil, ErrRoomFull
+	}
+	if len(b.perAddr[addr]) >= b.MaxPerAddr || ticket == "" && b.standing.of(addr) >= b.maxStanding() {
+		b.mu.Unlock()
 		return nil, ErrAddrFull
 	}
 	s := b.byID[fid]
@@ -142,6 +144,14 @@ func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string, room i
 	}
 	return f, nil
 }
+
+// maxStanding bounds the streams without a ticket one address holds on
+// this server: a tenth of its places. Every browser that opened the follow
+// page shows a ticket, so these are a script's, or a phone's that refuses
+// cookies; a script that never reads them would otherwise have each move
+// written to hundreds of streams nobody reads, until the buffers between
+// fill.
+func (b *Broker) maxStanding() int { return max(1, b.MaxPerAddr/10) }
 
 // roomHasRoom reports whether lecture s has room for one more seated
 // follower across every replica alive (room seated on the others)

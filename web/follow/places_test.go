@@ -46,6 +46,20 @@ func held(fs []*Follower) int {
 	return n
 }
 
+// An address may hold only a tenth of its places with streams that show no
+// ticket; with one, a stream takes its place all the same.
+func TestPlacesStandingBound(t *testing.T) {
+	sc := gcPause(t)
+	b, _ := testBroker(t, 10)
+	b.MaxFollowers, b.MaxPerAddr, b.MaxStreams = 100, 30, 1000
+	fid := started(t, b, at(sc, 2)).ID()
+	join(t, b, fid, "198.51.100.1", 3, false)
+	if _, err := b.Subscribe(t.Context(), fid, "198.51.100.1", ""); !errors.Is(err, ErrAddrFull) {
+		t.Fatalf("a fourth stream without a ticket from an address of 30 places: %v, want ErrAddrFull", err)
+	}
+	join(t, b, fid, "198.51.100.1", 27, true)
+}
+
 // A lecture full of streams that showed no ticket (a script that never
 // read the follow page) makes room for every follower who did, however
 // many addresses the script has; a stream without a ticket never takes a
@@ -53,7 +67,7 @@ func held(fs []*Follower) int {
 func TestPlacesSeatedBeforeStanding(t *testing.T) {
 	sc := gcPause(t)
 	b, _ := testBroker(t, 10)
-	b.MaxFollowers, b.MaxPerAddr, b.MaxStreams = 100, 100, 1000
+	b.MaxFollowers, b.MaxPerAddr, b.MaxStreams = 100, 100, 1000 // 10 streams without a ticket an address
 	fid := started(t, b, at(sc, 2)).ID()
 	var squat []*Follower
 	for a := range 10 {
