@@ -85,13 +85,16 @@ func startAttackers(base, link string, conns, workers int) (*attackers, error) {
 	return a, nil
 }
 
-// stop ends the attack and returns what it got.
+// stop ends the attack and returns what it got, and the CPU time it took
+// (at nice 19).
 func (a *attackers) stop() (hall.Report, error) {
+	cpu := cpuSeconds(a.cmd.Process.Pid)
 	_ = a.cmd.Process.Signal(syscall.SIGTERM)
 	var r hall.Report
 	err := json.NewDecoder(a.out).Decode(&r)
 	if werr := a.cmd.Wait(); err == nil && werr != nil {
 		err = werr
 	}
+	r.CPU = cpu
 	return r, err
 }

@@ -160,6 +160,35 @@ func startCluster(ctx context.Context, bin, haproxy, redis, cfg string, port, lb
 	return c, nil
 }
 
+// cpu is the CPU time (user and system) each of the cluster's processes
+// has used so far, as "haproxy 1.2 s, replicas 3.4 s, ...".
+func (c *cluster) cpu() string {
+	replicas := 0.0
+	for _, p := range c.replicas {
+		replicas += p.cpu()
+	}
+	return fmt.Sprintf("haproxy %.1f s, replicas %.1f s, redis-server %.1f s", c.haproxy.cpu(), replicas, c.redis.cpu())
+}
+
+// cpu is the process's CPU time so far (from /proc), 0 once it has ended.
+func (p *proc) cpu() float64 { return cpuSeconds(p.cmd.Process.Pid) }
+
+// cpuSeconds is process pid's user and system time, from /proc/pid/stat.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after the command's name, which may hold spaces
+	if len(f) < 13 {
+		return 0
+	}
+	user, _ := strconv.ParseFloat(f[11], 64)
+	sys, _ := strconv.ParseFloat(f[12], 64)
+	return (user + sys) / 100 // clock ticks: USER_HZ is 100 on Linux
+}
+
 // stop ends every process the cluster started and removes its folder.
 func (c *cluster) stop() {
 	if c.haproxy != nil {

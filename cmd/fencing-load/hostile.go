@@ -163,12 +163,14 @@ func (h *hostileHall) play(ctx context.Context) error {
 			return err
 		}
 	}
+	cpu := h.cl.cpu()
 	got, err := enemy.stop()
 	enemy = nil
 	if err != nil {
 		return fmt.Errorf("the attackers' report: %w", err)
 	}
 	h.report(got)
+	fmt.Fprintf(h.out, "CPU used: %s; the attackers %.1f s (nice 19); this command %.1f s\n", cpu, got.CPU, cpuSeconds(os.Getpid()))
 	if len(h.failed) > 0 {
 		return fmt.Errorf("targets missed: %s", strings.Join(h.failed, "; "))
 	}

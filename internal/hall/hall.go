@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,15 +128,9 @@ func (s *Statuses) String() string {
 }
 
 // errorKind is an error without its addresses and ports, to count alike ones.
-func errorKind(err error) string {
-	f := strings.Fields(err.Error())
-	for i, w := range f {
-		if strings.Count(w, ".") == 3 && strings.Contains(w, ":") {
-			f[i] = "ADDR"
-		}
-	}
-	return strings.Join(f, " ")
-}
+func errorKind(err error) string { return addrPort.ReplaceAllString(err.Error(), "ADDR") }
+
+var addrPort = regexp.MustCompile(`[0-9.]+:[0-9]+(->[0-9.]+:[0-9]+)?`)
 
 // Healthy asks url (a /healthz) whether its server is up: nil when it
 // answered 200.
