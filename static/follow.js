@@ -93,7 +93,9 @@
   // A lecturer's question (predict.templ): an answer is sent without leaving
   // the page, and the pressed answer stays marked, also on the frames the
   // stream draws again while the question is open (they are the same for
-  // every follower, so the mark is this page's own).
+  // every follower, so the mark is this page's own). An answer refused
+  // (the question closed, the page's ticket missing, too many at once) is
+  // left unmarked, and the server's reason is read out in the banner.
   doc.addEventListener("submit", function (ev) {
     var form = ev.target;
     var section = form.closest && form.closest("[data-poll]");
@@ -103,11 +105,19 @@
     body.set(ev.submitter.name, ev.submitter.value);
     fetch(form.action, { method: "POST", body: body, headers: { "HX-Request": "true" }, credentials: "same-origin" })
       .then(function (r) {
-        if (!r.ok) return;
+        if (!r.ok) return r.text().then(refused);
         try { sessionStorage.setItem("answer:" + section.dataset.poll, ev.submitter.value); } catch (e) { /* private mode */ }
         markMine(doc.getElementById("demo"));
       });
   });
+
+  function refused(html) {
+    var tpl = doc.createElement("template");
+    tpl.innerHTML = html;
+    var why = tpl.content.querySelector("[data-testid=error-message]");
+    var status = doc.getElementById("follow-status");
+    if (why && status) status.textContent = why.textContent.trim();
+  }
 
   function markMine(root) {
     var section = root && root.querySelector("[data-poll]");
