@@ -109,14 +109,12 @@ func (b *Broker) subscribe(ctx context.Context, fid, addr, ticket string, room i
 	}
 	seated := ticket != ""
 	var victims []*Follower
-	if old := s.seats[ticket]; seated && old != nil && len(s.subs) >= b.MaxFollowers {
-		victims = append(victims, old) // the same follower again: its old stream is the one to go
-	} else if len(s.subs) >= b.MaxFollowers && !(seated && b.roomHasRoom(s, room)) {
-		v := b.victim(s.standing, s.seated, addr, seated, func(f *Follower) bool { return f.sess == s })
-		if v == nil {
-			b.refused(s, fresh)
-			return nil, ErrRoomFull
-		}
+	v, ok := b.placeIn(s, addr, ticket, room)
+	if !ok {
+		b.refused(s, fresh)
+		return nil, ErrRoomFull
+	}
+	if v != nil {
 		victims = append(victims, v)
 	}
 	if b.streams-len(victims) >= b.MaxStreams {
@@ -166,21 +164,58 @@ func (b *Broker) roomHasRoom(s *Session, room int) bool {
 	return b.shared != nil && room >= 0 && room+s.seated.total() < b.MaxFollowers*b.shared.Replicas()
 }
 
+// placeIn finds a newcomer from addr a place in lecture s: ok with no
+// victim when the lecture has room here, or, for one with a ticket, in the
+// room across replicas (roomHasRoom); else the stream whose place it takes
+// (its own ticket's older stream, a standing one, or max-min); ok false
+// when there is none. b.mu is held.
+func (b *Broker) placeIn(s *Session, addr, ticket string, room int) (victim *Follower, ok bool) {
+	if len(s.subs) < b.MaxFollowers {
+		return nil, true
+	}
+	seated := ticket != ""
+	if old := s.seats[ticket]; seated && old != nil {
+		return old, true // the same follower again: its old stream is the one to go
+	}
+	inLecture := func(f *Follower) bool { return f.sess == s }
+	if v := b.standingVictim(s.standing, addr, seated, inLecture); v != nil {
+		return v, true
+	}
+	if !seated {
+		return nil, false
+	}
+	if b.roomHasRoom(s, room) {
+		return nil, true
+	}
+	v := b.seatedVictim(s.seated, addr, inLecture)
+	return v, v != nil
+}
+
 // victim is the stream whose place a newcomer from addr takes, in the
 // tallies given (a lecture's, or the server's) among the streams that fit;
-// nil when there is none. A seated newcomer takes the place of a standing
-// stream of the address standing most; otherwise a stream of the
-// newcomer's own kind of the address holding most of that kind, if it
-// holds at least two more than addr. b.mu is held.
+// nil when there is none: a standing one first, then for a seated
+// newcomer a seated one. b.mu is held.
 func (b *Broker) victim(standing, seated *tally, addr string, isSeated bool, fits func(*Follower) bool) *Follower {
+	if v := b.standingVictim(standing, addr, isSeated, fits); v != nil || !isSeated {
+		return v
+	}
+	return b.seatedVictim(seated, addr, fits)
+}
+
+// standingVictim is a standing stream that fits, of the address standing
+// most: for a seated newcomer any, for a standing one only if that address
+// stands in at least two more than addr (max-min). b.mu is held.
+func (b *Broker) standingVictim(standing *tally, addr string, isSeated bool, fits func(*Follower) bool) *Follower {
 	if top, n := standing.heaviest(""); top != "" && (isSeated || n >= standing.of(addr)+2) {
-		if v := b.streamOf(top, false, fits); v != nil {
-			return v
-		}
+		return b.streamOf(top, false, fits)
 	}
-	if !isSeated {
-		return nil
-	}
+	return nil
+}
+
+// seatedVictim is a seated stream that fits, of the address seated most
+// other than addr, if it holds at least two more than addr (max-min).
+// b.mu is held.
+func (b *Broker) seatedVictim(seated *tally, addr string, fits func(*Follower) bool) *Follower {
 	if top, n := seated.heaviest(addr); top != "" && n >= seated.of(addr)+2 {
 		return b.streamOf(top, true, fits)
 	}

@@ -257,13 +257,17 @@ func TestSharedRoom(t *testing.T) {
 	fid := LectureID("uneven room")
 	a.Open(fid, at(sc, 2))
 	b.Open(fid, at(sc, 2))
+	var singles []*Follower
 	for i := range 3 {
-		join(t, a, fid, fmt.Sprint("203.0.113.", i), 1, true)
+		singles = append(singles, join(t, a, fid, fmt.Sprint("203.0.113.", i), 1, true)...)
 	}
 	if _, err := a.Subscribe(t.Context(), fid, "198.51.100.1", ""); !errors.Is(err, ErrRoomFull) {
 		t.Fatalf("a stream without a ticket past the replica's share: %v, want ErrRoomFull", err)
 	}
-	join(t, a, fid, "192.0.2.1", 3, true) // the room of 6 has 3 on A: three more seated on A
+	nat := join(t, a, fid, "192.0.2.1", 3, true) // the room of 6 has 3 on A: three more seated on A
+	if got := held(singles) + held(nat); got != 6 {
+		t.Fatalf("%d of 6 seated on A hold their place, want every one: the room had room, nobody's place was taken", got)
+	}
 	if _, err := a.Subscribe(t.Context(), fid, "192.0.2.1", "t"); !errors.Is(err, ErrRoomFull) {
 		t.Fatalf("a seated student of the heaviest address when the room of 6 holds 6: %v, want ErrRoomFull", err)
 	}
