@@ -37,7 +37,8 @@ type Config struct {
 	DrainWait time.Duration
 
 	// The counterexample finder from the page (find.go): the distinct
-	// states one search explores at most, and the longest it runs. A
+	// states one search explores at most, and the CPU time it takes at
+	// most (four times that by the clock, on a busy machine). A
 	// state costs about 65 bytes, and a core's worth of searches run at
 	// once (gate.go); the largest search to depth 8 of a built-in
 	// scenario takes 296,008.

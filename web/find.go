@@ -40,6 +40,9 @@ const (
 	// findAsk as long as a search waits for Redis's copy.
 	findShared = time.Hour
 	findAsk    = 100 * time.Millisecond
+	// findStretch bounds a search by the clock, in multiples of its CPU
+	// budget.
+	findStretch = 4
 )
 
 // finder runs the page's searches: through a gate (gate.go) that shares a
@@ -128,12 +131,14 @@ func (f *finder) search(ctx context.Context, addr string, p demo.Place, prop dem
 	return s.r, s.err
 }
 
-// run is one search within the operator's budget; timedOut says the
-// deadline (or the asker leaving) cut it short.
+// run is one search within the operator's budget: f.time of its thread's
+// CPU (searchClock), and at most findStretch times that by the clock, so
+// that a busy machine neither cuts a search short nor lets it hold its
+// slot long; timedOut says the budget (or the asker leaving) cut it short.
 func (f *finder) run(ctx context.Context, p demo.Place, prop demo.Property) (r find.Result, timedOut bool, err error) {
-	deadline := time.Now().Add(f.time)
+	spent, waited := searchClock(), wallClock()
 	r, err = find.Find(p, prop, find.Options{Depth: findDepth, MaxStates: f.states, Stop: func() bool {
-		timedOut = timedOut || ctx.Err() != nil || time.Now().After(deadline)
+		timedOut = timedOut || ctx.Err() != nil || spent() > f.time || waited() > findStretch*f.time
 		return timedOut
 	}})
 	return r, timedOut, err

@@ -36,7 +36,7 @@ func (c *Config) Bind(fl *flag.FlagSet, getenv func(string) string) error {
 	b.duration(&c.IdleTimeout, "idle-timeout", "IDLE_TIMEOUT", "a keep-alive connection idle this long is closed")
 	b.duration(&c.DrainWait, "drain-wait", "DRAIN_WAIT", "on SIGTERM, /healthz fails this long before the server stops taking connections")
 	b.int(&c.FindStates, "find-states", "FIND_STATES", "distinct states one \"find a way to break this\" search explores at most (about 65 bytes each; a core's worth run at once)")
-	b.duration(&c.FindTime, "find-time", "FIND_TIME", "the longest one \"find a way to break this\" search runs before it answers with how far it got")
+	b.duration(&c.FindTime, "find-time", "FIND_TIME", "the CPU time one \"find a way to break this\" search takes at most (and four times that by the clock on a busy machine) before it answers with how far it got")
 	b.bool(&c.BenchRoutes, "bench-routes", "", "mount /_bench/ for cmd/fencing-load; needs a -tags bench build, never in production")
 	return errors.Join(b.errs...)
 }

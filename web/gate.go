@@ -187,6 +187,12 @@ func (g *gate) later() time.Duration {
 	return min(max(d, time.Second), time.Minute)
 }
 
+// wallClock measures how long since it was called, by the clock.
+func wallClock() func() time.Duration {
+	start := time.Now()
+	return func() time.Duration { return time.Since(start) }
+}
+
 // expensiveSlots is how many expensive answers run at once: one core of the
 // machine is left to the lecturer's clicks, which would otherwise wait
 // behind searches that each keep a core busy for up to a second.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"runtime"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -24,5 +25,24 @@ func lowPriority(f func()) {
 	<-done
 	if caught != nil {
 		panic(caught)
+	}
+}
+
+// searchClock measures how long the work on this thread has run: its CPU
+// time, on the thread lowPriority gives it, so that a search's budget is
+// the same on a busy machine as on an idle one (at its lower priority it
+// may get a core less than half the time); by the clock where the thread's
+// time cannot be read.
+func searchClock() func() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return wallClock()
+	}
+	start := ts.Nano()
+	return func() time.Duration {
+		if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+			return 0
+		}
+		return time.Duration(ts.Nano() - start)
 	}
 }
