@@ -26,9 +26,10 @@ type Config struct {
 	LectureIdle                                    time.Duration
 	FollowRedis                                    string
 
-	// Connections (limit.go): per client address and in all. An idle
-	// keep-alive connection is closed after IdleTimeout, or at once when a
-	// new one needs its place.
+	// Connections (limit.go): per client address and in all; behind a
+	// proxy, MaxConnsPerAddr bounds each forwarded address's requests in
+	// flight instead. An idle keep-alive connection is closed after
+	// IdleTimeout, or at once when a new one needs its place.
 	MaxConns, MaxConnsPerAddr int
 	IdleTimeout               time.Duration
 	// DrainWait is how long /healthz fails before a graceful shutdown closes
@@ -36,9 +37,11 @@ type Config struct {
 	DrainWait time.Duration
 
 	// The counterexample finder from the page (find.go): the distinct
-	// states one search explores at most, and the longest it runs. A
-	// state costs about 65 bytes, and two searches run at once; the
-	// largest search to depth 8 of a built-in scenario takes 296,008.
+	// states one search explores at most, and the CPU time it takes at
+	// most (four times that by the clock, on a busy machine). A
+	// state costs about 65 bytes, and a core's worth of searches run at
+	// once (gate.go); the largest search to depth 8 of a built-in
+	// scenario takes 296,008.
 	FindStates int
 	FindTime   time.Duration
 }

@@ -2,9 +2,14 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -13,6 +18,7 @@ import (
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
 	"github.com/distlock/fencing-demo/views"
+	"github.com/distlock/fencing-demo/web/follow"
 	"github.com/distlock/fencing-demo/web/internal/respond"
 )
 
@@ -20,74 +26,122 @@ import (
 // runs the counterexample finder (demo/find) from that frame, for the
 // scenario's property, and answers with what it found: with htmx, the
 // result's box; without, a page of its own. Like a frame, the answer is a
-// function of the address, so it is cached; the search is bounded in
-// states and in time, and few run at once, so no visitor can tie the
-// server up.
+// function of the address, so it is cached, across replicas too; the
+// search is bounded in states and in time, and few run at once, shared
+// fairly between addresses (gate.go), so no visitor can tie the server up
+// or keep the others out.
 
 // The bounds of a search from the page; its states and time are the
 // operator's (Config.FindStates, FindTime).
 const (
 	findDepth   = find.DefaultDepth
-	findAtOnce  = 2   // searches at once in all, one a core of the machine this runs on
-	findResults = 512 // results kept
+	findResults = 512 // results kept in this process
+	// findShared is how long a result is kept in the replicas' Redis, and
+	// findAsk as long as a search waits for Redis's copy.
+	findShared = time.Hour
+	findAsk    = 100 * time.Millisecond
+	// findStretch bounds a search by the clock, in multiples of its CPU
+	// budget.
+	findStretch = 4
 )
 
-// finder runs the page's searches: at most findAtOnce at a time, one per
-// address, each answer kept by its place.
+// finder runs the page's searches: through a gate (gate.go) that shares a
+// core's worth of them fairly between addresses, each answer kept by its
+// place, in this process and, with replicas, in the shared Redis; a room
+// asking from one frame at once costs one search.
 type finder struct {
 	states  int           // distinct states one search explores at most
 	time    time.Duration // the longest one search runs
-	slots   chan struct{}
-	mu      sync.Mutex
-	running map[string]bool // the addresses with a search running
+	gate    *gate
 	results *lru.Cache[demo.Place, find.Result]
+	shared  *follow.Redis // nil: this server alone
+
+	mu       sync.Mutex
+	running  map[demo.Place]*search // searches under way, by place
+	searches atomic.Int64           // searches run
 }
 
-func newFinder(states int, limit time.Duration) *finder {
+// search is one search under way, whose result every asker of its place
+// shares.
+type search struct {
+	done chan struct{}
+	r    find.Result
+	err  error
+}
+
+func newFinder(states int, limit time.Duration, g *gate) *finder {
 	c, _ := lru.New[demo.Place, find.Result](findResults) // a size above 0 never fails
-	return &finder{states: states, time: limit, slots: make(chan struct{}, findAtOnce), running: map[string]bool{}, results: c}
+	return &finder{states: states, time: limit, gate: g, results: c, running: map[demo.Place]*search{}}
 }
 
-// errBusy is a search turned away: too many at once, or one from the same
-// address already running.
+// errBusy is a search turned away by the gate; busyError says how long to
+// wait.
 var errBusy = errors.New("too many searches at once")
 
-// search finds from p for prop, from the cache when the same place was
-// asked before. A result cut short by the deadline is not kept: another
-// moment, or a quieter machine, may get further.
+type busyError struct{ retry time.Duration }
+
+func (e busyError) Error() string { return errBusy.Error() }
+func (e busyError) Unwrap() error { return errBusy }
+
+// search finds from p for prop: from this process's results or the
+// replicas', from a search of the same place under way, or by a search of
+// its own through the gate. A result cut short by the deadline is not
+// kept: another moment, or a quieter machine, may get further.
 func (f *finder) search(ctx context.Context, addr string, p demo.Place, prop demo.Property) (find.Result, error) {
 	if r, ok := f.results.Get(p); ok {
 		return r, nil
 	}
 	f.mu.Lock()
-	if f.running[addr] {
+	if s := f.running[p]; s != nil {
 		f.mu.Unlock()
-		return find.Result{}, errBusy
+		select {
+		case <-s.done:
+			return s.r, s.err
+		case <-ctx.Done():
+			return find.Result{}, ctx.Err()
+		}
 	}
-	select {
-	case f.slots <- struct{}{}:
-	default:
-		f.mu.Unlock()
-		return find.Result{}, errBusy
-	}
-	f.running[addr] = true
+	s := &search{done: make(chan struct{})}
+	f.running[p] = s
 	f.mu.Unlock()
 	defer func() {
 		f.mu.Lock()
-		delete(f.running, addr)
+		delete(f.running, p)
 		f.mu.Unlock()
-		<-f.slots
+		close(s.done)
 	}()
-	deadline := time.Now().Add(f.time)
-	timedOut := false
-	r, err := find.Find(p, prop, find.Options{Depth: findDepth, MaxStates: f.states, Stop: func() bool {
-		timedOut = timedOut || ctx.Err() != nil || time.Now().After(deadline)
+	if r, ok := f.sharedResult(ctx, p, prop); ok {
+		f.results.Add(p, r)
+		s.r = r
+		return r, nil
+	}
+	leave, retry, ok := f.gate.enter(ctx, addr)
+	if !ok {
+		s.err = busyError{retry}
+		return find.Result{}, s.err
+	}
+	defer leave()
+	f.searches.Add(1)
+	var timedOut bool
+	lowPriority(func() { s.r, timedOut, s.err = f.run(ctx, p, prop) })
+	if s.err == nil && !timedOut {
+		f.results.Add(p, s.r)
+		f.keep(p, s.r)
+	}
+	return s.r, s.err
+}
+
+// run is one search within the operator's budget: f.time of its thread's
+// CPU (searchClock), and at most findStretch times that by the clock, so
+// that a busy machine neither cuts a search short nor lets it hold its
+// slot long; timedOut says the budget (or the asker leaving) cut it short.
+func (f *finder) run(ctx context.Context, p demo.Place, prop demo.Property) (r find.Result, timedOut bool, err error) {
+	spent, waited := searchClock(), wallClock()
+	r, err = find.Find(p, prop, find.Options{Depth: findDepth, MaxStates: f.states, Stop: func() bool {
+		timedOut = timedOut || ctx.Err() != nil || spent() > f.time || waited() > findStretch*f.time
 		return timedOut
 	}})
-	if err == nil && !timedOut {
-		f.results.Add(p, r)
-	}
-	return r, err
+	return r, timedOut, err
 }
 
 // find answers a search from the page.
@@ -105,10 +159,9 @@ func (s *Server) find(c echo.Context) error {
 		return &problem{status: http.StatusNotFound, key: "err.find.none", args: []any{sc.ID}, cont: here.URL()}
 	}
 	r, err := s.finder.search(c.Request().Context(), addrKey(c.RealIP()), here.Place, prop)
-	if errors.Is(err, errBusy) {
-		refuse503(c)
-		c.Response().Header().Set("Retry-After", "1")
-		return &problem{status: http.StatusServiceUnavailable, key: "err.find.busy", title: "err.find.busy.title", cont: here.URL()}
+	var b busyError
+	if errors.As(err, &b) {
+		return busy(c, b.retry, "err.find.busy.wait", here.URL())
 	}
 	if err != nil {
 		return err
@@ -132,4 +185,101 @@ func (s *Server) find(c echo.Context) error {
 		Chrome:    here.View == views.PageView,
 	}
 	return respond.Render(c, http.StatusOK, views.FindPage(v))
+}
+
+// keptResult is a search's result as the replicas keep it in Redis: the
+// actions in their free-play form, read back against the place's scenario.
+type keptResult struct {
+	Found       bool           `json:"found"`
+	Trace       []string       `json:"trace,omitempty"`
+	Violation   demo.Violation `json:"violation"`
+	Others      []keptMet      `json:"others,omitempty"`
+	States      int            `json:"states"`
+	Depth       int            `json:"depth"`
+	OutOfBudget bool           `json:"out_of_budget,omitempty"`
+}
+
+type keptMet struct {
+	Violation demo.Violation `json:"violation"`
+	Trace     []string       `json:"trace"`
+}
+
+// sharedKey names place p's result in Redis, with the budget it was found
+// in (a replica given another -find-states finds another answer).
+func (f *finder) sharedKey(p demo.Place) string {
+	sum := sha256.Sum256([]byte(p.Play))
+	return "find:" + p.Sc.ID + ":" + demo.OnOff(p.On) + ":" + strconv.Itoa(p.Step) + ":" +
+		hex.EncodeToString(sum[:12]) + ":" + strconv.Itoa(f.states)
+}
+
+// keep gives the other replicas p's result, without making anyone wait.
+func (f *finder) keep(p demo.Place, r find.Result) {
+	if f.shared == nil {
+		return
+	}
+	k := keptResult{Found: r.Found, Trace: lines(p.Sc, r.Trace), Violation: r.Violation, States: r.States, Depth: r.Depth, OutOfBudget: r.OutOfBudget}
+	for _, m := range r.Others {
+		k.Others = append(k.Others, keptMet{Violation: m.Violation, Trace: lines(p.Sc, m.Trace)})
+	}
+	b, err := json.Marshal(k)
+	if err != nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = f.shared.Cache(ctx, f.sharedKey(p), b, findShared)
+	}()
+}
+
+// sharedResult is p's result as another replica found it, if Redis answers
+// within findAsk and holds one that reads back against p's scenario.
+func (f *finder) sharedResult(ctx context.Context, p demo.Place, prop demo.Property) (find.Result, bool) {
+	if f.shared == nil {
+		return find.Result{}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, findAsk)
+	defer cancel()
+	b, ok, err := f.shared.Cached(ctx, f.sharedKey(p))
+	if err != nil || !ok {
+		return find.Result{}, false
+	}
+	var k keptResult
+	if json.Unmarshal(b, &k) != nil {
+		return find.Result{}, false
+	}
+	r := find.Result{Start: p, Property: prop, Found: k.Found, Violation: k.Violation, States: k.States, Depth: k.Depth, OutOfBudget: k.OutOfBudget}
+	if r.Trace, err = actions(p.Sc, k.Trace); err != nil {
+		return find.Result{}, false
+	}
+	for _, m := range k.Others {
+		trace, err := actions(p.Sc, m.Trace)
+		if err != nil {
+			return find.Result{}, false
+		}
+		r.Others = append(r.Others, find.Met{Violation: m.Violation, Trace: trace})
+	}
+	return r, true
+}
+
+// lines are sc's actions in their free-play form.
+func lines(sc *demo.Scenario, as []demo.Action) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = demo.Canonical(sc, a)
+	}
+	return out
+}
+
+// actions reads free-play lines back as sc's actions.
+func actions(sc *demo.Scenario, ls []string) ([]demo.Action, error) {
+	out := make([]demo.Action, 0, len(ls))
+	for _, l := range ls {
+		a, err := demo.ParseFree(sc, l)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }

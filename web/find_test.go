@@ -4,7 +4,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
@@ -80,31 +83,48 @@ func TestFindPartialFix(t *testing.T) {
 	}
 }
 
-// Searches are bounded: one at a time per address, a few at once in all,
-// then a 503 that says to try again, never a queue that grows.
+// Searches are bounded: a core's worth at once, the others waiting their
+// turn for a moment and then turned away with a page that says how long to
+// wait, and Retry-After; a place searched before is answered at once
+// however busy the finder is, and a room asking from one frame at once
+// costs one search.
 func TestFindIsBounded(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
+	s.expensive.wait = 50 * time.Millisecond
 	u := views.Place{Place: demo.Place{Sc: gcPause(t), On: false, Step: 3}, Lang: "en"}.FindURL()
-	for range findAtOnce {
-		s.finder.slots <- struct{}{}
+	testkit.MustStatus(t, testkit.Get(t, s, u), http.StatusOK) // searched once: kept
+	var held []func()
+	for range s.expensive.slots {
+		leave, _, ok := s.expensive.enter(t.Context(), "198.51.100.1")
+		if !ok {
+			t.Fatal("an idle gate turned a search away")
+		}
+		held = append(held, leave)
 	}
-	busy := func() *httptest.ResponseRecorder {
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, u, nil))
-		return w
-	}
-	w := busy()
-	testkit.MustStatus(t, w, http.StatusServiceUnavailable)
-	if w.Header().Get("Retry-After") == "" {
-		t.Fatal("a search turned away says not when to try again")
-	}
-	for range findAtOnce {
-		<-s.finder.slots
-	}
-	s.finder.running[addrKey("192.0.2.1")] = true // httptest's RemoteAddr
-	testkit.MustStatus(t, busy(), http.StatusServiceUnavailable)
-	delete(s.finder.running, addrKey("192.0.2.1"))
 	testkit.MustStatus(t, testkit.Get(t, s, u), http.StatusOK)
+	other := views.Place{Place: demo.Place{Sc: gcPause(t), On: true, Step: 3}, Lang: "en"}.FindURL()
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest(http.MethodGet, other, nil))
+	testkit.MustStatus(t, w, http.StatusServiceUnavailable)
+	if secs, err := strconv.Atoi(w.Header().Get("Retry-After")); err != nil || secs < 1 {
+		t.Fatalf("a search turned away says Retry-After %q, want whole seconds", w.Header().Get("Retry-After"))
+	}
+	if msg := testkit.TestID(t, testkit.Parse(t, w.Body.Bytes()), "error-message"); !strings.Contains(msg, "Try again in "+w.Header().Get("Retry-After")+" s") {
+		t.Fatalf("the busy page says %q, want how long to wait", msg)
+	}
+	for _, leave := range held {
+		leave()
+	}
+	// Twenty students asking from one new frame at once: one search.
+	third := views.Place{Place: demo.Place{Sc: gcPause(t), On: true, Step: 2}, Lang: "en"}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() { testkit.MustStatus(t, testkit.Get(t, s, third.FindURL()), http.StatusOK) })
+	}
+	wg.Wait()
+	if got := s.finder.searches.Load(); got != 2 {
+		t.Fatalf("%d searches for 20 askers of one frame and one of another, want 2", got)
+	}
 }
 
 // The operator's budget bounds a search from the page: with -find-states

@@ -27,23 +27,22 @@ func (c *Config) Bind(fl *flag.FlagSet, getenv func(string) string) error {
 	b.value((*prefixes)(&c.TrustedProxies), "trusted-proxies", "TRUSTED_PROXIES", "with -behind-proxy, the proxies' `networks`, comma-separated CIDRs", "a comma-separated list of CIDRs")
 	b.string(&c.PublicURL, "public-url", "PUBLIC_URL", "scheme://host[:port] the site is reached at, drawn into QR codes; default: worked out per request")
 	b.string(&c.FollowRedis, "follow-redis", "FOLLOW_REDIS", "redis://host:port/db shared by replicas, so followers on any replica see the lecturer's moves; default: this server alone")
-	b.int(&c.FollowPerLecture, "follow-per-lecture", "FOLLOW_PER_LECTURE", "follow streams of one lecture at once")
-	b.int(&c.FollowPerAddr, "follow-per-addr", "FOLLOW_PER_ADDR", "follow streams from one client address (IPv6: its /64) at once")
+	b.int(&c.FollowPerLecture, "follow-per-lecture", "FOLLOW_PER_LECTURE", "follow streams of one lecture at once, on this server (with -follow-redis, its share of the lecture's room)")
+	b.int(&c.FollowPerAddr, "follow-per-addr", "FOLLOW_PER_ADDR", "follow streams from one client address (IPv6: its /64) at once, across replicas; also the answer tickets an address is handed at once")
 	b.int(&c.FollowStreams, "follow-streams", "FOLLOW_STREAMS", "follow streams at once, all lectures together")
 	b.duration(&c.LectureIdle, "lecture-idle", "LECTURE_IDLE", "a lecture nobody follows or moves is forgotten after this; its link still works at the lecturer's next click")
 	b.int(&c.MaxConns, "max-conns", "MAX_CONNS", "connections at once; idle ones are closed to make room")
-	b.int(&c.MaxConnsPerAddr, "max-conns-per-addr", "MAX_CONNS_PER_ADDR", "connections from one client address at once; not applied with -behind-proxy")
+	b.int(&c.MaxConnsPerAddr, "max-conns-per-addr", "MAX_CONNS_PER_ADDR", "connections from one client address at once; with -behind-proxy, requests in flight from one client address (follow streams aside)")
 	b.duration(&c.IdleTimeout, "idle-timeout", "IDLE_TIMEOUT", "a keep-alive connection idle this long is closed")
 	b.duration(&c.DrainWait, "drain-wait", "DRAIN_WAIT", "on SIGTERM, /healthz fails this long before the server stops taking connections")
-	b.int(&c.FindStates, "find-states", "FIND_STATES", "distinct states one \"find a way to break this\" search explores at most (about 60 bytes each; two run at once)")
-	b.duration(&c.FindTime, "find-time", "FIND_TIME", "the longest one \"find a way to break this\" search runs before it answers with how far it got")
+	b.int(&c.FindStates, "find-states", "FIND_STATES", "distinct states one \"find a way to break this\" search explores at most (about 65 bytes each; a core's worth run at once)")
+	b.duration(&c.FindTime, "find-time", "FIND_TIME", "the CPU time one \"find a way to break this\" search takes at most (and four times that by the clock on a busy machine) before it answers with how far it got")
 	b.bool(&c.BenchRoutes, "bench-routes", "", "mount /_bench/ for cmd/fencing-load; needs a -tags bench build, never in production")
 	return errors.Join(b.errs...)
 }
 
 // Validate says what is wrong with c, naming the flag, and puts c in the
-// form the server uses (the public URL reduced to scheme and host, no
-// per-address connection limit behind a proxy).
+// form the server uses (the public URL reduced to scheme and host).
 func (c *Config) Validate() error {
 	switch {
 	case c.MaxRuns < 1:
@@ -65,9 +64,6 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("-public-url %q: want scheme://host[:port], such as https://demo.example.org", c.PublicURL)
 		}
 		c.PublicURL = u.Scheme + "://" + u.Host
-	}
-	if c.BehindProxy {
-		c.MaxConnsPerAddr = 0 // every connection comes from the proxy
 	}
 	return nil
 }

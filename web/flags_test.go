@@ -93,7 +93,7 @@ func TestValidate(t *testing.T) {
 	if got, want := cfg.PublicURL, "https://demo.example.org"; got != want {
 		t.Errorf("PublicURL=%q, want %q", got, want)
 	}
-	if cfg.MaxConnsPerAddr != 0 {
-		t.Errorf("MaxConnsPerAddr=%d behind a proxy, want 0: every connection comes from the proxy", cfg.MaxConnsPerAddr)
+	if cfg.MaxConnsPerAddr == 0 {
+		t.Error("MaxConnsPerAddr=0 behind a proxy: the bound per address applies to requests in flight there")
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -58,13 +59,57 @@ func (s *Server) followPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if v.Poll != nil && v.Poll.Open { // predict.go: the follower's own answer, on their own page
-		if o, err := s.polls.Mine(c.Request().Context(), fid, v.Poll.ID, voter(c)); err == nil && o >= 0 {
+	ticket := s.handTicket(c, fid)
+	if v.Poll != nil && v.Poll.Open && ticket != "" { // predict.go: the follower's own answer, on their own page
+		if o, err := s.polls.Mine(c.Request().Context(), fid, v.Poll.ID, ticket); err == nil && o >= 0 {
 			v.Poll.Mine = v.Poll.Q.Options[o].Value
 		}
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return respond.Render(c, http.StatusOK, views.FollowPage(v))
+}
+
+// The cookie that carries a follower's ticket (follow.Tickets): made by
+// the follow page, for that lecture's pages only (its stream and its
+// answers), saying nothing about who holds it.
+const (
+	ticketCookie    = "ticket"
+	ticketCookieAge = 12 * 60 * 60
+	// ticketRefill is how long an address takes to be handed as many
+	// tickets again as it may hold follow places (-follow-per-addr).
+	ticketRefill = 10 * time.Minute
+)
+
+// ticketOf is the id of the ticket the request shows for lecture fid, ""
+// for none.
+func (s *Server) ticketOf(c echo.Context, fid string) string {
+	ck, err := c.Cookie(ticketCookie)
+	if err != nil {
+		return ""
+	}
+	id, _ := s.tickets.Check(fid, ck.Value)
+	return id
+}
+
+// handTicket is the ticket of a visitor of lecture fid's page: the one it
+// shows, or a new one from its address's allowance (-follow-per-addr at
+// once, as many again over ticketRefill), set in its cookie; "" when the
+// allowance is spent (the page is shown all the same, and its answers are
+// refused, saying so).
+func (s *Server) handTicket(c echo.Context, fid string) string {
+	if id := s.ticketOf(c, fid); id != "" {
+		return id
+	}
+	if ok, _ := s.ticketLimit.allow(c.Request().Context(), addrKey(c.RealIP())); !ok {
+		return ""
+	}
+	ticket := s.tickets.Issue(fid)
+	c.SetCookie(&http.Cookie{
+		Name: ticketCookie, Value: ticket, Path: views.FollowURL(fid), MaxAge: ticketCookieAge,
+		HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode,
+	})
+	id, _ := s.tickets.Check(fid, ticket)
+	return id
 }
 
 // followGone is the answer for something that cannot be a follow id.
@@ -144,11 +189,20 @@ func (s *Server) followEvents(c echo.Context) error {
 		return followGone(lang)
 	}
 	s.runs.openSession(c.Request().Context(), fid)
-	f, err := s.follow.Subscribe(c.Request().Context(), fid, addrKey(c.RealIP()))
+	ticket := s.ticketOf(c, fid)
+	f, err := s.follow.Subscribe(c.Request().Context(), fid, addrKey(c.RealIP()), ticket)
 	switch {
 	case errors.Is(err, follow.ErrFull):
+		// follow.js waits as long as Retry-After says: a moment when a
+		// follower's address's places may be coming free (a replica just
+		// died), longer when the room is full (on every replica), or for a
+		// stream without a ticket.
 		refuse503(c)
-		c.Response().Header().Set("Retry-After", "60")
+		wait := followFullWait
+		if errors.Is(err, follow.ErrAddrFull) && ticket != "" {
+			wait = followAddrWait
+		}
+		retryAfter(c, wait)
 		return &problem{status: http.StatusServiceUnavailable, key: "err.follow.full", cont: views.FollowLangURL(fid, lang)}
 	case err != nil:
 		return err
@@ -168,6 +222,14 @@ func (s *Server) followEvents(c echo.Context) error {
 	}
 	return nil
 }
+
+// How long a follower refused a stream is asked to wait (Retry-After,
+// which follow.js keeps to): one with a ticket whose address is at its
+// bound, or the rest.
+const (
+	followAddrWait = time.Second
+	followFullWait = 15 * time.Second
+)
 
 // followQR draws a QR code of the follower's page, for the share box: the
 // lecturer shows it and the room scans it. Like /qr.svg it encodes only an

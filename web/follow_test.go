@@ -362,7 +362,8 @@ func TestFollowManyFollowers(t *testing.T) {
 	for i := range streams {
 		wg.Go(func() {
 			lang := []string{"en", "ja"}[i%2]
-			streams[i], errs[i] = testkit.DialStream(client, srv.URL+l.follow+"/events?lang="+lang)
+			ticket := ticketCookie + "=" + s.tickets.Issue(l.fid()) // each its follow page's
+			streams[i], errs[i] = testkit.DialStream(client, srv.URL+l.follow+"/events?lang="+lang, "Cookie", ticket)
 			if errs[i] == nil {
 				firsts[i], errs[i] = streams[i].Wait(20 * time.Second)
 			}

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/labstack/echo/v4"
 )
 
 // connLimiter bounds the server's connections, per client address and in
@@ -22,8 +24,9 @@ import (
 // IdleTimeout. Only when nothing can go is the new connection refused, with
 // a 503.
 //
-// Behind a proxy every connection comes from the proxy, so the bound per
-// address is left to it and only the bound in all applies.
+// Behind a proxy every connection comes from the proxy, so only the bound
+// in all applies here; the bound per address applies to requests in flight
+// (inflight, below).
 type connLimiter struct {
 	maxTotal, maxPerAddr int           // 0: no bound
 	silentGrace          time.Duration // how long a new connection may take over its first request
@@ -299,5 +302,49 @@ func (ln limitListener) Accept() (net.Conn, error) {
 		if lc := ln.l.admit(c); lc != nil {
 			return lc, nil
 		}
+	}
+}
+
+// inflight bounds the requests one client address has in flight at once,
+// follow streams aside (-follow-per-addr bounds those). Behind a proxy every
+// connection comes from the proxy, so the connection limiter cannot tell
+// one student from another and the bound per address (-max-conns-per-addr)
+// applies here instead, to the address the proxy vouches for
+// (X-Forwarded-For from -trusted-proxies): a script behind the balancer
+// still cannot hold more of the server's workers than a whole school's
+// NAT would.
+type inflight struct {
+	max int
+	mu  sync.Mutex
+	n   map[string]int
+}
+
+func newInflight(max int) *inflight { return &inflight{max: max, n: map[string]int{}} }
+
+// limit is the middleware: a request past its address's bound is answered
+// 503 with Retry-After, an expected refusal.
+func (l *inflight) limit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if isStream(c.Request()) {
+			return next(c)
+		}
+		addr := addrKey(c.RealIP())
+		l.mu.Lock()
+		if l.n[addr] >= l.max {
+			l.mu.Unlock()
+			refuse503(c)
+			c.Response().Header().Set("Retry-After", "1")
+			return &problem{status: http.StatusServiceUnavailable, key: "err.busy.addr", title: "err.busy.title"}
+		}
+		l.n[addr]++
+		l.mu.Unlock()
+		defer func() {
+			l.mu.Lock()
+			if l.n[addr]--; l.n[addr] <= 0 {
+				delete(l.n, addr)
+			}
+			l.mu.Unlock()
+		}()
+		return next(c)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"os"
 	"runtime"
 	"strings"
@@ -162,7 +163,7 @@ func connsTotal(s *Server) int {
 // has buffered hundreds. The lecturer's clicks are answered throughout.
 func TestFollowSquatter(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.FollowPerAddr = 3
+	cfg.FollowPerAddr = 30 // three streams without a ticket
 	s := newTestServer(t, cfg)
 	s.follow.WriteWait = 300 * time.Millisecond
 	addr := serveLimited(t, s)
@@ -539,4 +540,44 @@ func TestSilentFromTheHeaviestAddress(t *testing.T) {
 	if got := connsFrom(s, "127.0.0.2"); got != 4 {
 		t.Fatalf("the squatter holds %d connections, want 4", got)
 	}
+}
+
+// Behind a proxy, where every connection is the proxy's, the bound per
+// address holds for the requests each forwarded address has in flight: a
+// third held request from one address is turned away with a 503 and
+// Retry-After, while another address and the first one's follow stream
+// are not.
+func TestInflightPerAddressBehindProxy(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BehindProxy, cfg.MaxConnsPerAddr = true, 2
+	s := newTestServer(t, cfg)
+	from := func(r *http.Request, addr string) *http.Request {
+		r.RemoteAddr = "127.0.0.1:40000" // the balancer
+		r.Header.Set("X-Forwarded-For", addr)
+		return r
+	}
+	w := testkit.Post(t, s, "/scenarios/gc-pause/step", url.Values{"from": {"5"}, "fencing": {"on"}, "lang": {"en"}}, false)
+	lecturer := runCookieOf(t, w)
+	testkit.MustStatus(t, lecturePost(t, s, "/scenarios/gc-pause/ask", lecturer, url.Values{"from": {"6"}, "fencing": {"on"}, "lang": {"en"}}), http.StatusSeeOther)
+	room := testkit.Parse(t, lectureGet(t, s, "/scenarios/gc-pause/poll?fencing=on&step=6&lang=en", lecturer).Body.Bytes())
+	next := testkit.Attr(t, room, "poll-next", "hx-get") // held until the totals change
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for range 2 {
+		go s.ServeHTTP(httptest.NewRecorder(), from(withCookie(httptest.NewRequestWithContext(ctx, http.MethodGet, next, nil), lecturer), "198.51.100.7"))
+	}
+	testkit.Eventually(t, 5*time.Second, "two readings held", func() bool {
+		s.perAddr.mu.Lock()
+		defer s.perAddr.mu.Unlock()
+		return s.perAddr.n["198.51.100.7"] == 2
+	})
+	third := httptest.NewRecorder()
+	s.ServeHTTP(third, from(httptest.NewRequest(http.MethodGet, "/scenarios?lang=en", nil), "198.51.100.7"))
+	testkit.MustStatus(t, third, http.StatusServiceUnavailable)
+	if third.Header().Get("Retry-After") == "" {
+		t.Fatal("the refusal says not when to try again")
+	}
+	other := httptest.NewRecorder()
+	s.ServeHTTP(other, from(httptest.NewRequest(http.MethodGet, "/scenarios?lang=en", nil), "198.51.100.8"))
+	testkit.MustStatus(t, other, http.StatusOK)
 }

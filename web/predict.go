@@ -3,16 +3,11 @@ package web
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
 	"slices"
-	"strconv"
-	"sync"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
-	"golang.org/x/time/rate"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/views"
@@ -203,32 +198,14 @@ func (s *Server) heldPoll(ctx context.Context, fid string, at follow.At, seen st
 	}
 }
 
-// The cookie that tells one follower's answer from another's: a random id,
-// for the follow pages only, that says nothing about who holds it.
-const (
-	voterCookieName = "voter"
-	voterCookieAge  = 24 * 60 * 60
-)
-
-// voter is the follower's voter id, made and set in a cookie when it has
-// none.
-func voter(c echo.Context) string {
-	if ck, err := c.Cookie(voterCookieName); err == nil && views.ValidRunID(ck.Value) {
-		return ck.Value
-	}
-	id := newRunID()
-	c.SetCookie(&http.Cookie{
-		Name: voterCookieName, Value: id, Path: "/follow", MaxAge: voterCookieAge,
-		HttpOnly: true, Secure: c.Scheme() == "https", SameSite: http.SameSiteLaxMode,
-	})
-	return id
-}
-
 // followAnswer counts a follower's answer to the lecture's open question:
-// one per voter cookie, the latest replacing the earlier, only while the
-// question is open, at a rate per address like every new run. With
-// follow.js the answer is 204; without, back to the follower's page, which
-// shows the answer given.
+// one per ticket (what the follow page hands its visitor: follow.go), the
+// latest replacing the earlier, only while the question is open, at a rate
+// per address like every new run. An answer without a ticket is refused
+// (403, logged as a refusal, not an error): a script that throws its
+// cookies away gets no more answers than the tickets its address was
+// handed. With follow.js the answer is 204; without, back to the
+// follower's page, which shows the answer given.
 func (s *Server) followAnswer(c echo.Context) error {
 	fid := c.Param("fid")
 	if err := c.Request().ParseForm(); err != nil {
@@ -243,8 +220,15 @@ func (s *Server) followAnswer(c echo.Context) error {
 		return followGone(lang)
 	}
 	back := views.FollowLangURL(fid, lang)
-	if ok, retry := s.answerLimit.allow(addrKey(c.RealIP())); !ok {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retry.Seconds())))))
+	ticket := s.ticketOf(c, fid)
+	if ticket == "" {
+		refuse503(c)
+		return &problem{status: http.StatusForbidden, key: "err.answer.ticket", cont: back}
+	}
+	addr := addrKey(c.RealIP())
+	if ok, retry := s.answerLimit.allow(c.Request().Context(), addr); !ok {
+		refuse503(c)
+		retryAfter(c, retry)
 		return &problem{status: http.StatusTooManyRequests, key: "err.rate.one", cont: back}
 	}
 	ctx := c.Request().Context()
@@ -260,11 +244,12 @@ func (s *Server) followAnswer(c echo.Context) error {
 	if option < 0 {
 		return &problem{status: http.StatusBadRequest, key: "err.answer", cont: back, title: "err.badrequest"}
 	}
-	switch err := s.polls.Answer(ctx, fid, p.ID, voter(c), option); {
+	switch err := s.polls.Answer(ctx, fid, p.ID, ticket, addr, option); {
 	case errors.Is(err, follow.ErrClosed):
 		return &problem{status: http.StatusConflict, key: "err.answer.closed", cont: back}
-	case errors.Is(err, follow.ErrVoters):
-		return &problem{status: http.StatusServiceUnavailable, key: "err.answer.full", cont: back}
+	case errors.Is(err, follow.ErrVoters): // the address holds as many answers as any other
+		refuse503(c)
+		return &problem{status: http.StatusTooManyRequests, key: "err.answer.full", cont: back}
 	case err != nil:
 		return pollStoreDown(c, back)
 	}
@@ -272,34 +257,4 @@ func (s *Server) followAnswer(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	return c.Redirect(http.StatusSeeOther, back)
-}
-
-// answerLimiter caps how fast one address may send answers: a hall behind
-// one NAT answers a question within seconds, a script much faster.
-type answerLimiter struct {
-	mu     sync.Mutex
-	byAddr *lru.Cache[string, *rate.Limiter]
-	limit  rate.Limit
-	burst  int
-}
-
-func newAnswerLimiter(perSecond float64, burst int) *answerLimiter {
-	cache, _ := lru.New[string, *rate.Limiter](limiterAddrs)
-	return &answerLimiter{byAddr: cache, limit: rate.Limit(perSecond), burst: max(burst, 1)}
-}
-
-func (l *answerLimiter) allow(addr string) (bool, time.Duration) {
-	l.mu.Lock()
-	lim, ok := l.byAddr.Get(addr)
-	if !ok {
-		lim = rate.NewLimiter(l.limit, l.burst)
-		l.byAddr.Add(addr, lim)
-	}
-	l.mu.Unlock()
-	r := lim.Reserve()
-	if d := r.Delay(); d > 0 {
-		r.Cancel()
-		return false, d
-	}
-	return true, 0
 }

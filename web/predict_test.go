@@ -167,25 +167,27 @@ func TestLecturePoll(t *testing.T) {
 		t.Fatalf("the follower is asked %q, want the YAML's %q", got, want)
 	}
 	q := testkit.Attr(t, page, "room-question", "data-poll")
-	answer := func(voter, option, id string) *httptest.ResponseRecorder {
-		cookie := ""
-		if voter != "" {
-			cookie = voterCookieName + "=" + voter
-		}
+	answer := func(cookie, option, id string) *httptest.ResponseRecorder {
 		return lecturePost(t, s, "/follow/"+fid+"/answer", cookie, url.Values{"q": {id}, "option": {option}, "lang": {"en"}})
 	}
-	alice, bob := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	alice, bob, carol := ticketFor(t, s, fid), ticketFor(t, s, fid), ticketFor(t, s, fid)
 	testkit.MustStatus(t, answer(alice, "accepted", q), http.StatusSeeOther)
 	testkit.MustStatus(t, answer(alice, "rejected", q), http.StatusSeeOther) // changed: one answer still
 	testkit.MustStatus(t, answer(bob, "rejected", q), http.StatusSeeOther)
 	testkit.MustStatus(t, answer(bob, "exploded", q), http.StatusBadRequest)
 	testkit.MustStatus(t, answer(bob, "rejected", q+"x"), http.StatusConflict)
-	w = answer("", "write-skipped", q) // no cookie yet: one is made
-	testkit.MustStatus(t, w, http.StatusSeeOther)
-	if !strings.Contains(strings.Join(w.Header().Values("Set-Cookie"), ";"), voterCookieName+"=") {
-		t.Fatal("a first answer set no voter cookie")
+	testkit.MustStatus(t, answer(carol, "write-skipped", q), http.StatusSeeOther)
+	// No ticket, a made-up one, or another lecture's: not counted, and a
+	// page that says how to answer.
+	other := ticketCookie + "=" + s.tickets.Issue(strings.Repeat("e", 32))
+	for _, cookie := range []string{"", ticketCookie + "=" + strings.Repeat("a", 16) + "." + strings.Repeat("b", 16), other} {
+		w := answer(cookie, "accepted", q)
+		testkit.MustStatus(t, w, http.StatusForbidden)
+		if msg := testkit.TestID(t, testkit.Parse(t, w.Body.Bytes()), "error-message"); !strings.Contains(msg, "Reload the page") {
+			t.Fatalf("an answer without a ticket of the lecture (%q) says %q, want how to answer", cookie, msg)
+		}
 	}
-	mine := testkit.Parse(t, lectureGet(t, s, "/follow/"+fid+"?lang=en", voterCookieName+"="+alice).Body.Bytes())
+	mine := testkit.Parse(t, lectureGet(t, s, "/follow/"+fid+"?lang=en", alice).Body.Bytes())
 	if got := testkit.TestID(t, mine, "mine"); !strings.Contains(got, "It turns the write away") {
 		t.Fatalf("alice's page says %q, want her own (changed) answer", got)
 	}
@@ -220,16 +222,34 @@ func TestLecturePoll(t *testing.T) {
 	}
 }
 
+// ticketFor is the cookie a visitor of lecture fid's follow page is handed
+// its ticket in, as "ticket=...".
+func ticketFor(tb testing.TB, h http.Handler, fid string) string {
+	tb.Helper()
+	w := lectureGet(tb, h, "/follow/"+fid+"?lang=en", "")
+	for _, ck := range w.Result().Cookies() {
+		if ck.Name == ticketCookie {
+			if ck.Path != "/follow/"+fid || !ck.HttpOnly {
+				tb.Fatalf("the ticket's cookie has path %q, HttpOnly %v; want the lecture's pages only, HttpOnly", ck.Path, ck.HttpOnly)
+			}
+			return ck.Name + "=" + ck.Value
+		}
+	}
+	tb.Fatalf("the follow page (%d) handed out no ticket", w.Code)
+	return ""
+}
+
 // A flood of answers from one address is cut off like a flood of new runs,
 // with a 429 and Retry-After.
 func TestAnswerFlood(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.FollowPerAddr = 2 // a burst of 4 answers
 	s := newTestServer(t, cfg)
-	fid := strings.Repeat("c", 32)
+	l := startLecture(t, s, true, "en")
+	ticket := ticketFor(t, s, l.fid())
 	var last *httptest.ResponseRecorder
 	for range 5 {
-		last = testkit.Post(t, s, "/follow/"+fid+"/answer", url.Values{"q": {"x"}, "option": {"accepted"}}, true)
+		last = lecturePost(t, s, l.follow+"/answer", ticket, url.Values{"q": {"x"}, "option": {"accepted"}})
 	}
 	testkit.MustStatus(t, last, http.StatusTooManyRequests)
 	if last.Header().Get("Retry-After") == "" {
@@ -268,7 +288,7 @@ func TestLecturePollHeld(t *testing.T) {
 	answering := held(next)
 	page := testkit.Parse(t, lectureGet(t, s, "/follow/"+fid+"?lang=en", "").Body.Bytes())
 	q := testkit.Attr(t, page, "room-question", "data-poll")
-	testkit.MustStatus(t, lecturePost(t, s, "/follow/"+fid+"/answer", voterCookieName+"="+strings.Repeat("a", 32),
+	testkit.MustStatus(t, lecturePost(t, s, "/follow/"+fid+"/answer", ticketFor(t, s, fid),
 		url.Values{"q": {q}, "option": {"rejected"}, "lang": {"en"}}), http.StatusSeeOther)
 	room = testkit.Parse(t, (<-answering).Body.Bytes())
 	if got := testkit.Attr(t, room, "bar-rejected", "data-count"); got != "1" {

@@ -9,28 +9,36 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
+
+	"github.com/distlock/fencing-demo/web/follow"
 )
 
-// runLimiter caps how fast one client address may start new runs. A run costs
-// memory until it is evicted, so a script that starts thousands would push
-// every student's run out of the cache; stepping a run the server still has
-// costs nothing new and is never limited. The defaults leave room for a whole
-// classroom behind one school NAT starting their runs in the same minute.
-type runLimiter struct {
+// allowance caps how fast one client address may do something that costs
+// the server until it is forgotten: start a new run (a run costs memory
+// until it is evicted, so a script that starts thousands would push every
+// student's run out of the cache), take a follow page's ticket (one answer
+// to each question: predict.go), send answers. Stepping a run the server
+// still has costs nothing new and is never limited. The defaults leave room
+// for a whole classroom behind one school NAT doing it in the same minute.
+type allowance struct {
+	kind   string // its name in Redis: "runs", "tickets"
 	limit  rate.Limit
 	burst  int
 	mu     sync.Mutex
 	byAddr *lru.Cache[string, *rate.Limiter] // the addresses seen last; an evicted one starts afresh
-	// shared, with replicas (-follow-redis), counts each address's new runs
-	// in Redis across every replica; when Redis does not answer in time,
-	// this server's own count decides.
-	shared func(ctx context.Context, addr string) (bool, time.Duration, error)
+	// shared, with replicas (-follow-redis), counts each address's
+	// allowance in Redis across every replica. When Redis does not answer
+	// in time, this server allows its share of the allowance (over the
+	// replicas alive), so together they never allow more than one server.
+	shared *follow.Redis
 	log    *slog.Logger
+	warned atomic.Int64 // when a slow Redis was last logged (UnixNano)
 }
 
 // sharedWait is as long as a new run waits for Redis's count.
@@ -40,33 +48,48 @@ const sharedWait = 250 * time.Millisecond
 // for every address active within the time a bucket takes to refill.
 const limiterAddrs = 10000
 
-// newRunLimiter returns nil, no limit, when perSecond is 0.
-func newRunLimiter(perSecond float64, burst int) *runLimiter {
+// newAllowance returns nil, no limit, when perSecond is 0.
+func newAllowance(kind string, perSecond float64, burst int) *allowance {
 	if perSecond <= 0 {
 		return nil
 	}
 	cache, _ := lru.New[string, *rate.Limiter](limiterAddrs) // fails only for a size below 1
-	return &runLimiter{limit: rate.Limit(perSecond), burst: max(burst, 1), byAddr: cache}
+	return &allowance{kind: kind, limit: rate.Limit(perSecond), burst: max(burst, 1), byAddr: cache}
 }
 
-// allow takes one new run from addr's allowance, or says how long to wait.
-func (l *runLimiter) allow(ctx context.Context, addr string) (ok bool, retry time.Duration) {
+// share counts the allowance across replicas, in relay's Redis.
+func (l *allowance) share(relay *follow.Redis, log *slog.Logger) {
+	if l != nil {
+		l.shared, l.log = relay, log
+	}
+}
+
+// allow takes one from addr's allowance, or says how long to wait.
+func (l *allowance) allow(ctx context.Context, addr string) (ok bool, retry time.Duration) {
 	if l == nil {
 		return true, 0
 	}
 	if l.shared != nil {
 		ctx, cancel := context.WithTimeout(ctx, sharedWait)
-		ok, retry, err := l.shared(ctx, addr)
+		ok, retry, err := l.shared.Take(ctx, l.kind, addr, float64(l.limit), l.burst)
 		cancel()
 		if err == nil {
 			return ok, retry
 		}
-		l.log.Warn("counting new runs in redis", "err", err)
+		if now := time.Now().UnixNano(); now-l.warned.Load() >= int64(time.Second) {
+			l.warned.Store(now)
+			l.log.Warn("counting an allowance in redis; each replica allows its share", "kind", l.kind, "err", err)
+		}
 	}
 	l.mu.Lock()
 	lim, found := l.byAddr.Get(addr)
 	if !found {
-		lim = rate.NewLimiter(l.limit, l.burst)
+		limit, burst := l.limit, l.burst
+		if l.shared != nil {
+			n := l.shared.Replicas()
+			limit, burst = limit/rate.Limit(n), l.shared.Share(burst)
+		}
+		lim = rate.NewLimiter(limit, burst)
 		l.byAddr.Add(addr, lim)
 	}
 	l.mu.Unlock()
@@ -76,6 +99,14 @@ func (l *runLimiter) allow(ctx context.Context, addr string) (ok bool, retry tim
 		return false, d
 	}
 	return true, 0
+}
+
+// retryAfter sets Retry-After to d in whole seconds, at least one, and
+// returns them.
+func retryAfter(c echo.Context, d time.Duration) int {
+	secs := max(1, int(math.Ceil(d.Seconds())))
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return secs
 }
 
 // admitRun lets a click through unless it would start a new run (it names no
@@ -90,12 +121,10 @@ func (s *Server) admitRun(c echo.Context, run, here string) error {
 	if ok {
 		return nil
 	}
-	secs := max(1, int(math.Ceil(retry.Seconds())))
-	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-	if secs == 1 {
-		return &problem{status: http.StatusTooManyRequests, key: "err.rate.one", cont: here}
+	if secs := retryAfter(c, retry); secs > 1 {
+		return &problem{status: http.StatusTooManyRequests, key: "err.rate", args: []any{secs}, cont: here}
 	}
-	return &problem{status: http.StatusTooManyRequests, key: "err.rate", args: []any{secs}, cont: here}
+	return &problem{status: http.StatusTooManyRequests, key: "err.rate.one", cont: here}
 }
 
 // clientAddr is how the server tells one visitor's address from another's:

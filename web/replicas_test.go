@@ -200,9 +200,10 @@ func TestLimitsAcrossReplicas(t *testing.T) {
 	l := startLecture(t, a, true, "en")
 	events := l.follow + "/events?lang=en"
 
-	one := testkit.OpenStream(t, srvA.Client(), srvA.URL+events)
-	testkit.OpenStream(t, srvB.Client(), srvB.URL+events)
-	if st, err := testkit.DialStream(srvA.Client(), srvA.URL+events); err == nil || !strings.Contains(err.Error(), "503") {
+	ticket := func() string { return ticketCookie + "=" + a.tickets.Issue(l.fid()) } // a follow page's, on either replica
+	one := testkit.OpenStream(t, srvA.Client(), srvA.URL+events, "Cookie", ticket())
+	testkit.OpenStream(t, srvB.Client(), srvB.URL+events, "Cookie", ticket())
+	if st, err := testkit.DialStream(srvA.Client(), srvA.URL+events, "Cookie", ticket()); err == nil || !strings.Contains(err.Error(), "503") {
 		if st != nil {
 			st.Close()
 		}
@@ -210,7 +211,7 @@ func TestLimitsAcrossReplicas(t *testing.T) {
 	}
 	one.Close()
 	testkit.Eventually(t, 5*time.Second, "the place given back", func() bool {
-		st, err := testkit.DialStream(srvB.Client(), srvB.URL+events)
+		st, err := testkit.DialStream(srvB.Client(), srvB.URL+events, "Cookie", ticket())
 		if st != nil {
 			defer st.Close()
 		}

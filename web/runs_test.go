@@ -35,7 +35,7 @@ func TestLectureLinkDurable(t *testing.T) {
 	t.Cleanup(b2.Close)
 	rs2 := newRuns(10, time.Hour, b2)
 	fid := first.follow
-	if _, err := b2.Subscribe(t.Context(), fid, "192.0.2.9"); err != nil {
+	if _, err := b2.Subscribe(t.Context(), fid, "192.0.2.9", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, ok := b2.Current(t.Context(), fid); ok {
@@ -95,7 +95,7 @@ func TestRunSessionOutlivesEvictionWhenFollowed(t *testing.T) {
 	lecture := rs.goTo("", here, "step", time.Time{})
 	fid := lecture.follow
 	rs.openSession(t.Context(), fid)
-	if _, err := b.Subscribe(t.Context(), fid, "192.0.2.9"); err != nil {
+	if _, err := b.Subscribe(t.Context(), fid, "192.0.2.9", ""); err != nil {
 		t.Fatal(err)
 	}
 	student := rs.goTo("", here, "step", time.Time{})

@@ -42,11 +42,15 @@ type Server struct {
 	answers     *respond.Answers[answerKey] // pages and fragments, drawn once per place
 	finder      *finder                     // the page's counterexample searches (find.go)
 	saves       *saves                      // "Save as a scenario" answers, by place (save.go)
-	limiter     *runLimiter                 // nil: no limit
+	expensive   *gate                       // searches and saves, shared fairly between addresses (gate.go)
+	limiter     *allowance                  // new runs per address; nil: no limit
 	conns       *connLimiter
+	perAddr     *inflight // requests in flight per address, behind a proxy (limit.go)
 	follow      *follow.Broker
-	polls       follow.Polls // a lecture's question and its answers (predict.go)
-	answerLimit *answerLimiter
+	polls       follow.Polls    // a lecture's question and its answers (predict.go)
+	tickets     *follow.Tickets // what a follow page hands its visitor: one answer (follow.go)
+	ticketLimit *allowance      // tickets per address
+	answerLimit *allowance      // answers per address
 	assets      *Assets
 	// groups is the scenario index, worked out once, when the index is first
 	// asked for: it plays every scenario to its end both ways, which no other
@@ -80,15 +84,16 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		cfg:     cfg,
 		catalog: catalog,
 		guide:   guide,
-		limiter: newRunLimiter(cfg.RunRate, cfg.RunBurst),
-		conns:   newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerAddr),
+		limiter: newAllowance("runs", cfg.RunRate, cfg.RunBurst),
+		conns:   newConnLimiter(cfg.MaxConns, connsPerAddr(cfg)),
 		assets:  a,
 		answers: respond.NewAnswers[answerKey](maxAnswers),
-		finder:  newFinder(cfg.FindStates, cfg.FindTime),
 		saves:   newSaves(),
 		log:     log,
 		echo:    echo.New(),
 	}
+	s.expensive = newGate(expensiveSlots())
+	s.finder = newFinder(cfg.FindStates, cfg.FindTime, s.expensive)
 	s.groups = sync.OnceValues(func() ([]views.Group, error) { return views.IndexGroups(catalog) })
 	if missing := guide.Missing(catalog); len(missing) > 0 {
 		// Only a -scenarios file without these can get here; the guide's
@@ -98,6 +103,16 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 	s.follow = follow.NewBroker(cfg.MaxRuns, s.renderFollowEvent) // follow.go
 	s.follow.MaxFollowers, s.follow.MaxPerAddr, s.follow.MaxStreams = cfg.FollowPerLecture, cfg.FollowPerAddr, cfg.FollowStreams
 	s.follow.Idle = cfg.LectureIdle
+	perAddr := cfg.FollowPerAddr
+	if perAddr <= 0 {
+		perAddr = follow.MaxPerAddr
+	}
+	// An address is handed as many tickets at once as it may hold follow
+	// places, and as many again over ten minutes; a hall behind one
+	// address answers within a few seconds.
+	s.tickets = follow.NewTickets()
+	s.ticketLimit = newAllowance("tickets", float64(perAddr)/ticketRefill.Seconds(), perAddr)
+	s.answerLimit = newAllowance("answers", float64(perAddr)/2, 2*perAddr)
 	if cfg.FollowRedis != "" {
 		relay, err := follow.NewRedis(cfg.FollowRedis, cfg.LectureIdle, catalog.Get)
 		if err != nil {
@@ -105,23 +120,21 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		s.follow.UseRelay(ctx, relay, log)
-		if s.limiter != nil {
-			s.limiter.shared = func(ctx context.Context, addr string) (bool, time.Duration, error) {
-				return relay.TakeRun(ctx, addr, cfg.RunRate, cfg.RunBurst)
-			}
-			s.limiter.log = log
+		s.limiter.share(relay, log)
+		s.ticketLimit.share(relay, log)
+		relay.ShareTickets(ctx, s.tickets)
+		s.finder.shared = relay
+		s.stopRelay = func() {
+			leave, done := context.WithTimeout(context.Background(), time.Second)
+			_ = relay.Leave(leave) // its streams have ended: their places count no more
+			done()
+			cancel()
+			_ = relay.Close()
 		}
-		s.stopRelay = func() { cancel(); _ = relay.Close() }
 		s.polls = relay.Polls()
 	} else {
 		s.polls = follow.NewMemPolls(cfg.MaxRuns, cfg.LectureIdle)
 	}
-	// A hall behind one address answers within a few seconds.
-	perAddr := cfg.FollowPerAddr
-	if perAddr <= 0 {
-		perAddr = follow.MaxPerAddr
-	}
-	s.answerLimit = newAnswerLimiter(float64(perAddr)/2, 2*perAddr)
 	s.runs = newRuns(cfg.MaxRuns, cfg.RunIdle, s.follow)
 	if err := s.routes(); err != nil {
 		return nil, err
@@ -155,6 +168,12 @@ func (s *Server) routes() error {
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, DisablePrintStack: true}),
 		s.requestLog(),
 		s.securityHeaders,
+	)
+	if s.cfg.BehindProxy && s.cfg.MaxConnsPerAddr > 0 {
+		s.perAddr = newInflight(s.cfg.MaxConnsPerAddr)
+		e.Use(s.perAddr.limit) // limit.go
+	}
+	e.Use(
 		bodyLimit,
 		s.checkRequest,
 		// Not the follow stream: each event must leave as it is written,
@@ -166,11 +185,11 @@ func (s *Server) routes() error {
 	e.Match(get, "/", s.home)           // index.go
 	e.Match(get, "/healthz", s.healthz) // health.go
 	e.Match(get, "/scenarios", s.index)
-	e.Match(get, "/scenarios/:id", s.page)      // scenario.go
-	e.Match(get, "/scenarios/:id/yaml", s.save) // save.go: a free-play history as a scenario
-	e.POST("/scenarios/:id/ask", s.ask)         // predict.go
-	e.GET("/scenarios/:id/poll", s.pollView)    // predict.go
-	e.Match(get, "/scenarios/:id/find", s.find) // find.go: the counterexample finder
+	e.Match(get, "/scenarios/:id", s.page)                                             // scenario.go
+	e.Match(get, "/scenarios/:id/yaml", s.gated(s.expensive, "err.save.busy", s.save)) // save.go: a free-play history as a scenario
+	e.POST("/scenarios/:id/ask", s.ask)                                                // predict.go
+	e.GET("/scenarios/:id/poll", s.pollView)                                           // predict.go
+	e.Match(get, "/scenarios/:id/find", s.find)                                        // find.go: the counterexample finder
 	e.Match(get, "/embed/:id/find", s.find)
 	e.Match(get, "/scenarios/:id/frame", s.frame) // frame.go: a frame one click away, prefetched
 	e.Match(get, "/embed/:id/frame", s.frame)
@@ -189,6 +208,16 @@ func (s *Server) routes() error {
 		return s.benchRoutes() // bench.go, in a -tags bench build only
 	}
 	return nil
+}
+
+// connsPerAddr is the bound on one address's connections: none behind a
+// proxy, where every connection is the proxy's and the bound applies to
+// requests in flight instead (limit.go's inflight).
+func connsPerAddr(cfg Config) int {
+	if cfg.BehindProxy {
+		return 0
+	}
+	return cfg.MaxConnsPerAddr
 }
 
 // securityHeaders keeps every script and style on our own origin and lets

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/hall"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -57,7 +58,7 @@ func (a *answering) start(ctx context.Context, stdout io.Writer) error {
 
 func (a *answering) play(ctx context.Context, stdout io.Writer) error {
 	q := a.sc.Asked(a.ask.Step)
-	lecturer := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: dialerFrom("127.0.0.1").DialContext}}
+	lecturer := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: hall.Dialer("127.0.0.1").DialContext}}
 	var clicks []time.Duration
 	timed := func(action string, here views.Place) error {
 		start := time.Now()
@@ -325,7 +326,7 @@ var pollID = regexp.MustCompile(`data-poll="([^"]+)"`)
 // follow reads the stream until the reveal; it answers once the question
 // is on it, at a random moment within a.within.
 func (f *roomFollower) follow(ctx context.Context, a *answering, q *demo.Prediction, connected *sync.WaitGroup) {
-	c, err := dialerFrom(f.from).DialContext(ctx, "tcp", a.host)
+	c, err := hall.Dialer(f.from).DialContext(ctx, "tcp", a.host)
 	if err != nil {
 		f.err = err
 		connected.Done()
@@ -342,7 +343,7 @@ func (f *roomFollower) follow(ctx context.Context, a *answering, q *demo.Predict
 		return
 	}
 	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Timeout: requestTimeout, Transport: &http.Transport{DialContext: dialerFrom(f.from).DialContext}}
+	client := &http.Client{Jar: jar, Timeout: requestTimeout, Transport: &http.Transport{DialContext: hall.Dialer(f.from).DialContext}}
 	asked := false
 	for {
 		line, err := r.ReadString('\n')

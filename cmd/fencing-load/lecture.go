@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"regexp"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/internal/hall"
 	"github.com/distlock/fencing-demo/views"
 )
 
@@ -28,10 +28,11 @@ import (
 // addresses of its own:
 //
 //   - a squatter on -squatters addresses (127.0.0.240 and up), each holding
-//     -squat-streams follow streams it never reads;
+//     -squat-streams follow streams it never reads, opening each again when
+//     the server closes it;
 //   - -silent-addrs addresses (127.0.0.230 and up) each keeping
 //     -silent-conns connections open that never send a byte, opening each
-//     again when the server closes it;
+//     again when the server closes it (internal/hall plays both);
 //   - a forger at 127.0.0.220 who writes a made-up private address into
 //     X-Forwarded-For on -forge new runs and -forge follow streams.
 //
@@ -53,7 +54,7 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	defer cancel()
 
 	// The lecturer's first click makes the run key and the follow link.
-	lecturer := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: dialerFrom("127.0.0.1").DialContext}}
+	lecturer := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: hall.Dialer("127.0.0.1").DialContext}}
 	here := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 1}, Lang: "en"}
 	body, _, err := click(ctx, lecturer, base, here, "", "step")
 	if err != nil {
@@ -73,11 +74,20 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	var hostile sync.WaitGroup
 	defer hostile.Wait()
 	defer cancel()
-	squat := squatter(ctx, &hostile, host, link, o.squatters, o.squatStreams)
-	silent := silence(ctx, &hostile, host, o.silentAddrs, o.silentConns)
+	enemy := &hall.Hostile{}
+	for a := range o.squatters {
+		enemy.Squat(ctx, &hostile, fmt.Sprintf("127.0.0.%d", 240+a), host, link, o.squatStreams)
+	}
+	for a := range o.silentAddrs {
+		enemy.Silence(ctx, &hostile, fmt.Sprintf("127.0.0.%d", 230+a), host, o.silentConns)
+	}
+	held := int64(o.squatters*o.squatStreams + o.silentAddrs*o.silentConns)
+	for deadline := time.Now().Add(20 * time.Second); enemy.Held.Load() < held && time.Now().Before(deadline) && ctx.Err() == nil; {
+		time.Sleep(100 * time.Millisecond) // the holders' own goroutines: nothing to wait on
+	}
 	forged := forger(ctx, &hostile, base, host, link, sc, o.forge)
-	fmt.Fprintf(stdout, "squatter: %d never-read streams opened from %d addresses; silent: %d connections from %d addresses\n",
-		squat.Load(), o.squatters, silent.held.Load(), o.silentAddrs)
+	fmt.Fprintf(stdout, "squatter and silent: %d connections held of %d asked for (never-read streams from %d addresses, silent ones from %d)\n",
+		enemy.Held.Load(), held, o.squatters, o.silentAddrs)
 	fmt.Fprintf(stdout, "forger (made-up X-Forwarded-For): %d of %d new runs started, %d of %d follow streams taken\n",
 		forged.runs.Load(), o.forge, forged.streams.Load(), o.forge)
 
@@ -91,7 +101,7 @@ func lecture(ctx context.Context, sc *demo.Scenario, args []string, stdout, stde
 	cancel()
 	room.wg.Wait()
 	fmt.Fprintf(stdout, "lecturer: %s\n", latencies(lat))
-	return room.report(stdout, want, silent.opened.Load())
+	return room.report(stdout, want, enemy.Opened.Load())
 }
 
 // lectureOpts are the lecture's flags.
@@ -158,7 +168,7 @@ func followRoom(ctx context.Context, host, link string, o lectureOpts) *room {
 		rm.wg.Go(func() {
 			// A room does not connect in one instant: spread over -arrive.
 			time.Sleep(time.Duration(i) * o.arrive / time.Duration(len(rm.fs)))
-			c, err := dialerFrom(fmt.Sprintf("127.0.0.%d", 2+i%o.nats)).DialContext(ctx, "tcp", host)
+			c, err := hall.Dialer(fmt.Sprintf("127.0.0.%d", 2+i%o.nats)).DialContext(ctx, "tcp", host)
 			if err != nil {
 				f.err = err
 				connected.Done()
@@ -273,27 +283,9 @@ func (rm *room) report(stdout io.Writer, want []string, silentOpened int64) erro
 	return nil
 }
 
-// dialerFrom dials from a loopback address of its own, so the server counts
-// the connections against that address.
-func dialerFrom(ip string) *net.Dialer {
-	return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-}
-
 // click posts action on the frame here as htmx does, with the run key run.
 func click(ctx context.Context, c *http.Client, base string, here views.Place, run, action string) ([]byte, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+here.Action(action), strings.NewReader(here.Form(run).Encode()))
-	if err != nil {
-		return nil, 0, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("HX-Request", "true")
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return b, resp.StatusCode, err
+	return hall.Post(ctx, c, base+here.Action(action), here.Form(run))
 }
 
 // followLinkIn is the follow link an answer's share box shows, or "".
@@ -307,81 +299,6 @@ func followLinkIn(body []byte) string {
 	return "/follow/" + s[i+len(mark):i+len(mark)+32]
 }
 
-// squatter opens perAddr follow streams from each of addrs addresses and
-// never reads them, not even their answer; it returns how many it asked for
-// on a connection the server took.
-func squatter(ctx context.Context, wg *sync.WaitGroup, host, link string, addrs, perAddr int) *atomic.Int64 {
-	var opened atomic.Int64
-	var conns []net.Conn
-	var mu sync.Mutex
-	var open sync.WaitGroup
-	for a := range addrs {
-		from := fmt.Sprintf("127.0.0.%d", 240+a)
-		open.Go(func() {
-			for range perAddr {
-				c, err := dialerFrom(from).DialContext(ctx, "tcp", host)
-				if err != nil {
-					continue
-				}
-				fmt.Fprintf(c, "GET %s/events?lang=en HTTP/1.1\r\nHost: %s\r\n\r\n", link, host)
-				opened.Add(1)
-				mu.Lock()
-				conns = append(conns, c)
-				mu.Unlock()
-			}
-		})
-	}
-	open.Wait()
-	wg.Go(func() {
-		<-ctx.Done()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return &opened
-}
-
-// silent is what the silent addresses held and how often they opened a
-// connection again.
-type silent struct{ held, opened atomic.Int64 }
-
-// silence keeps perAddr connections open from each of addrs addresses,
-// sending nothing, and opens each again a moment after the server closes it.
-func silence(ctx context.Context, wg *sync.WaitGroup, host string, addrs, perAddr int) *silent {
-	s := &silent{}
-	var first sync.WaitGroup
-	for a := range addrs {
-		from := fmt.Sprintf("127.0.0.%d", 230+a)
-		for range perAddr {
-			first.Add(1)
-			wg.Go(func() {
-				once := sync.OnceFunc(first.Done)
-				defer once()
-				for ctx.Err() == nil {
-					c, err := dialerFrom(from).DialContext(ctx, "tcp", host)
-					if err == nil {
-						s.opened.Add(1)
-						s.held.Add(1)
-						once()
-						stop := context.AfterFunc(ctx, func() { c.Close() })
-						_, _ = io.Copy(io.Discard, c) // until the server closes it
-						stop()
-						c.Close()
-						s.held.Add(-1)
-					}
-					once()
-					select {
-					case <-ctx.Done():
-					case <-time.After(time.Second + time.Duration(rand.IntN(1000))*time.Millisecond):
-					}
-				}
-			})
-		}
-	}
-	first.Wait()
-	return s
-}
-
 // forged is what the forger got.
 type forged struct{ runs, streams atomic.Int64 }
 
@@ -391,7 +308,7 @@ type forged struct{ runs, streams atomic.Int64 }
 // client. The streams are never read.
 func forger(ctx context.Context, wg *sync.WaitGroup, base, host, link string, sc *demo.Scenario, n int) *forged {
 	f := &forged{}
-	c := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: dialerFrom("127.0.0.220").DialContext, MaxIdleConnsPerHost: 8}}
+	c := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{DialContext: hall.Dialer("127.0.0.220").DialContext, MaxIdleConnsPerHost: 8}}
 	start := views.Place{Place: demo.Place{Sc: sc, On: true, Step: 1}, Lang: "en"}
 	for i := range n {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+start.Action("step"), strings.NewReader(start.Form("").Encode()))
@@ -413,7 +330,7 @@ func forger(ctx context.Context, wg *sync.WaitGroup, base, host, link string, sc
 	}
 	var conns []net.Conn
 	for i := range n {
-		conn, err := dialerFrom("127.0.0.220").DialContext(ctx, "tcp", host)
+		conn, err := hall.Dialer("127.0.0.220").DialContext(ctx, "tcp", host)
 		if err != nil {
 			continue
 		}

@@ -73,6 +73,10 @@ func loadCommand(ctx context.Context, name string, args []string, scenarios stri
 		return floor(ctx, sc, args, stdout, stderr)
 	case "lecture":
 		return lecture(ctx, sc, args, stdout, stderr)
+	case "hostile":
+		return hostileRun(ctx, sc, args, stdout, stderr)
+	case "hostile-attack":
+		return attackRun(ctx, sc, args, stdout, stderr)
 	}
 	return load(ctx, sc, args, stdout, stderr)
 }

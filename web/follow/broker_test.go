@@ -5,6 +5,7 @@ package follow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -62,7 +63,7 @@ const follower = "192.0.2.1"
 
 func subscribed(tb testing.TB, b *Broker, fid string) *Follower {
 	tb.Helper()
-	f, err := b.Subscribe(tb.Context(), fid, follower)
+	f, err := b.Subscribe(tb.Context(), fid, follower, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -251,6 +252,8 @@ func TestBrokerIdleLecture(t *testing.T) {
 // At a bound a newcomer takes the place of a follower from the address that
 // holds the most, while that address would still hold at least as many: so a
 // squatter who came first keeps only its share, and the evicted stream ends.
+// (Every stream here shows a ticket of its own: places_test.go has those
+// without.)
 func TestBrokerBoundedFollowers(t *testing.T) {
 	sc := gcPause(t)
 	b, _ := testBroker(t, 10)
@@ -258,19 +261,19 @@ func TestBrokerBoundedFollowers(t *testing.T) {
 	const squatter, student = "198.51.100.9", "192.0.2.7"
 	one, two := started(t, b, at(sc, 2)).ID(), started(t, b, at(sc, 2)).ID()
 	var squat []*Follower
-	for range 4 {
-		f, err := b.Subscribe(t.Context(), one, squatter)
+	for i := range 4 {
+		f, err := b.Subscribe(t.Context(), one, squatter, fmt.Sprint("squat", i))
 		if err != nil {
 			t.Fatal(err)
 		}
 		squat = append(squat, f)
 	}
 	for i := range 2 {
-		if _, err := b.Subscribe(t.Context(), one, student); err != nil {
+		if _, err := b.Subscribe(t.Context(), one, student, fmt.Sprint("student", i)); err != nil {
 			t.Fatalf("student %d at a full lecture the squatter holds: %v, want a place", i+1, err)
 		}
 	}
-	if _, err := b.Subscribe(t.Context(), one, student); err != ErrFull {
+	if _, err := b.Subscribe(t.Context(), one, student, "t3"); !errors.Is(err, ErrFull) {
 		t.Fatalf("a third student when the squatter is down to 2: err=%v, want %v", err, ErrFull)
 	}
 	ended := 0
@@ -286,24 +289,26 @@ func TestBrokerBoundedFollowers(t *testing.T) {
 	}
 
 	// The address bound holds whatever else has room; then the server's.
-	subscribed(t, b, two)
-	if _, err := b.Subscribe(t.Context(), two, squatter); err != nil {
+	if _, err := b.Subscribe(t.Context(), two, follower, "t-two"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Subscribe(t.Context(), two, squatter); err != nil { // 7 streams on the server, 4 from the squatter
+	if _, err := b.Subscribe(t.Context(), two, squatter, "t4"); err != nil {
 		t.Fatal(err)
 	}
-	f, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.2")
+	if _, err := b.Subscribe(t.Context(), two, squatter, "t5"); err != nil { // 7 streams on the server, 4 from the squatter
+		t.Fatal(err)
+	}
+	f, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.2", "t6")
 	if err != nil {
 		t.Fatalf("a newcomer at the server's bound: %v, want the place of one of the squatter's", err)
 	}
 	if got := len(b.perAddr[squatter]); got != 3 {
 		t.Fatalf("the squatter holds %d streams, want 3", got)
 	}
-	if _, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.3"); err != nil {
+	if _, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.3", "t7"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.3"); err != ErrFull {
+	if _, err := b.Subscribe(t.Context(), LectureID("x"), "198.51.100.3", "t8"); !errors.Is(err, ErrFull) {
 		t.Fatalf("the server full and nobody holding 2 more: err=%v, want %v", err, ErrFull)
 	}
 	b.Unsubscribe(f)
@@ -387,18 +392,18 @@ func BenchmarkSubscribeAtCap(b *testing.B) {
 	br.MaxFollowers, br.MaxPerAddr, br.MaxStreams = 2000, 2000, 6000
 	s := started(b, br, at(gcPause(b), 1))
 	for i := range 2000 {
-		if _, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("198.51.100.%d", i%4)); err != nil {
+		if _, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("198.51.100.%d", i%4), ""); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		f, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("203.0.113.%d", i%200))
+		f, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("203.0.113.%d", i%200), "")
 		if err != nil {
 			b.Fatal(err)
 		}
 		br.Unsubscribe(f)
-		if _, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("198.51.100.%d", i%4)); err != nil {
+		if _, err := br.Subscribe(b.Context(), s.ID(), fmt.Sprintf("198.51.100.%d", i%4), ""); err != nil {
 			b.Fatal(err) // the squatter's place back, so every arrival finds the lecture full
 		}
 	}

@@ -41,11 +41,18 @@ func (p Poll) Total() int64 {
 // The ways an answer is refused.
 var (
 	ErrClosed = errors.New("follow: the question is not open")
+	// ErrVoters: the question holds all the answers it takes, and the
+	// voter's address holds as many of them as any other.
 	ErrVoters = errors.New("follow: the question has all the answers it takes")
 )
 
 // MaxVoters bounds one question's answers: a hall of followers, with
-// room for phones that lost their cookie.
+// room for phones that lost their cookie. A full question still takes a
+// new voter's answer in place of the latest one of the address holding
+// the most, as long as that address would still hold at least as many as
+// the voter's (max-min, as places are shared): so a script cannot fill a
+// question before the room answers, and a real follower is turned away
+// only when its own address holds as many answers as any other.
 const MaxVoters = 4 * MaxFollowers
 
 // Polls keeps the lectures' polls: in memory on one server, in the shared
@@ -56,9 +63,10 @@ type Polls interface {
 	// earlier one of the lecture.
 	Ask(ctx context.Context, fid string, at At, n int) (Poll, error)
 	// Answer records voter's choice (an option's index) for question id,
-	// replacing the voter's earlier choice: ErrClosed when id is not the
-	// lecture's open question, ErrVoters when it has MaxVoters answers.
-	Answer(ctx context.Context, fid, id, voter string, option int) error
+	// replacing the voter's earlier choice; addr is the voter's client
+	// address, which a full question's sharing goes by. ErrClosed when id
+	// is not the lecture's open question, ErrVoters as said above.
+	Answer(ctx context.Context, fid, id, voter, addr string, option int) error
 	// Reveal closes question id: no answer changes its counts after.
 	Reveal(ctx context.Context, fid, id string) (Poll, error)
 	// Get is the lecture's poll, with ok false when it has none.
@@ -86,21 +94,26 @@ type MemPolls struct {
 	mu    sync.Mutex
 	polls *expirable.LRU[string, *memPoll]
 	Clock func() time.Time
+	// MaxVoters is one question's bound (MaxVoters); tests lower it.
+	MaxVoters int
 }
 
 type memPoll struct {
 	Poll
-	votes map[string]int
+	votes  map[string]int
+	byAddr *tally              // voters by address
+	latest map[string][]string // by address, its voters in the order they first answered
 }
 
 // NewMemPolls keeps the polls of at most max lectures, each for idle after
 // its last question.
 func NewMemPolls(max int, idle time.Duration) *MemPolls {
-	return &MemPolls{polls: expirable.NewLRU[string, *memPoll](max, nil, idle), Clock: time.Now}
+	return &MemPolls{polls: expirable.NewLRU[string, *memPoll](max, nil, idle), Clock: time.Now, MaxVoters: MaxVoters}
 }
 
 func (m *MemPolls) Ask(_ context.Context, fid string, at At, n int) (Poll, error) {
-	p := &memPoll{Poll: Poll{ID: questionID(at, m.Clock()), At: at, Open: true, Counts: make([]int64, n)}, votes: map[string]int{}}
+	p := &memPoll{Poll: Poll{ID: questionID(at, m.Clock()), At: at, Open: true, Counts: make([]int64, n)},
+		votes: map[string]int{}, byAddr: newTally(), latest: map[string][]string{}}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.polls.Add(fid, p)
@@ -108,7 +121,7 @@ func (m *MemPolls) Ask(_ context.Context, fid string, at At, n int) (Poll, error
 	return p.copy(), nil
 }
 
-func (m *MemPolls) Answer(_ context.Context, fid, id, voter string, option int) error {
+func (m *MemPolls) Answer(_ context.Context, fid, id, voter, addr string, option int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	p, ok := m.polls.Peek(fid)
@@ -116,16 +129,36 @@ func (m *MemPolls) Answer(_ context.Context, fid, id, voter string, option int) 
 		return ErrClosed
 	}
 	old, had := p.votes[voter]
-	if !had && len(p.votes) >= MaxVoters {
-		return ErrVoters
-	}
-	if had {
+	switch {
+	case had:
 		p.Counts[old]--
+	case len(p.votes) >= m.MaxVoters && !p.dropHeaviest(addr):
+		return ErrVoters
+	default:
+		p.byAddr.add(addr, 1)
+		p.latest[addr] = append(p.latest[addr], voter)
 	}
 	p.votes[voter] = option
 	p.Counts[option]++
 	m.changed(fid)
 	return nil
+}
+
+// dropHeaviest forgets the latest answer of the address holding the most,
+// if it holds at least two more than addr: a full question's room for
+// addr's voter.
+func (p *memPoll) dropHeaviest(addr string) bool {
+	top, n := p.byAddr.heaviest(addr)
+	if top == "" || n < p.byAddr.of(addr)+2 {
+		return false
+	}
+	vs := p.latest[top]
+	v := vs[len(vs)-1]
+	p.latest[top] = vs[:len(vs)-1]
+	p.byAddr.add(top, -1)
+	p.Counts[p.votes[v]]--
+	delete(p.votes, v)
+	return true
 }
 
 func (m *MemPolls) Reveal(_ context.Context, fid, id string) (Poll, error) {
@@ -180,15 +213,16 @@ type RedisPolls struct {
 	r     *Redis
 	Clock func() time.Time
 	kept  *kept // the answers this replica took, to seed a Redis that lost them (pollkeep.go)
+	// MaxVoters is one question's bound (MaxVoters); tests lower it.
+	MaxVoters int
 }
 
 // Polls is the relay's Redis as the store of the lectures' polls. Each time
 // the relay subscribes again (Redis came back), the answers this replica
 // took are written back.
 func (r *Redis) Polls() *RedisPolls {
-	p := &RedisPolls{r: r, Clock: time.Now, kept: newKept(maxKept, r.ttl)}
-	reseed := func(ctx context.Context) { p.reseedAll(ctx); p.changedAll() }
-	r.resubscribed.Store(&reseed)
+	p := &RedisPolls{r: r, Clock: time.Now, kept: newKept(maxKept, r.ttl), MaxVoters: MaxVoters}
+	r.onResubscribe(func(ctx context.Context) { p.reseedAll(ctx); p.changedAll() })
 	changed := p.changed
 	r.pollChanged.Store(&changed)
 	return p
@@ -196,10 +230,14 @@ func (r *Redis) Polls() *RedisPolls {
 
 // keys are the question, the counts, each voter's choice and the moment
 // (Redis's clock, in µs) of each voter's latest choice, which tells which
-// of two replicas' copies of one voter is the newer.
+// of two replicas' copies of one voter is the newer; then, for sharing a
+// full question between addresses, each voter's address, the voters per
+// address, and per address a stack of its voters, the latest first (a
+// hash of each address's latest, and one of each voter's predecessor).
 func (p *RedisPolls) keys(fid string) []string {
 	base := p.r.prefix + "poll:" + fid
-	return []string{base, base + ":counts", base + ":votes", base + ":stamps"}
+	return []string{base, base + ":counts", base + ":votes", base + ":stamps",
+		base + ":who", base + ":addrs", base + ":head", base + ":prev"}
 }
 
 // askScript opens question ARGV[1] at ARGV[2] with ARGV[3] options, and
@@ -207,7 +245,7 @@ func (p *RedisPolls) keys(fid string) []string {
 var askScript = redis.NewScript(`
 local t = redis.call('TIME')
 local asked = tonumber(t[1]) * 1000000 + tonumber(t[2])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('DEL', unpack(KEYS))
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'at', ARGV[2], 'n', ARGV[3], 'open', '1', 'asked', string.format('%d', asked))
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PUBLISH', ARGV[5], ARGV[6])
@@ -216,25 +254,58 @@ return asked
 
 // answerScript counts voter ARGV[2]'s choice ARGV[3] for question ARGV[1]
 // and returns its moment (µs): 0 when it is not the open question, -1 when
-// it has ARGV[4] voters.
-var answerScript = redis.NewScript(`
+// it has ARGV[4] voters and the voter's address ARGV[8] holds as many as
+// any other; else a full question drops the latest voter of the address
+// holding the most.
+var answerScript = redis.NewScript(pushVoter + `
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'open') ~= '1' then return 0 end
 local o = tonumber(ARGV[3])
 if o < 0 or o >= tonumber(redis.call('HGET', KEYS[1], 'n')) then return 0 end
-local old = redis.call('HGET', KEYS[3], ARGV[2])
-if not old and redis.call('HLEN', KEYS[3]) >= tonumber(ARGV[4]) then return -1 end
+local voter, addr = ARGV[2], ARGV[8]
+local old = redis.call('HGET', KEYS[3], voter)
+if not old then
+  if redis.call('HLEN', KEYS[3]) >= tonumber(ARGV[4]) then
+    local top = redis.call('ZREVRANGE', KEYS[6], 0, 0, 'WITHSCORES')
+    local mine = tonumber(redis.call('ZSCORE', KEYS[6], addr)) or 0
+    if not top[1] or top[1] == addr or tonumber(top[2]) < mine + 2 then return -1 end
+    local v = redis.call('HGET', KEYS[7], top[1])
+    local prev = redis.call('HGET', KEYS[8], v)
+    if prev then redis.call('HSET', KEYS[7], top[1], prev) else redis.call('HDEL', KEYS[7], top[1]) end
+    local vo = redis.call('HGET', KEYS[3], v)
+    if vo then redis.call('HINCRBY', KEYS[2], vo, -1) end
+    redis.call('HDEL', KEYS[3], v)
+    redis.call('HDEL', KEYS[4], v)
+    redis.call('HDEL', KEYS[5], v)
+    redis.call('HDEL', KEYS[8], v)
+    if tonumber(redis.call('ZINCRBY', KEYS[6], -1, top[1])) <= 0 then redis.call('ZREM', KEYS[6], top[1]) end
+  end
+  push(voter, addr)
+end
 local t = redis.call('TIME')
 local stamp = tonumber(t[1]) * 1000000 + tonumber(t[2])
 if old ~= ARGV[3] then
   if old then redis.call('HINCRBY', KEYS[2], old, -1) end
-  redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+  redis.call('HSET', KEYS[3], voter, ARGV[3])
   redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
 end
-redis.call('HSET', KEYS[4], ARGV[2], string.format('%d', stamp))
-for i = 2, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+redis.call('HSET', KEYS[4], voter, string.format('%d', stamp))
+for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 return stamp
 `)
+
+// pushVoter puts a new voter on its address's stack of voters (the latest
+// first), and counts it among the address's: the keys are
+// RedisPolls.keys.
+const pushVoter = `
+local function push(voter, addr)
+  local head = redis.call('HGET', KEYS[7], addr)
+  if head then redis.call('HSET', KEYS[8], voter, head) end
+  redis.call('HSET', KEYS[7], addr, voter)
+  redis.call('HSET', KEYS[5], voter, addr)
+  redis.call('ZINCRBY', KEYS[6], 1, addr)
+end
+`
 
 // revealScript closes question ARGV[1]: 0 when it is not the lecture's.
 var revealScript = redis.NewScript(`
@@ -255,8 +326,8 @@ func (p *RedisPolls) Ask(ctx context.Context, fid string, at At, n int) (Poll, e
 	return Poll{ID: id, At: at, Open: true, Counts: make([]int64, n)}, nil
 }
 
-func (p *RedisPolls) Answer(ctx context.Context, fid, id, voter string, option int) error {
-	stamp, err := answerScript.Run(ctx, p.r.client, p.keys(fid), id, voter, option, MaxVoters, p.r.ttl.Milliseconds(), p.r.pollChannel(), fid).Int64()
+func (p *RedisPolls) Answer(ctx context.Context, fid, id, voter, addr string, option int) error {
+	stamp, err := answerScript.Run(ctx, p.r.client, p.keys(fid), id, voter, option, p.MaxVoters, p.r.ttl.Milliseconds(), p.r.pollChannel(), fid, addr).Int64()
 	switch {
 	case err != nil:
 		return err
@@ -270,7 +341,7 @@ func (p *RedisPolls) Answer(ctx context.Context, fid, id, voter string, option i
 			return err
 		}
 	}
-	p.kept.answer(fid, id, voter, option, stamp)
+	p.kept.answer(fid, id, voter, addr, option, stamp)
 	return nil
 }
 

@@ -34,6 +34,7 @@ type keptQuestion struct {
 type keptChoice struct {
 	option int
 	stamp  int64
+	addr   string
 }
 
 type keptPoll struct {
@@ -71,11 +72,11 @@ func (k *kept) ask(fid string, q keptQuestion) {
 	k.polls.Add(fid, &keptPoll{keptQuestion: q, votes: map[string]keptChoice{}})
 }
 
-func (k *kept) answer(fid, id, voter string, option int, stamp int64) {
+func (k *kept) answer(fid, id, voter, addr string, option int, stamp int64) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if p, ok := k.polls.Peek(fid); ok && p.id == id {
-		p.votes[voter] = keptChoice{option, stamp}
+		p.votes[voter] = keptChoice{option, stamp, addr}
 	}
 }
 
@@ -114,7 +115,7 @@ func (k *kept) forget(fid, id string) {
 
 // args is the lecture's kept question and answers as reseedScript takes
 // them; ok false when none is kept.
-func (k *kept) args(fid string) (id string, argv []any, ok bool) {
+func (k *kept) args(fid string, most int) (id string, argv []any, ok bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	p, ok := k.polls.Peek(fid)
@@ -125,10 +126,10 @@ func (k *kept) args(fid string) (id string, argv []any, ok bool) {
 	if p.open {
 		open = "1"
 	}
-	argv = make([]any, 0, 7+3*len(p.votes))
-	argv = append(argv, p.id, p.where, p.n, p.asked, open, 0, MaxVoters)
+	argv = make([]any, 0, 7+4*len(p.votes))
+	argv = append(argv, p.id, p.where, p.n, p.asked, open, 0, most)
 	for v, c := range p.votes {
-		argv = append(argv, v, c.option, c.stamp)
+		argv = append(argv, v, c.option, c.stamp, c.addr)
 	}
 	return p.id, argv, true
 }
@@ -141,15 +142,16 @@ func (k *kept) lectures() []string {
 
 // reseedScript writes one replica's copy of question ARGV[1] back: the
 // question (at ARGV[2], ARGV[3] options, asked at ARGV[4], open ARGV[5])
-// unless Redis holds a later one, then each voter (ARGV[8...], triples of
-// voter, option, moment) unless Redis holds a newer choice of theirs, then
-// the counts again from the voters. ARGV[6] is the keys' expiry (ms),
-// ARGV[7] the most voters. It returns 0 when a later question stands.
-var reseedScript = redis.NewScript(`
+// unless Redis holds a later one, then each voter (ARGV[8...], fours of
+// voter, option, moment, address) unless Redis holds a newer choice of
+// theirs, then the counts again from the voters. ARGV[6] is the keys'
+// expiry (ms), ARGV[7] the most voters. It returns 0 when a later question
+// stands. The keys are RedisPolls.keys.
+var reseedScript = redis.NewScript(pushVoter + `
 local cur = redis.call('HGET', KEYS[1], 'id')
 if cur and cur ~= ARGV[1] then
   if (tonumber(redis.call('HGET', KEYS[1], 'asked')) or 0) >= tonumber(ARGV[4]) then return 0 end
-  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+  redis.call('DEL', unpack(KEYS))
   cur = false
 end
 if not cur then
@@ -158,11 +160,13 @@ elseif ARGV[5] == '0' then
   redis.call('HSET', KEYS[1], 'open', '0')
 end
 local most = tonumber(ARGV[7])
-for i = 8, #ARGV, 3 do
-  local had = tonumber(redis.call('HGET', KEYS[4], ARGV[i]))
+for i = 8, #ARGV, 4 do
+  local voter, addr = ARGV[i], ARGV[i+3]
+  local had = tonumber(redis.call('HGET', KEYS[4], voter))
   if (had and had < tonumber(ARGV[i+2])) or (not had and redis.call('HLEN', KEYS[3]) < most) then
-    redis.call('HSET', KEYS[3], ARGV[i], ARGV[i+1])
-    redis.call('HSET', KEYS[4], ARGV[i], ARGV[i+2])
+    redis.call('HSET', KEYS[3], voter, ARGV[i+1])
+    redis.call('HSET', KEYS[4], voter, ARGV[i+2])
+    if not had then push(voter, addr) end
   end
 end
 local counts = {}
@@ -170,13 +174,13 @@ local votes = redis.call('HVALS', KEYS[3])
 for _, o in ipairs(votes) do counts[o] = (counts[o] or 0) + 1 end
 redis.call('DEL', KEYS[2])
 for o, c in pairs(counts) do redis.call('HSET', KEYS[2], o, c) end
-for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[6]) end
 return 1
 `)
 
 // reseed writes this replica's kept answers to lecture fid's question back.
 func (p *RedisPolls) reseed(ctx context.Context, fid string) error {
-	id, argv, ok := p.kept.args(fid)
+	id, argv, ok := p.kept.args(fid, p.MaxVoters)
 	if !ok {
 		return nil
 	}

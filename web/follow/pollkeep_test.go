@@ -47,7 +47,7 @@ func TestPollsSurviveRedisRestart(t *testing.T) {
 	}
 	answer := func(ps *RedisPolls, voter string, option int) {
 		t.Helper()
-		if err := ps.Answer(ctx, fid, q.ID, voter, option); err != nil {
+		if err := ps.Answer(ctx, fid, q.ID, voter, "192.0.2.1", option); err != nil {
 			t.Fatalf("%s's answer %d: %v", voter, option, err)
 		}
 	}
@@ -83,7 +83,7 @@ func TestPollsSurviveRedisRestart(t *testing.T) {
 	rd.Start()
 	// The reader wrote its own answers back too: alice's latest and erin's.
 	waitPoll(t, reader, fid, func(p Poll) bool { return slices.Equal(p.Counts, []int64{1, 3, 1}) && !p.Open })
-	if err := reader.Answer(ctx, fid, q.ID, "frank", 0); !errors.Is(err, ErrClosed) {
+	if err := reader.Answer(ctx, fid, q.ID, "frank", "192.0.2.1", 0); !errors.Is(err, ErrClosed) {
 		t.Fatalf("an answer to the revealed question after the restart: %v, want ErrClosed", err)
 	}
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,10 +43,13 @@ type Redis struct {
 	channel string
 	prefix  string
 	ttl     time.Duration
-	replica string // names this process's places in the shared limits (shared.go)
-	// resubscribed, when set, runs each time the subscription is made
-	// again: the polls' answers are written back to a Redis that lost them.
-	resubscribed atomic.Pointer[func(context.Context)]
+	replica string       // names this process's places in the shared limits (shared.go)
+	live    atomic.Int64 // replicas alive at the last beat (shared.go)
+	// resubscribed run each time the subscription is made again: the
+	// polls' answers and the tickets' secret are written back to a Redis
+	// that lost them.
+	hooks        sync.Mutex
+	resubscribed []func(context.Context)
 	// pollChanged, when set, hears each poll change any replica announced.
 	pollChanged atomic.Pointer[func(fid string)]
 }
@@ -152,11 +156,19 @@ func (r *Redis) parse(val string) (At, uint64, error) {
 	return At{Sc: sc, On: f[2] == "on", Step: step, Play: string(play)}, v, nil
 }
 
+// onResubscribe runs f each time the relay subscribes again.
+func (r *Redis) onResubscribe(f func(context.Context)) {
+	r.hooks.Lock()
+	defer r.hooks.Unlock()
+	r.resubscribed = append(r.resubscribed, f)
+}
+
 // UseRelay makes b tell every replica of its moves through r, and hear
 // theirs, until ctx ends. Call it before the server takes requests.
 func (b *Broker) UseRelay(ctx context.Context, r *Redis, log *slog.Logger) {
 	b.relay, b.log, b.shared = r, log, r
 	go b.listen(ctx, r)
+	go b.beats(ctx, r)
 }
 
 // listen applies every replica's moves as Redis delivers them. go-redis
@@ -184,9 +196,12 @@ func (b *Broker) listen(ctx context.Context, r *Redis) {
 		case *redis.Subscription:
 			if m.Kind == "subscribe" && m.Channel == r.channel {
 				go b.resync(ctx)
-				if f := r.resubscribed.Load(); f != nil {
-					go (*f)(ctx)
+				b.recount(nil) // Redis may have restarted empty: the places held here, again
+				r.hooks.Lock()
+				for _, f := range r.resubscribed {
+					go f(ctx)
 				}
+				r.hooks.Unlock()
 			}
 		case *redis.Message:
 			if m.Channel != r.channel {

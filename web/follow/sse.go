@@ -114,7 +114,6 @@ func (b *Broker) Stream(ctx context.Context, w http.ResponseWriter, f *Follower,
 			if write(ping) != nil {
 				return nil
 			}
-			b.renewPlace(f)
 			if f.Probe != nil && check == nil {
 				if _, handed, ok := f.Probe(); ok {
 					mark, check = handed, time.After(b.HeartWait)

@@ -39,7 +39,7 @@ func TestStream(t *testing.T) {
 	s := started(t, b, at(sc, 2))
 	done := make(chan error, 4)
 	srv := testkit.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, err := b.Subscribe(r.Context(), s.ID(), "192.0.2.1")
+		f, err := b.Subscribe(r.Context(), s.ID(), "192.0.2.1", "")
 		if err != nil {
 			done <- err
 			return
