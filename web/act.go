@@ -59,23 +59,10 @@ func (s *Server) readClick(c echo.Context) (here views.Place, run string, err er
 	if err != nil {
 		return views.Place{}, "", err
 	}
-	// A click is a form. A body of any other kind (multipart, JSON) would
-	// parse as no form at all and be read as a click on frame 1.
-	if r := c.Request(); r.ContentLength != 0 {
-		if mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); mt != echo.MIMEApplicationForm {
-			return views.Place{}, "", &problem{status: http.StatusUnsupportedMediaType, key: "err.form.type", args: []any{mt}, title: "err.badrequest"}
-		}
+	form, err := readForm(c)
+	if err != nil {
+		return views.Place{}, "", err
 	}
-	// Parse the form here rather than through FormValue, which would swallow
-	// a body that broke the size limit and carry on with an empty form.
-	if err := c.Request().ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return views.Place{}, "", &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
-		}
-		return views.Place{}, "", &problem{status: http.StatusBadRequest, key: "err.form"}
-	}
-	form := c.Request().Form
 	here, err = views.ReadPlace(sc, form, views.InForm, viewOf(c), c.Request().Header.Get("Accept-Language"))
 	if err != nil {
 		return here, "", badAddress(err, here.URL())
@@ -90,9 +77,33 @@ func (s *Server) readClick(c echo.Context) (here views.Place, run string, err er
 	return here, run, nil
 }
 
+// readForm reads a request's form: a click's, or a lab's build.
+func readForm(c echo.Context) (url.Values, error) {
+	// A click is a form. A body of any other kind (multipart, JSON) would
+	// parse as no form at all and be read as a click on frame 1.
+	if r := c.Request(); r.ContentLength != 0 {
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); mt != echo.MIMEApplicationForm {
+			return nil, &problem{status: http.StatusUnsupportedMediaType, key: "err.form.type", args: []any{mt}, title: "err.badrequest"}
+		}
+	}
+	// Parse the form here rather than through FormValue, which would swallow
+	// a body that broke the size limit and carry on with an empty form.
+	if err := c.Request().ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
+		}
+		return nil, &problem{status: http.StatusBadRequest, key: "err.form"}
+	}
+	return c.Request().Form, nil
+}
+
 // move is where action leads from here: step, back, reset, last or switch,
 // or one of free play's (play.go), which form may say more about.
 func move(here views.Place, action string, form url.Values) (views.Place, error) {
+	if action == "switch" && here.Sc.Built != "" {
+		return here, bad("err.build.switch.fixed", here.URL(), here.Sc.SwitchLabel) // the build set it
+	}
 	if there, ok, err := playMove(here, action, form); ok {
 		return there, err
 	}

@@ -41,6 +41,7 @@ type Server struct {
 	runs        *runs
 	answers     *respond.Answers[answerKey] // pages and fragments, drawn once per place
 	finder      *finder                     // the page's counterexample searches (find.go)
+	judges      *judges                     // the judge's answers on labs' builds (judge.go)
 	saves       *saves                      // "Save as a scenario" answers, by place (save.go)
 	limiter     *runLimiter                 // nil: no limit
 	conns       *connLimiter
@@ -85,6 +86,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		assets:  a,
 		answers: respond.NewAnswers[answerKey](maxAnswers),
 		finder:  newFinder(cfg.FindStates, cfg.FindTime),
+		judges:  newJudges(cfg.FindStates, cfg.JudgeTime),
 		saves:   newSaves(),
 		log:     log,
 		echo:    echo.New(),
@@ -99,7 +101,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 	s.follow.MaxFollowers, s.follow.MaxPerAddr, s.follow.MaxStreams = cfg.FollowPerLecture, cfg.FollowPerAddr, cfg.FollowStreams
 	s.follow.Idle = cfg.LectureIdle
 	if cfg.FollowRedis != "" {
-		relay, err := follow.NewRedis(cfg.FollowRedis, cfg.LectureIdle, catalog.Get)
+		relay, err := follow.NewRedis(cfg.FollowRedis, cfg.LectureIdle, s.lookupScenario) // lab.go: a learner's build too
 		if err != nil {
 			return nil, err
 		}
@@ -173,6 +175,10 @@ func (s *Server) routes() error {
 	e.Match(get, "/scenarios/:id/find", s.find) // find.go: the counterexample finder
 	e.Match(get, "/embed/:id/find", s.find)
 	e.Match(get, "/scenarios/:id/frame", s.frame) // frame.go: a frame one click away, prefetched
+	e.Match(get, "/labs", s.labs)                 // lab.go: the labs, where a learner builds the fix
+	e.Match(get, "/scenarios/:id/lab", s.labPage)
+	e.POST("/scenarios/:id/lab", s.labPost)
+	e.Match(append(get, http.MethodPost), "/scenarios/:id/lab/judge", s.judgePage) // judge.go
 	e.Match(get, "/embed/:id/frame", s.frame)
 	e.POST("/scenarios/:id/:action", s.act) // act.go
 	e.Match(get, "/embed/:id", s.page)      // embed.go: the same, without the site's header
