@@ -19,7 +19,13 @@
     var xhr = e.detail.xhr, url = xhr && xhr.getResponseHeader("HX-Replace-Url");
     if (url) history.replaceState(history.state, "", url);
   });
-  doc.addEventListener("htmx:afterSettle", absoluteLink);
+  doc.addEventListener("htmx:afterSettle", function (e) {
+    absoluteLink();
+    // The judge's answer may land below the fold: bring it into view.
+    if (e.detail.target && e.detail.target.id === "judge") {
+      e.detail.target.scrollIntoView({ block: "nearest" });
+    }
+  });
 
   function absoluteLink() {
     var link = doc.getElementById("lab-link");
@@ -196,6 +202,10 @@
       editors[ed.client] = ed;
     });
     palette(editors);
+    // Each edit is checked as it is made: the button that checks the build
+    // without JavaScript has nothing left to do.
+    var check = form.querySelector('[data-testid="lab-check"]');
+    if (check) check.hidden = true;
     absoluteLink();
   }
 
