@@ -142,7 +142,7 @@ func Apply(sc *Scenario, b Build) (*Scenario, error) {
 		}
 	}
 	if err := Rehearse(&d); err != nil {
-		return nil, playError(err)
+		return nil, lab.playError(&d, b, err)
 	}
 	return &d, nil
 }
@@ -257,13 +257,22 @@ func worldNarration(sc *Scenario, as []Action) Narration {
 	return n
 }
 
-// playError says which program line a rehearsal could not play.
-func playError(err error) error {
+// playError says which program line a rehearsal could not play: the
+// first of the client's lines that reads as the action refused (a
+// statement the model does not play is read, and refused when played).
+func (lab *Lab) playError(d *Scenario, b Build, err error) error {
 	var ae *ActionError
-	if errors.As(err, &ae) {
-		return &BuildError{Part: "program " + ae.Action.Who, Msg: ae.Msg, JA: orElse(ae.JA, ae.Msg)}
+	if !errors.As(err, &ae) {
+		return &BuildError{Part: "build", Msg: err.Error(), JA: err.Error()}
 	}
-	return &BuildError{Part: "build", Msg: err.Error(), JA: err.Error()}
+	be := &BuildError{Part: "program " + ae.Action.Who, Msg: ae.Msg, JA: orElse(ae.JA, ae.Msg)}
+	for i, line := range b.Programs[ae.Action.Who] {
+		if a, err := lab.action(d, b, ae.Action.Who, line); err == nil && a.Source == ae.Action.Source {
+			be.Index = i + 1
+			break
+		}
+	}
+	return be
 }
 
 func orElse(s, or string) string {

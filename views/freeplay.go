@@ -158,6 +158,7 @@ func (p Place) SaveURL() string {
 type Save struct {
 	Page
 	Sc       *demo.Scenario
+	Built    bool // a learner's build, saved whole for the check command
 	YAML     string
 	File     string // the download's file name
 	Download string // the YAML alone, as a file

@@ -73,14 +73,20 @@ func (src Source) stepName() string {
 type BadPlace struct {
 	Key  string
 	Args []any
+	// Cont is where the visitor carries on when it is not the place's own
+	// address: for a build that does not apply, its lab with the learner's
+	// text. "" for the place's own.
+	Cont string
+	lab  *string // the text Cont's lab page shows
 }
 
 func (e *BadPlace) Error() string { return fmt.Sprintf("%s %v", e.Key, e.Args) }
 
 // ReadPlace reads where a request says the visitor is, from a page's query or
-// a click's form: the switch, the step, the free-play history (play, whose
-// every action must play where it stands: readPlay), the language and
-// presenter mode.
+// a click's form: a learner's build (build, which makes the place one of the
+// built scenario: readBuild), the switch, the step, the free-play history
+// (play, whose every action must play where it stands: readPlay), the
+// language and presenter mode.
 // Any may be left out: the switch then takes the scenario's default, the
 // step is 1, and the language is the browser's (acceptLanguage is its
 // Accept-Language header). When one is wrong, the error is a *BadPlace about
@@ -89,13 +95,13 @@ func (e *BadPlace) Error() string { return fmt.Sprintf("%s %v", e.Key, e.Args) }
 func ReadPlace(sc *demo.Scenario, v url.Values, src Source, view View, acceptLanguage string) (Place, error) {
 	p := Place{Place: demo.Place{Sc: sc, On: sc.Default, Step: 1}, View: view, Present: v.Get(PresentParam) == "1"}
 	var bad *BadPlace
-	switch sw := v.Get(sc.Switch); sw {
-	case "":
-	case "on", "off":
-		p.On = sw == "on"
-	default:
-		bad = &BadPlace{Key: "err.switch", Args: []any{sc.Switch, sw}}
+	if v.Has(BuildParam) {
+		bad = readBuild(&p, v.Get(BuildParam))
 	}
+	if b := readSwitch(&p, v.Get(sc.Switch)); bad == nil {
+		bad = b
+	}
+	sc = p.Sc // the built scenario, whose frames are the build's
 	if step := v.Get(src.stepName()); step != "" {
 		n, err := strconv.Atoi(step)
 		switch {
@@ -119,6 +125,9 @@ func ReadPlace(sc *demo.Scenario, v url.Values, src Source, view View, acceptLan
 		bad = badLang
 	}
 	if bad != nil {
+		if bad.lab != nil {
+			bad.Cont = LabURL(p.Sc.ID, *bad.lab, p.Lang, p.Present)
+		}
 		return p, bad
 	}
 	return p, nil
@@ -145,7 +154,7 @@ func (p Place) URL() string {
 		base = "/embed/"
 	}
 	u := base + p.Sc.ID + "?" + url.QueryEscape(p.Sc.Switch) + "=" + demo.OnOff(p.On) +
-		"&" + StepParam + "=" + strconv.Itoa(p.Step) + "&" + LangParam + "=" + url.QueryEscape(p.Lang)
+		"&" + StepParam + "=" + strconv.Itoa(p.Step) + "&" + LangParam + "=" + url.QueryEscape(p.Lang) + p.buildField()
 	if p.FreePlay {
 		u += "&" + PlayParam + "=" + EncodePlay(p.Play)
 	}
@@ -187,6 +196,9 @@ func (p Place) Hidden(run string) []Field {
 		{FromField, strconv.Itoa(p.Step)},
 		{p.Sc.Switch, demo.OnOff(p.On)},
 		{LangParam, p.Lang},
+	}
+	if p.Sc.Built != "" {
+		fs = append(fs, Field{BuildParam, EncodeBuild(p.Sc.Built)})
 	}
 	if p.FreePlay {
 		fs = append(fs, Field{PlayParam, EncodePlay(p.Play)})

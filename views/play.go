@@ -1,13 +1,8 @@
 package views
 
 import (
-	"bytes"
-	"compress/flate"
-	"encoding/base64"
 	"errors"
-	"io"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -16,113 +11,39 @@ import (
 // A free-play history (demo.Place.Play: script lines joined by "\n") rides
 // in the address as one parameter, play. Its lines repeat themselves (the
 // same client, the same verbs, the same SQL statement sent again), so the
-// history is written compressed: raw DEFLATE with a fixed dictionary of the
-// scripts' commonest words, then base64url without padding, which an
-// address carries as it is. Forty actions, even forty of the longest SQL
+// history is written compressed (textCodec), with a dictionary of the
+// scripts' commonest words. Forty actions, even forty of the longest SQL
 // statements, stay well under 2,000 characters (place_test.go measures it).
-//
-// The dictionary is part of the address format: changing it would turn
-// every link shared so far into a 400, so it is only ever appended to
-// behind a new format mark.
 
 // PlayParam is the history's name in an address and a click's form. Its
 // presence means free play, even with no action yet (play=).
 const PlayParam = "play"
 
-// playDict primes the compressor with what histories say most, so even a
-// short history comes out short.
-var playDict = []byte("tick 1\ntick 2\ntick 5\ntick 10\nA pause\nA resume\nB pause\nB resume\n" +
-	"A crash\nB crash\nA write A\nB write B\nA acquire 10\nB acquire 10\nA renew 10\nA release\nB release\n" +
-	"A sql BEGIN\nB sql BEGIN\nA sql COMMIT\nB sql COMMIT\nA sql ROLLBACK\n" +
-	" sql SELECT * FROM  WHERE id =  FOR UPDATE\n sql UPDATE  SET  = ' WHERE id = 1 AND \n" +
-	" set lock nx px  unlock  extend  wait  redlock-lock  lock /lock  session  down\n up\n jump  promote\n replicate\n")
-
 // MaxPlayBytes bounds a history as written out: far more than any lesson
 // needs, and little enough that reading a hostile one costs nothing.
 const MaxPlayBytes = 8 << 10
 
+// plays is the history's codec; its dictionary primes the compressor with
+// what histories say most, so even a short history comes out short.
+var plays = newTextCodec("tick 1\ntick 2\ntick 5\ntick 10\nA pause\nA resume\nB pause\nB resume\n"+
+	"A crash\nB crash\nA write A\nB write B\nA acquire 10\nB acquire 10\nA renew 10\nA release\nB release\n"+
+	"A sql BEGIN\nB sql BEGIN\nA sql COMMIT\nB sql COMMIT\nA sql ROLLBACK\n"+
+	" sql SELECT * FROM  WHERE id =  FOR UPDATE\n sql UPDATE  SET  = ' WHERE id = 1 AND \n"+
+	" set lock nx px  unlock  extend  wait  redlock-lock  lock /lock  session  down\n up\n jump  promote\n replicate\n", MaxPlayBytes)
+
 // errPlayCode is a history that is no output of EncodePlay.
-var errPlayCode = errors.New("not a history this site writes")
+var errPlayCode = errTextCode
 
 // EncodePlay writes play for an address.
-func EncodePlay(play string) string {
-	if play == "" {
-		return ""
-	}
-	if code, ok := encoded.get(play); ok {
-		return code
-	}
-	code := encodePlay(play)
-	encoded.put(play, code)
-	return code
-}
-
-func encodePlay(play string) string {
-	var b bytes.Buffer
-	w := playWriters.Get().(*flate.Writer)
-	defer playWriters.Put(w)
-	w.Reset(&b)
-	_, _ = w.Write([]byte(play)) // a bytes.Buffer does not fail
-	_ = w.Close()
-	return base64.RawURLEncoding.EncodeToString(b.Bytes())
-}
-
-// encoded remembers the histories encoded last: a free-play frame links to
-// itself and its neighbours many times over (its step, reset, share and
-// embed links), each with the same history.
-var encoded = playCodes{codes: map[string]string{}}
-
-// playCodes is a small map of histories to their codes, emptied when full.
-type playCodes struct {
-	mu    sync.Mutex
-	codes map[string]string
-}
-
-const maxPlayCodes = 4096
-
-func (c *playCodes) get(play string) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	code, ok := c.codes[play]
-	return code, ok
-}
-
-func (c *playCodes) put(play, code string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.codes) >= maxPlayCodes {
-		clear(c.codes)
-	}
-	c.codes[play] = code
-}
-
-// playWriters keep flate's writers, with the dictionary, for EncodePlay: a
-// free-play frame writes a link for every action it offers, and a new
-// writer's tables cost more than the history it compresses.
-var playWriters = sync.Pool{New: func() any {
-	w, err := flate.NewWriterDict(io.Discard, flate.BestCompression, playDict)
-	if err != nil {
-		panic(err) // a level out of range: a mistake in the program
-	}
-	return w
-}}
+func EncodePlay(play string) string { return plays.encode(play) }
 
 // DecodePlay reads what EncodePlay wrote; any other text is an error, and
 // so is a history longer than MaxPlayBytes.
 func DecodePlay(s string) (string, error) {
-	if s == "" {
-		return "", nil
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(s)
+	play, err := plays.decode(s)
 	if err != nil {
 		return "", errPlayCode
 	}
-	r := flate.NewReaderDict(bytes.NewReader(raw), playDict)
-	out, err := io.ReadAll(io.LimitReader(r, MaxPlayBytes+1))
-	if err != nil || len(out) > MaxPlayBytes {
-		return "", errPlayCode
-	}
-	play := string(out)
 	// What EncodePlay is given is lines of a script: no empty line, no line
 	// ends but "\n", nothing a form field could not hold.
 	if !utf8.ValidString(play) || strings.ContainsAny(play, "\r\x00") || strings.HasPrefix(play, "\n") || strings.HasSuffix(play, "\n") ||

@@ -71,26 +71,12 @@ func (s *Server) readClick(c echo.Context) (clickForm, error) {
 	if err != nil {
 		return clickForm{}, err
 	}
-	// A click is a form. A body of any other kind (multipart, JSON) would
-	// parse as no form at all and be read as a click on frame 1.
-	r := c.Request()
-	if r.ContentLength != 0 {
-		if mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); mt != echo.MIMEApplicationForm {
-			return clickForm{}, &problem{status: http.StatusUnsupportedMediaType, key: "err.form.type", args: []any{mt}, title: "err.badrequest"}
-		}
+	form, err := readForm(c)
+	if err != nil {
+		return clickForm{}, err
 	}
-	// Parse the form here rather than through FormValue, which would swallow
-	// a body that broke the size limit and carry on with an empty form.
-	if err := r.ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return clickForm{}, &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
-		}
-		return clickForm{}, &problem{status: http.StatusBadRequest, key: "err.form"}
-	}
-	form := r.Form
 	k := clickForm{action: c.Param("action"), run: form.Get(views.RunParam), act: form.Get(views.ActParam), guess: form.Get(views.GuessParam)}
-	k.here, err = views.ReadPlace(sc, form, views.InForm, viewOf(c), r.Header.Get("Accept-Language"))
+	k.here, err = views.ReadPlace(sc, form, views.InForm, viewOf(c), c.Request().Header.Get("Accept-Language"))
 	if err != nil {
 		return k, badAddress(err, k.here.URL())
 	}
@@ -103,10 +89,34 @@ func (s *Server) readClick(c echo.Context) (clickForm, error) {
 	return k, nil
 }
 
+// readForm reads a request's form: a click's, or a lab's build.
+func readForm(c echo.Context) (url.Values, error) {
+	// A click is a form. A body of any other kind (multipart, JSON) would
+	// parse as no form at all and be read as a click on frame 1.
+	if r := c.Request(); r.ContentLength != 0 {
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)); mt != echo.MIMEApplicationForm {
+			return nil, &problem{status: http.StatusUnsupportedMediaType, key: "err.form.type", args: []any{mt}, title: "err.badrequest"}
+		}
+	}
+	// Parse the form here rather than through FormValue, which would swallow
+	// a body that broke the size limit and carry on with an empty form.
+	if err := c.Request().ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, &problem{status: http.StatusRequestEntityTooLarge, key: "err.body"}
+		}
+		return nil, &problem{status: http.StatusBadRequest, key: "err.form"}
+	}
+	return c.Request().Form, nil
+}
+
 // move is where the click leads: one of free play's (play.go), or the
 // script's step, back, reset, last or switch, which leave free play.
 func (k clickForm) move() (views.Place, error) {
 	here := k.here
+	if k.action == "switch" && here.Sc.Built != "" {
+		return here, bad("err.build.switch.fixed", here.URL(), here.Sc.SwitchLabel) // the build set it
+	}
 	switch k.action {
 	case "takeover", "do", "script":
 		return playMove(here, k.action, k.act)

@@ -44,6 +44,11 @@ type Config struct {
 	// scenario takes 296,008.
 	FindStates int
 	FindTime   time.Duration
+	// JudgeTime is the longest the judge of a lab's build runs (judge.go),
+	// within the same states and through the same gate as a search: it
+	// tries every history within the lab's bounds, which takes longer than
+	// a search to a depth.
+	JudgeTime time.Duration
 }
 
 // DefaultConfig is the server's settings when nothing is set.
@@ -55,7 +60,7 @@ func DefaultConfig() Config {
 		FollowPerLecture: 2000, FollowPerAddr: 600, FollowStreams: 6000, LectureIdle: 6 * time.Hour,
 		MaxConns: 8000, MaxConnsPerAddr: 1500, IdleTimeout: 30 * time.Second,
 		DrainWait:  5 * time.Second,
-		FindStates: 400_000, FindTime: time.Second,
+		FindStates: 400_000, FindTime: time.Second, JudgeTime: 5 * time.Second,
 	}
 }
 

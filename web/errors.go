@@ -32,10 +32,15 @@ func bad(key string, cont string, args ...any) *problem {
 }
 
 // badAddress turns what views says is wrong with an address into a 400 whose
-// way back is cont. Any other error passes through as it is.
+// way back is cont, or the way back views names (a build that does not
+// apply: its lab, with the learner's text). Any other error passes through
+// as it is.
 func badAddress(err error, cont string) error {
 	var bp *views.BadPlace
 	if errors.As(err, &bp) {
+		if bp.Cont != "" {
+			cont = bp.Cont
+		}
 		return bad(bp.Key, cont, bp.Args...)
 	}
 	return err
@@ -127,13 +132,7 @@ var errorHeadings = map[int]string{
 // errorPage is the view model of p's page in lang: its heading, its message
 // and the way back.
 func (s *Server) errorPage(c echo.Context, p *problem, lang string) views.ErrorPage {
-	heading := errorHeadings[p.status]
-	if p.title != "" {
-		heading = p.title
-	}
-	if heading == "" {
-		heading = "err.generic"
-	}
+	heading := errorHeadingOf(p)
 	cont := p.cont
 	if cont == "" {
 		cont = views.HomeURL(lang)
@@ -149,13 +148,30 @@ func (s *Server) errorPage(c echo.Context, p *problem, lang string) views.ErrorP
 		},
 		Status:   p.status,
 		Heading:  views.T(lang, heading),
-		Message:  fmt.Sprintf(views.T(lang, p.key), inLang(p.args, lang)...),
+		Message:  messageOf(p, lang),
 		Continue: cont,
 	}
 	if p.known {
 		page.Known = s.catalog.IDs()
 	}
 	return page
+}
+
+// errorHeadingOf is the message key of p's heading: its own, or its
+// status's.
+func errorHeadingOf(p *problem) string {
+	switch {
+	case p.title != "":
+		return p.title
+	case errorHeadings[p.status] != "":
+		return errorHeadings[p.status]
+	}
+	return "err.generic"
+}
+
+// messageOf is p's message in lang, its details in lang too.
+func messageOf(p *problem, lang string) string {
+	return fmt.Sprintf(views.T(lang, p.key), inLang(p.args, lang)...)
 }
 
 // inLang puts each detail that is words in both languages (a reason the

@@ -37,6 +37,7 @@ func (c *Config) Bind(fl *flag.FlagSet, getenv func(string) string) error {
 	b.duration(&c.DrainWait, "drain-wait", "DRAIN_WAIT", "on SIGTERM, /healthz fails this long before the server stops taking connections")
 	b.int(&c.FindStates, "find-states", "FIND_STATES", "distinct states one \"find a way to break this\" search explores at most (about 65 bytes each; a core's worth run at once)")
 	b.duration(&c.FindTime, "find-time", "FIND_TIME", "the CPU time one \"find a way to break this\" search takes at most (and four times that by the clock on a busy machine) before it answers with how far it got")
+	b.duration(&c.JudgeTime, "judge-time", "JUDGE_TIME", "the CPU time the judge of a lab's build takes at most (and four times that by the clock), with -find-states' budget, before it answers with how far it got")
 	b.bool(&c.BenchRoutes, "bench-routes", "", "mount /_bench/ for cmd/fencing-load; needs a -tags bench build, never in production")
 	return errors.Join(b.errs...)
 }
@@ -55,8 +56,8 @@ func (c *Config) Validate() error {
 		return errors.New("-follow-per-lecture, -follow-per-addr and -follow-streams must be at least 1, -lecture-idle positive")
 	case c.MaxConns < 0 || c.MaxConnsPerAddr < 0 || c.IdleTimeout <= 0 || c.DrainWait < 0:
 		return errors.New("-max-conns and -max-conns-per-addr must be 0 (no bound) or more, -idle-timeout positive, -drain-wait 0 or more")
-	case c.FindStates < 1 || c.FindTime <= 0:
-		return errors.New("-find-states must be at least 1 and -find-time positive")
+	case c.FindStates < 1 || c.FindTime <= 0 || c.JudgeTime <= 0:
+		return errors.New("-find-states must be at least 1, -find-time and -judge-time positive")
 	}
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)

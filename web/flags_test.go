@@ -77,6 +77,7 @@ func TestValidate(t *testing.T) {
 		"-public-url https://x/path": "-public-url",
 		"-find-states 0":             "-find-states",
 		"-find-time 0s":              "-find-time",
+		"-judge-time 0s":             "-judge-time",
 	} {
 		cfg, err := bind(t, nil, strings.Fields(args)...)
 		if err != nil {

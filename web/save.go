@@ -32,6 +32,9 @@ func (s *Server) save(c echo.Context) error {
 		return err
 	}
 	file := script.SavedID(sc) + ".yaml"
+	if here.Sc.Built != "" {
+		file = script.SavedBuildID(sc) + ".yaml"
+	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	if q.Get("download") == "1" {
@@ -50,6 +53,7 @@ func (s *Server) save(c echo.Context) error {
 			Chrome:    true,
 		},
 		Sc:       sc,
+		Built:    here.Sc.Built != "",
 		YAML:     string(out),
 		File:     file,
 		Download: here.SaveURL() + "&download=1",
@@ -74,12 +78,22 @@ func newSaves() *saves {
 	return &saves{kept: c}
 }
 
-// yaml is p saved as a scenarios file.
+// yaml is p saved as a scenarios file. A place of a learner's build saves
+// the build whole, its programs and the world's moves, wherever in its
+// frames the learner stood: what they made is the build, which the check
+// command judges (script.SaveBuiltYAML).
 func (s *saves) yaml(p demo.Place) ([]byte, error) {
+	if p.Sc.Built != "" {
+		p = demo.Place{Sc: p.Sc}
+	}
 	if out, ok := s.kept.Get(p); ok {
 		return out, nil
 	}
-	out, err := script.SaveYAML(p)
+	save := script.SaveYAML
+	if p.Sc.Built != "" {
+		save = func(p demo.Place) ([]byte, error) { return script.SaveBuiltYAML(p.Sc) }
+	}
+	out, err := save(p)
 	if err != nil {
 		return nil, err
 	}

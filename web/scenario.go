@@ -31,7 +31,7 @@ func (s *Server) page(c echo.Context) error {
 	if err != nil {
 		return badAddress(err, here.URL())
 	}
-	guess, err := views.ReadGuess(q, sc, here.Step) // predict.go
+	guess, err := views.ReadGuess(q, here.Sc, here.Step) // predict.go: a built scenario asks nothing
 	if err != nil {
 		return badAddress(err, here.URL())
 	}

@@ -41,6 +41,7 @@ type Server struct {
 	runs        *runs
 	answers     *respond.Answers[answerKey] // pages and fragments, drawn once per place
 	finder      *finder                     // the page's counterexample searches (find.go)
+	judges      *judges                     // the judge's answers on labs' builds (judge.go)
 	saves       *saves                      // "Save as a scenario" answers, by place (save.go)
 	expensive   *gate                       // searches and saves, shared fairly between addresses (gate.go)
 	limiter     *allowance                  // new runs per address; nil: no limit
@@ -88,6 +89,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		conns:   newConnLimiter(cfg.MaxConns, connsPerAddr(cfg)),
 		assets:  a,
 		answers: respond.NewAnswers[answerKey](maxAnswers),
+		judges:  newJudges(cfg.FindStates, cfg.JudgeTime),
 		saves:   newSaves(),
 		log:     log,
 		echo:    echo.New(),
@@ -114,7 +116,7 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 	s.ticketLimit = newAllowance("tickets", float64(perAddr)/ticketRefill.Seconds(), perAddr)
 	s.answerLimit = newAllowance("answers", float64(perAddr)/2, 2*perAddr)
 	if cfg.FollowRedis != "" {
-		relay, err := follow.NewRedis(cfg.FollowRedis, cfg.LectureIdle, catalog.Get)
+		relay, err := follow.NewRedis(cfg.FollowRedis, cfg.LectureIdle, s.lookupScenario) // lab.go: a learner's build too
 		if err != nil {
 			return nil, err
 		}
@@ -192,6 +194,10 @@ func (s *Server) routes() error {
 	e.Match(get, "/scenarios/:id/find", s.find)                                        // find.go: the counterexample finder
 	e.Match(get, "/embed/:id/find", s.find)
 	e.Match(get, "/scenarios/:id/frame", s.frame) // frame.go: a frame one click away, prefetched
+	e.Match(get, "/labs", s.labs)                 // lab.go: the labs, where a learner builds the fix
+	e.Match(get, "/scenarios/:id/lab", s.labPage)
+	e.POST("/scenarios/:id/lab", s.labPost)
+	e.Match(append(get, http.MethodPost), "/scenarios/:id/lab/judge", s.judgePage) // judge.go
 	e.Match(get, "/embed/:id/frame", s.frame)
 	e.POST("/scenarios/:id/:action", s.act) // act.go
 	e.Match(get, "/embed/:id", s.page)      // scenario.go: the page without the site's header

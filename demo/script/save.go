@@ -196,3 +196,32 @@ func note(sc *demo.Scenario, on bool, ja, en string) demo.Text {
 		EN: fmt.Sprintf(en, sc.SwitchLabel.EN, pos[1]),
 	}
 }
+
+// SavedBuildID is the id of a learner's build of lab scenario sc saved as
+// a scenario: the lab's with a mark, so that it can stand beside the lab
+// in one file.
+func SavedBuildID(sc *demo.Scenario) string { return sc.ID + "-build" }
+
+// SaveBuiltYAML is a built scenario (demo.Apply: a learner's build of a
+// lab) written whole as a scenarios file holding that one scenario: its
+// programs and the world's moves, its sometimes promise and its bound on
+// time, so that the check command judges it as the lab's judge does. It
+// keeps the lab's seed, so that it plays the same under its own id.
+func SaveBuiltYAML(sc *demo.Scenario) ([]byte, error) {
+	saved := *sc
+	saved.ID, saved.Seed, saved.Horizon = SavedBuildID(sc), sc.RandomSeed(), 0
+	saved.Title = demo.Text{JA: sc.Title.JA + " (学習者の組み立て)", EN: sc.Title.EN + " (a learner's build)"}
+	out, err := Marshal(&saved)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	comment(&b, fmt.Sprintf("A learner's build for the lab %q, saved from its page: each client's program, then the world's moves. "+
+		"`go run . check -scenarios FILE` judges it as the lab's judge does (exit 0 when it holds, 1 when a history breaks it "+
+		"or the work never gets done). The build:", sc.ID))
+	for _, line := range strings.Split(strings.TrimRight(sc.Built, "\n"), "\n") {
+		b.WriteString("#   " + line + "\n")
+	}
+	b.Write(out)
+	return b.Bytes(), nil
+}

@@ -59,7 +59,7 @@ type Redis struct {
 func (r *Redis) pollChannel() string { return r.channel + ":poll" }
 
 // NewRedis connects to the Redis at url (redis://host:port/db) and finds
-// scenarios by id with lookup. A lecture's latest move is kept for ttl after
+// scenarios by id with lookup (a built one by the key move writes). A lecture's latest move is kept for ttl after
 // its last.
 func NewRedis(url string, ttl time.Duration, lookup func(id string) (*demo.Scenario, bool)) (*Redis, error) {
 	opt, err := redis.ParseURL(url)
@@ -106,9 +106,16 @@ func (r *Redis) Publish(ctx context.Context, fid string, at At, floor uint64, to
 	return v, err
 }
 
-// move is a place as the key's value holds it, after the version.
+// move is a place as the key's value holds it, after the version. A
+// learner's build (a lab's built scenario) rides after its scenario's id,
+// "+" and its text in base64url, which the lookup the relay was made with
+// applies.
 func move(at At) string {
-	m := at.Sc.ID + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
+	id := at.Sc.ID
+	if at.Sc.Built != "" {
+		id += "+" + base64.RawURLEncoding.EncodeToString([]byte(at.Sc.Built))
+	}
+	m := id + " " + demo.OnOff(at.On) + " " + strconv.Itoa(at.Step)
 	if at.Play != "" {
 		m += " " + base64.RawURLEncoding.EncodeToString([]byte(at.Play))
 	}
