@@ -326,6 +326,16 @@ var pollID = regexp.MustCompile(`data-poll="([^"]+)"`)
 // follow reads the stream until the reveal; it answers once the question
 // is on it, at a random moment within a.within.
 func (f *roomFollower) follow(ctx context.Context, a *answering, q *demo.Prediction, connected *sync.WaitGroup) {
+	// The follow page hands the follower its ticket (a cookie), which the
+	// stream and the answer show, as a phone's browser does.
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Timeout: requestTimeout, Transport: &http.Transport{DialContext: hall.Dialer(f.from).DialContext}}
+	cookies, err := f.openPage(ctx, client, a.base+a.link)
+	if err != nil {
+		f.err = err
+		connected.Done()
+		return
+	}
 	c, err := hall.Dialer(f.from).DialContext(ctx, "tcp", a.host)
 	if err != nil {
 		f.err = err
@@ -334,7 +344,7 @@ func (f *roomFollower) follow(ctx context.Context, a *answering, q *demo.Predict
 	}
 	defer c.Close()
 	go func() { <-ctx.Done(); c.Close() }()
-	fmt.Fprintf(c, "GET %s/events?lang=en HTTP/1.1\r\nHost: %s\r\n\r\n", a.link, a.host)
+	fmt.Fprintf(c, "GET %s/events?lang=en HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n", a.link, a.host, cookies)
 	r := bufio.NewReaderSize(c, 64<<10)
 	status, err := r.ReadString('\n')
 	connected.Done()
@@ -342,8 +352,6 @@ func (f *roomFollower) follow(ctx context.Context, a *answering, q *demo.Predict
 		f.err = fmt.Errorf("stream: %q %v", strings.TrimSpace(status), err)
 		return
 	}
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Timeout: requestTimeout, Transport: &http.Transport{DialContext: hall.Dialer(f.from).DialContext}}
 	asked := false
 	for {
 		line, err := r.ReadString('\n')
@@ -362,6 +370,29 @@ func (f *roomFollower) follow(ctx context.Context, a *answering, q *demo.Predict
 			return
 		}
 	}
+}
+
+// openPage loads the follow page with c, whose jar keeps the ticket it
+// hands out, and returns the jar's cookies for page as a Cookie header.
+func (f *roomFollower) openPage(ctx context.Context, c *http.Client, page string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, page, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("follow page: %w", err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("follow page: %s", resp.Status)
+	}
+	var parts []string
+	for _, ck := range c.Jar.Cookies(req.URL) {
+		parts = append(parts, ck.Name+"="+ck.Value)
+	}
+	return strings.Join(parts, "; "), nil
 }
 
 // answer sends the follower's answer at a random moment within a.within;

@@ -58,6 +58,13 @@ func parseCall(line string, known []string) ([]string, error) {
 				return nil, fmt.Errorf("%q: a quote that does not end", line)
 			}
 			w, rest = rest[1:end+1], rest[end+2:]
+		case strings.HasPrefix(rest, `"`):
+			q, err := strconv.QuotedPrefix(rest)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", line, err)
+			}
+			w, _ = strconv.Unquote(q)
+			rest = rest[len(q):]
 		case strings.HasPrefix(rest, "‹"):
 			end := strings.Index(rest, "›")
 			if end < 0 {
@@ -118,15 +125,31 @@ func drawn(known []string, cmd model.Command) []string {
 // reports (emptyWords), where the words the model sent are returned.
 func readBack(line string, cmd model.Command, values []string) (args []string, diff string, known bool) {
 	args, err := parseCall(line, values)
+	sent, shown := cmd.Args(), cmd.Args()
+	if one := onOneLine(cmd); one != nil {
+		shown = one // the script as sent, its lines and all, goes to Redis
+	}
 	switch {
 	case err != nil:
 		return nil, fmt.Sprintf("the page prints a command the suite cannot read: %v", err), false
-	case slices.Equal(args, cmd.Args()):
-		return args, "", false
-	case emptyWords(args, cmd.Args()):
-		return cmd.Args(), fmt.Sprintf("known: the page prints %q, leaving out the empty value the model sent (%q): redis-cli would print \"\"", line, cmd.Args()[len(cmd.Args())-1]), true
+	case slices.Equal(args, shown):
+		return sent, "", false
+	case emptyWords(args, shown):
+		return sent, fmt.Sprintf("known: the page prints %q, leaving out the empty value the model sent (%q): redis-cli would print \"\"", line, sent[len(sent)-1]), true
 	}
-	return nil, fmt.Sprintf("the page prints a command other than the model sent:\n\tpage:  %s\n\tmodel: %s", shortArgs(args), shortArgs(cmd.Args())), false
+	return nil, fmt.Sprintf("the page prints a command other than the model sent:\n\tpage:  %s\n\tmodel: %s", shortArgs(args), shortArgs(shown)), false
+}
+
+// onOneLine is cmd's words with a learner's script on one line, as the page
+// prints an EVAL (EvalCommand.Wire); nil for any other command.
+func onOneLine(cmd model.Command) []string {
+	e, ok := cmd.(model.EvalCommand)
+	if !ok {
+		return nil
+	}
+	args := cmd.Args()
+	args[1] = strings.Join(strings.Fields(e.Text), " ")
+	return args
 }
 
 // emptyWords reports whether the page's words are the model's but for
