@@ -3,7 +3,9 @@ package check
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
@@ -26,12 +28,13 @@ func labs(file string, sc *demo.Scenario, states int, w io.Writer) []string {
 				out = append(out, where(file, t.Line, sc.ID, fmt.Sprintf("lab try %s: %v", t.Name, err)))
 				continue
 			}
+			start := time.Now()
 			j, err := find.Judge(demo.Place{Sc: built, On: built.Default, Step: 1}, find.Options{MaxStates: states})
 			if err != nil {
 				out = append(out, where(file, t.Line, sc.ID, fmt.Sprintf("lab try %s: %v", t.Name, err)))
 				continue
 			}
-			fmt.Fprintf(w, "%s, lab try %s: %s\n", sc.ID, t.Name, j.Verdict())
+			fmt.Fprintf(w, "%s, lab try %s: %s (%s states, %s)\n", sc.ID, t.Name, j.Verdict(), searched(j), time.Since(start).Round(time.Millisecond))
 			if got := j.Verdict(); got != t.Expect {
 				out = append(out, where(file, t.Line, sc.ID, fmt.Sprintf("lab try %s: the judge says %s, not %s", t.Name, got, t.Expect)))
 			}
@@ -43,6 +46,15 @@ func labs(file string, sc *demo.Scenario, states int, w io.Writer) []string {
 		}
 	}
 	return out
+}
+
+// searched is how many states a judgement explored, both its searches.
+func searched(j find.Judgement) string {
+	n := j.Always.States
+	if j.Sometimes != nil {
+		n += j.Sometimes.States
+	}
+	return strconv.Itoa(n)
 }
 
 // solution judges a saved build from its first frame and tells the answer
