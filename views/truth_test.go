@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,10 +39,15 @@ func TestEverySentenceTrue(t *testing.T) {
 		depth, states = 1, 100
 	}
 	var (
-		mu    sync.Mutex
-		total audit
+		mu       sync.Mutex
+		total    audit
+		byFamily = map[string]*audit{}
 	)
 	t.Cleanup(func() {
+		for _, name := range slices.Sorted(maps.Keys(byFamily)) {
+			f := byFamily[name]
+			t.Logf("%s: %d frames, %d sentences, %d claims", name, f.frames, f.sentences, f.claims)
+		}
 		t.Logf("checked %d frames, %d sentences and %d claims, in both languages (depth %d)", total.frames, total.sentences, total.claims, depth)
 	})
 	for _, sc := range testkit.Catalog(t).Scenarios {
@@ -68,6 +74,10 @@ func TestEverySentenceTrue(t *testing.T) {
 				}
 				mu.Lock()
 				total.add(a)
+				if byFamily[sc.Family.Name] == nil {
+					byFamily[sc.Family.Name] = &audit{}
+				}
+				byFamily[sc.Family.Name].add(a)
 				mu.Unlock()
 			})
 		}
