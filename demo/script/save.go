@@ -48,6 +48,7 @@ func Save(p demo.Place) (*demo.Scenario, error) {
 	saved := *sc
 	saved.ID, saved.Seed, saved.Default, saved.Horizon, saved.Guide = SavedID(sc), sc.RandomSeed(), p.On, 0, demo.GuideLinks{}
 	saved.Title = demo.Text{JA: sc.Title.JA + " (自由操作から)", EN: sc.Title.EN + " (from free play)"}
+	saved.Challenges = nil // the original's, whose ids are the file's own
 	if len(history) == 0 {
 		saved.Title = demo.Text{JA: fmt.Sprintf("%s (フレーム %d まで)", sc.Title.JA, p.Step), EN: fmt.Sprintf("%s (to frame %d)", sc.Title.EN, p.Step)}
 	}
@@ -210,6 +211,7 @@ func SavedBuildID(sc *demo.Scenario) string { return sc.ID + "-build" }
 func SaveBuiltYAML(sc *demo.Scenario) ([]byte, error) {
 	saved := *sc
 	saved.ID, saved.Seed, saved.Horizon = SavedBuildID(sc), sc.RandomSeed(), 0
+	saved.Challenges = nil // the lab's, whose ids are the file's own
 	saved.Title = demo.Text{JA: sc.Title.JA + " (学習者の組み立て)", EN: sc.Title.EN + " (a learner's build)"}
 	out, err := Marshal(&saved)
 	if err != nil {
