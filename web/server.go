@@ -199,6 +199,9 @@ func (s *Server) routes() error {
 	e.POST("/scenarios/:id/lab", s.labPost)
 	e.Match(append(get, http.MethodPost), "/scenarios/:id/lab/judge", s.judgePage) // judge.go
 	e.Match(get, "/embed/:id/frame", s.frame)
+	e.Match(get, "/challenges", s.challengesPage) // challenges.go: break it, fix it, judged by the model
+	e.Match(get, "/challenges/:cid", s.challengePage)
+	e.Match(append(get, http.MethodPost), "/challenges/:cid/submit", s.challengeSubmit) // challenge_submit.go
 	e.POST("/scenarios/:id/:action", s.act) // act.go
 	e.Match(get, "/embed/:id", s.page)      // scenario.go: the page without the site's header
 	e.POST("/embed/:id/:action", s.act)
