@@ -202,8 +202,8 @@ func (s *Server) routes() error {
 	e.Match(get, "/challenges", s.challengesPage) // challenges.go: break it, fix it, judged by the model
 	e.Match(get, "/challenges/:cid", s.challengePage)
 	e.Match(append(get, http.MethodPost), "/challenges/:cid/submit", s.challengeSubmit) // challenge_submit.go
-	e.POST("/scenarios/:id/:action", s.act) // act.go
-	e.Match(get, "/embed/:id", s.page)      // scenario.go: the page without the site's header
+	e.POST("/scenarios/:id/:action", s.act)                                             // act.go
+	e.Match(get, "/embed/:id", s.page)                                                  // scenario.go: the page without the site's header
 	e.POST("/embed/:id/:action", s.act)
 	e.Match(get, "/qr.svg", s.qr) // qr.go
 	e.Match(get, "/static/:name", s.assets.serve)
