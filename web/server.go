@@ -199,11 +199,8 @@ func (s *Server) routes() error {
 	e.POST("/scenarios/:id/lab", s.labPost)
 	e.Match(append(get, http.MethodPost), "/scenarios/:id/lab/judge", s.judgePage) // judge.go
 	e.Match(get, "/embed/:id/frame", s.frame)
-	e.Match(get, "/challenges", s.challengesPage) // challenges.go: break it, fix it, judged by the model
-	e.Match(get, "/challenges/:cid", s.challengePage)
-	e.Match(append(get, http.MethodPost), "/challenges/:cid/submit", s.challengeSubmit) // challenge_submit.go
-	e.POST("/scenarios/:id/:action", s.act)                                             // act.go
-	e.Match(get, "/embed/:id", s.page)                                                  // scenario.go: the page without the site's header
+	e.POST("/scenarios/:id/:action", s.act) // act.go
+	e.Match(get, "/embed/:id", s.page)      // scenario.go: the page without the site's header
 	e.POST("/embed/:id/:action", s.act)
 	e.Match(get, "/qr.svg", s.qr) // qr.go
 	e.Match(get, "/static/:name", s.assets.serve)
@@ -213,6 +210,11 @@ func (s *Server) routes() error {
 	e.POST("/follow/:fid/answer", s.followAnswer)     // predict.go
 	e.Match(get, "/guide/decision-tree", s.guideTree) // guide.go
 	e.Match(get, "/guide/quiz", s.guideQuiz)
+
+	// challenges.go and challenge_submit.go: break it, fix it, judged by the model.
+	e.Match(get, "/challenges", s.challengesPage)
+	e.Match(get, "/challenges/:cid", s.challengePage)
+	e.Match(append(get, http.MethodPost), "/challenges/:cid/submit", s.challengeSubmit)
 	if s.cfg.BenchRoutes {
 		return s.benchRoutes() // bench.go, in a -tags bench build only
 	}
