@@ -192,3 +192,15 @@ func statement(verb map[string]any, object string, name demo.Text, result map[st
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// PredictXAPI is the statement of a prediction answered, for an embedding
+// host: answered, right or not, with the option picked. Its object is the
+// frame the question was asked on.
+func PredictXAPI(d Demo, res demo.Result) string {
+	verb := map[string]any{"id": "http://adlnet.gov/expapi/verbs/answered", "display": map[string]string{"en-US": "answered"}}
+	asked := d.Here
+	asked.Place = asked.Place.At(max(d.Here.Step-1, 1))
+	result := map[string]any{"success": res.OK, "response": res.Picked.Value,
+		"extensions": map[string]any{xapiExt + "scenario": d.Sc().ID, xapiExt + "right": res.Right.Value}}
+	return statement(verb, asked.PageURL(), res.Q.Ask, result)
+}
