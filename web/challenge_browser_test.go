@@ -59,7 +59,7 @@ func TestBrowserChallenge(t *testing.T) {
 	b.click("challenge-work")
 	b.waitJS("free play at the challenge's start", `!!window.htmx && !!document.querySelector('[data-testid="submit-`+ch.ID+`"]')`)
 	for i, a := range r.Trace {
-		b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="offer"][data-action="`+a.Source+`"]:not([disabled])').click()`))
+		b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="offer"][data-action="` + a.Source + `"]:not([disabled])').click()`))
 		b.waitJS("action "+strconv.Itoa(i+1)+" played", `document.querySelectorAll('[data-testid="free-history"] li').length === `+strconv.Itoa(i+1)+
 			` && !document.querySelector('.htmx-request')`)
 	}
