@@ -84,16 +84,22 @@ func TestBrowserChallenge(t *testing.T) {
 				strings.Contains(got, `lti.frameResize`) && strings.Contains(got, srv.URL+"/challenges/"+ch.ID)
 		})
 
-	challengeShots(t, env, srv.URL+views.ChallengesURL("LANG"), srv.URL+strings.Replace(answer, "lang=en", "lang=LANG", 1))
+	challengeShots(t, env, map[string]string{
+		"list":      srv.URL + views.ChallengesURL("LANG"),
+		"challenge": srv.URL + views.ChallengeURL(ch.ID, "LANG"),
+		"freeplay":  srv.URL + views.WorkURL(ch, "LANG"),
+		"solved":    srv.URL + strings.Replace(answer, "lang=en", "lang=LANG", 1),
+	})
 }
 
-// challengeShots looks at the list and a solved challenge at 1280x720 and
+// challengeShots looks at the list, a challenge, free play at its start
+// and a solved challenge at 1280x720 and
 // on a 360 px phone, in both languages: nothing wider than the screen.
 // With CHALLENGE_SHOTS set, the screenshots are kept there.
-func challengeShots(t *testing.T, env *browserEnv, pages ...string) {
+func challengeShots(t *testing.T, env *browserEnv, pages map[string]string) {
 	dir := os.Getenv("CHALLENGE_SHOTS")
 	for _, lang := range []string{"en", "ja"} {
-		for i, page := range pages {
+		for what, page := range pages {
 			for _, size := range []struct {
 				w, h   int64
 				mobile bool
@@ -111,7 +117,7 @@ func challengeShots(t *testing.T, env *browserEnv, pages ...string) {
 					t.Errorf("%s at %d px: wider than the screen (%v)", strings.Replace(page, "LANG", lang, 1), size.w, err)
 				}
 				if dir != "" {
-					name := filepath.Join(dir, "challenge-"+[]string{"list", "solved"}[i]+"-"+lang+"-"+strconv.FormatInt(size.w, 10)+".png")
+					name := filepath.Join(dir, "challenge-"+what+"-"+lang+"-"+strconv.FormatInt(size.w, 10)+".png")
 					if err := os.WriteFile(name, b.fullScreenshot(), 0o644); err != nil {
 						t.Fatal(err)
 					}
