@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/url"
 
+	"github.com/a-h/templ"
+
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
 )
@@ -191,6 +193,16 @@ func statement(verb map[string]any, object string, name demo.Text, result map[st
 	}
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// predictXAPI is PredictXAPI as the attribute data-xapi, on a page that
+// can tell a host: the static export's pages have none, as they name no
+// address of a server.
+func predictXAPI(d Demo, res demo.Result) templ.Attributes {
+	if d.Here.View == StaticView {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"data-xapi": PredictXAPI(d, res)}
 }
 
 // PredictXAPI is the statement of a prediction answered, for an embedding
