@@ -108,7 +108,7 @@ func (s *Server) submitBreak(c echo.Context, ch *demo.Challenge, v url.Values, s
 	if at.InTime(ch) {
 		s.par(c, &r, lang)
 	}
-	return s.renderResult(c, r, lang)
+	return s.renderResult(c, r, lang, submittedURL(ch, here.In(views.OtherLang(lang)).PageURL()))
 }
 
 // par adds the finder's shortest break from the challenge's start to a
@@ -158,7 +158,9 @@ func (s *Server) submitFix(c echo.Context, ch *demo.Challenge, v url.Values, src
 	if err != nil {
 		return err
 	}
-	return s.renderResult(c, views.ChallengeResult{Ch: ch, Judge: &jv}, lang)
+	other := views.OtherLang(lang)
+	return s.renderResult(c, views.ChallengeResult{Ch: ch, Judge: &jv}, lang,
+		submittedURL(ch, "?"+views.BuildParam+"="+views.EncodeBuild(text)+"&"+views.LangParam+"="+other))
 }
 
 // submittedURL is the answer's address: the submission's query (after
@@ -168,9 +170,10 @@ func submittedURL(ch *demo.Challenge, addr string) string {
 	return views.ChallengeSubmitURL(ch.ID) + "?" + q
 }
 
-// renderResult shows the answer, in lang.
-func (s *Server) renderResult(c echo.Context, r views.ChallengeResult, lang string) error {
-	r.Page = s.challengePageOf(lang, r.Ch.Title.In(lang), views.ChallengeURL(r.Ch.ID, views.OtherLang(lang)))
+// renderResult shows the answer, in lang; otherLang is the same answer in
+// the other language.
+func (s *Server) renderResult(c echo.Context, r views.ChallengeResult, lang, otherLang string) error {
+	r.Page = s.challengePageOf(lang, r.Ch.Title.In(lang), otherLang)
 	if r.Judge != nil {
 		r.Judge.Page = r.Page
 	}
