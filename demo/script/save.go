@@ -211,7 +211,6 @@ func SavedBuildID(sc *demo.Scenario) string { return sc.ID + "-build" }
 func SaveBuiltYAML(sc *demo.Scenario) ([]byte, error) {
 	saved := *sc
 	saved.ID, saved.Seed, saved.Horizon = SavedBuildID(sc), sc.RandomSeed(), 0
-	saved.Challenges = nil // the lab's, whose ids are the file's own
 	saved.Title = demo.Text{JA: sc.Title.JA + " (学習者の組み立て)", EN: sc.Title.EN + " (a learner's build)"}
 	out, err := Marshal(&saved)
 	if err != nil {
