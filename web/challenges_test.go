@@ -202,3 +202,29 @@ func TestChallengeFixSubmitted(t *testing.T) {
 		}
 	}
 }
+
+// A prediction answered carries its xAPI statement for an embedding host:
+// answered, right or not, the option picked, and the frame it was asked on.
+func TestPredictionStatement(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	for guess, right := range map[string]bool{"accepted": true, "rejected": false} {
+		w := testkit.Get(t, s, "/scenarios/gc-pause?fencing=off&step=7&lang=en&guess="+guess)
+		testkit.MustStatus(t, w, http.StatusOK)
+		doc := testkit.Parse(t, w.Body.Bytes())
+		var st struct {
+			Verb   struct{ ID string }
+			Object struct{ ID string }
+			Result struct {
+				Success  bool
+				Response string
+			}
+		}
+		raw := doc.Find(`[data-testid="predict-result"]`).AttrOr("data-xapi", "")
+		if err := json.Unmarshal([]byte(raw), &st); err != nil {
+			t.Fatalf("%s: data-xapi %q: %v", guess, raw, err)
+		}
+		if !strings.HasSuffix(st.Verb.ID, "/answered") || st.Result.Success != right || st.Result.Response != guess || !strings.Contains(st.Object.ID, "step=6") {
+			t.Errorf("%s: statement %s, want answered, success %v, the response and the frame asked on (step 6)", guess, raw, right)
+		}
+	}
+}
