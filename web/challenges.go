@@ -55,18 +55,11 @@ func (s *Server) challenge(c echo.Context) (*demo.Challenge, error) {
 	return ch, nil
 }
 
-// challengePageOf is what the challenges' pages share: the site's header
-// and app.js, which tells an embedding host what the learner did.
+// challengePageOf is what the challenges' pages share: a lab's (the
+// site's header, htmx, no prefetch), with app.js, which tells an embedding
+// host what the learner did.
 func (s *Server) challengePageOf(lang, title, otherLang string) views.Page {
-	a := s.assetURLs()
-	a.Prefetch = ""
-	return views.Page{
-		Lang:      lang,
-		Title:     title + " · " + views.T(lang, "site"),
-		Assets:    a,
-		OtherLang: otherLang,
-		Home:      views.HomeURL(lang),
-		Index:     views.IndexURL(lang),
-		Chrome:    true,
-	}
+	p := s.labPageOf(lang, title, otherLang, false)
+	p.Assets.JS = s.assets.URL("app.js")
+	return p
 }
