@@ -18,6 +18,7 @@ var challengeWords = map[string][2]string{
 	"ch.submit.help.fix":        {"実験室の「課題に提出」を押すか、実験室のページのアドレスをここに貼って提出する。組み立てはアドレスの build= にある。", "Press “Submit to the challenge” in the lab, or paste the lab page's address here. The build is in its build= parameter."},
 	"ch.address":                {"ページのアドレス", "The page's address"},
 	"ch.all":                    {"すべての課題", "All challenges"},
+	"ch.moves":                  {"%[1]d 手 / 最大 %[2]d 手", "%[1]d of at most %[2]d actions played"},
 	"ch.to":                     {"課題に提出: %s", "Submit to the challenge: %s"},
 	"ch.result":                 {"判定", "The judgement"},
 	"ch.broken":                 {"%[1]d 手で破った (パー %[2]d)。", "Broken in %[1]d moves (par %[2]d)."},
