@@ -89,6 +89,8 @@ func TestBrowserChallenge(t *testing.T) {
 		"challenge": srv.URL + views.ChallengeURL(ch.ID, "LANG"),
 		"freeplay":  srv.URL + views.WorkURL(ch, "LANG"),
 		"solved":    srv.URL + strings.Replace(answer, "lang=en", "lang=LANG", 1),
+		"fixed": srv.URL + views.ChallengeSubmitURL("gc-pause-fix") + "?" + views.BuildParam + "=" +
+			views.EncodeBuild(tryOf(t, ch.Sc, "fencing").Build.String()) + "&lang=LANG",
 	})
 }
 

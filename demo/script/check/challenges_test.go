@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
@@ -52,3 +53,17 @@ func TestChallengeMovesBelowPar(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Every break challenge of scenarios.yaml can be done: its moves are at
+// least the finder's shortest break from its start.
+func TestRealChallengesWithinPar(t *testing.T) {
+	for _, ch := range testkit.Catalog(t).Challenges() {
+		if ch.Kind != demo.BreakIt {
+			continue
+		}
+		par, err := Par(ch, 200_000)
+		if err != nil || par == 0 || par > ch.Moves {
+			t.Errorf("%s: par %d (%v) with %d moves: the finder's shortest must fit", ch.ID, par, err, ch.Moves)
+		}
+	}
+}
