@@ -96,10 +96,15 @@ func TestBrowserChallenge(t *testing.T) {
 
 // challengeShots looks at the list, a challenge, free play at its start
 // and a solved challenge at 1280x720 and
-// on a 360 px phone, in both languages: nothing wider than the screen.
+// on a 360 px phone, in both languages: nothing wider than the screen,
+// and nothing axe finds on the laptop.
 // With CHALLENGE_SHOTS set, the screenshots are kept there.
 func challengeShots(t *testing.T, env *browserEnv, pages map[string]string) {
 	dir := os.Getenv("CHALLENGE_SHOTS")
+	axeJS, err := os.ReadFile("testdata/axe/axe.min.js")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, lang := range []string{"en", "ja"} {
 		for what, page := range pages {
 			for _, size := range []struct {
@@ -117,6 +122,9 @@ func challengeShots(t *testing.T, env *browserEnv, pages map[string]string) {
 				wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > innerWidth + 1`))
 				if err != nil || wide {
 					t.Errorf("%s at %d px: wider than the screen (%v)", strings.Replace(page, "LANG", lang, 1), size.w, err)
+				}
+				if !size.mobile {
+					b.checkAxe(axeJS, what+" "+lang)
 				}
 				if dir != "" {
 					name := filepath.Join(dir, "challenge-"+what+"-"+lang+"-"+strconv.FormatInt(size.w, 10)+".png")
