@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -61,11 +62,11 @@ func readSubmission(c echo.Context, ch *demo.Challenge) (url.Values, views.Sourc
 	}
 	lang, _ := views.ReadLang(form.Get(views.LangParam), c.Request().Header.Get("Accept-Language"))
 	u, err := url.Parse(strings.TrimSpace(form.Get(views.AddressField)))
-	want := "/scenarios/" + ch.Sc.ID
+	pages := []string{"/scenarios/" + ch.Sc.ID, "/embed/" + ch.Sc.ID} // free play, on the site or embedded
 	if ch.Kind == demo.FixIt {
-		want += "/lab"
+		pages = []string{"/scenarios/" + ch.Sc.ID + "/lab", "/scenarios/" + ch.Sc.ID + "/lab/judge"}
 	}
-	if err != nil || u.Path != want {
+	if err != nil || !slices.Contains(pages, u.Path) {
 		return nil, 0, bad("err.challenge.address", views.ChallengeURL(ch.ID, lang))
 	}
 	q := u.Query()

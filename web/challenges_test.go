@@ -134,7 +134,7 @@ func TestChallengeBreakNotYet(t *testing.T) {
 	here := views.Place{Place: ch.Start(), Lang: "en"}.TakeOver()
 	offers, _ := here.Place.Offers()
 	here.Place = here.Place.Then(offers[0].Action)
-	w := submit(t, s, ch, url.Values{views.AddressField: {"http://example.test" + here.URL()}, views.LangParam: {"en"}})
+	w := submit(t, s, ch, url.Values{views.AddressField: {"http://example.test" + here.EmbedURL()}, views.LangParam: {"en"}})
 	testkit.MustStatus(t, w, http.StatusOK)
 	doc := testkit.Parse(t, w.Body.Bytes())
 	if got := doc.Find(`[data-testid="challenge-result"]`).AttrOr("data-outcome", ""); got != "not-broken" {
