@@ -128,3 +128,16 @@ func TestFixSolvedByTheJudge(t *testing.T) {
 		}
 	}
 }
+
+// Any history the model judges a violation wins, not only the finder's:
+// A pauses before its write, and writes after B, in 7 actions.
+func TestBreakAnyHistory(t *testing.T) {
+	ch := challenge(t, "gc-pause-break")
+	at, err := ch.Break("A acquire 10\nA pause\ntick 10\nB acquire 10\nB write B\nA resume\nA write A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !at.Broken || at.Moves != 7 || !at.InTime(ch) || at.Violation.Kind != demo.StaleWrite {
+		t.Fatalf("a pause before the write: broken=%v in %d (%v), want a stale write in 7, within %d", at.Broken, at.Moves, at.Violation.Kind, ch.Moves)
+	}
+}
