@@ -49,10 +49,12 @@ func (c *challenge) UnmarshalYAML(node *yaml.Node) error {
 	return nil
 }
 
-// challengesOf converts the file's challenges of sc, unchecked
-// (checkChallenges): a position other than on or off is read as the
-// scenario's default here and refused there.
-func challengesOf(cs []challenge, sc *demo.Scenario) []demo.Challenge {
+// tasks are a scenario's challenges as the file writes them.
+type tasks []challenge
+
+// demo converts the file's challenges of sc, unchecked (checkChallenges
+// and UnmarshalYAML check them).
+func (cs tasks) demo(sc *demo.Scenario) []demo.Challenge {
 	var out []demo.Challenge
 	for _, c := range cs {
 		on := sc.Default
@@ -67,11 +69,11 @@ func challengesOf(cs []challenge, sc *demo.Scenario) []demo.Challenge {
 	return out
 }
 
-// challengesFrom is the file's form of cs, as Marshal writes it: a break's
+// tasksOf is the file's form of cs, as Marshal writes it: a break's
 // position always written, so that it reads the same whatever the
 // scenario's default.
-func challengesFrom(cs []demo.Challenge) []challenge {
-	var out []challenge
+func tasksOf(cs []demo.Challenge) tasks {
+	var out tasks
 	for _, c := range cs {
 		w := challenge{ID: c.ID, Kind: string(c.Kind), Title: textOf(c.Title), Task: textOf(c.Task)}
 		if c.Kind == demo.BreakIt {

@@ -60,37 +60,37 @@ func fromNarration(n demo.Narration) narration {
 }
 
 type scenario struct {
-	ID            string      `yaml:"id"`
-	Seed          string      `yaml:"seed,omitempty"`
-	Title         text        `yaml:"title"`
-	Summary       text        `yaml:"summary"`
-	Lesson        text        `yaml:"lesson"`
-	Sources       []source    `yaml:"sources"`
-	Purpose       string      `yaml:"purpose"`
-	Topology      string      `yaml:"topology"`
-	Store         string      `yaml:"store,omitempty"`
-	Nodes         int         `yaml:"nodes,omitempty"`
-	Latency       int         `yaml:"latency,omitempty"`
-	Timeout       int         `yaml:"timeout,omitempty"`
-	Pool          int         `yaml:"pool,omitempty"`
-	MaxConns      int         `yaml:"max-connections,omitempty"`
-	Switch        string      `yaml:"switch"`
-	SwitchAliases words       `yaml:"switch-aliases,omitempty"`
-	SwitchLabel   text        `yaml:"switch-label"`
-	Default       bool        `yaml:"default,omitempty"`
-	Fencing       string      `yaml:"fencing,omitempty"`
-	Resource      string      `yaml:"resource"`
-	Clients       words       `yaml:"clients"`
-	Property      string      `yaml:"property,omitempty"`
-	Sometimes     string      `yaml:"sometimes,omitempty"`
-	TimeBound     int         `yaml:"time-bound,omitempty"`
-	Expect        expect      `yaml:"expect,omitempty"`
-	Lab           *lab        `yaml:"lab,omitempty"`
-	Challenges    []challenge `yaml:"challenges,omitempty"`
-	Scripts       scripts     `yaml:"scripts,omitempty"`
-	Setup         []action    `yaml:"setup,omitempty"`
-	Initial       narration   `yaml:"initial"`
-	Moves         []move      `yaml:"moves"`
+	ID            string    `yaml:"id"`
+	Seed          string    `yaml:"seed,omitempty"`
+	Title         text      `yaml:"title"`
+	Summary       text      `yaml:"summary"`
+	Lesson        text      `yaml:"lesson"`
+	Sources       []source  `yaml:"sources"`
+	Purpose       string    `yaml:"purpose"`
+	Topology      string    `yaml:"topology"`
+	Store         string    `yaml:"store,omitempty"`
+	Nodes         int       `yaml:"nodes,omitempty"`
+	Latency       int       `yaml:"latency,omitempty"`
+	Timeout       int       `yaml:"timeout,omitempty"`
+	Pool          int       `yaml:"pool,omitempty"`
+	MaxConns      int       `yaml:"max-connections,omitempty"`
+	Switch        string    `yaml:"switch"`
+	SwitchAliases words     `yaml:"switch-aliases,omitempty"`
+	SwitchLabel   text      `yaml:"switch-label"`
+	Default       bool      `yaml:"default,omitempty"`
+	Fencing       string    `yaml:"fencing,omitempty"`
+	Resource      string    `yaml:"resource"`
+	Clients       words     `yaml:"clients"`
+	Property      string    `yaml:"property,omitempty"`
+	Sometimes     string    `yaml:"sometimes,omitempty"`
+	TimeBound     int       `yaml:"time-bound,omitempty"`
+	Expect        expect    `yaml:"expect,omitempty"`
+	Lab           *lab      `yaml:"lab,omitempty"`
+	Challenges    tasks     `yaml:"challenges,omitempty"`
+	Scripts       scripts   `yaml:"scripts,omitempty"`
+	Setup         []action  `yaml:"setup,omitempty"`
+	Initial       narration `yaml:"initial"`
+	Moves         []move    `yaml:"moves"`
 }
 
 // words is a list of names, written on one line: [A, B].
@@ -139,7 +139,7 @@ func (s *scenario) scenario() *demo.Scenario {
 		Lab:     s.Lab.demo(),
 		Scripts: s.Scripts.demo(),
 	}
-	sc.Challenges = challengesOf(s.Challenges, sc)
+	sc.Challenges = s.Challenges.demo(sc)
 	for _, src := range s.Sources {
 		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})
 	}
@@ -166,11 +166,11 @@ func scenarioOf(sc *demo.Scenario) *scenario {
 		Fencing: sc.Fencing, Resource: sc.Resource, Clients: sc.Clients,
 		Property: sc.Property, Sometimes: sc.Sometimes, TimeBound: sc.TimeBound,
 		Expect: expect{pos: sc.Expect, guide: sc.Guide}, Lab: labOf(sc.Lab),
-		Scripts:    scriptsOf(sc.Scripts),
-		Challenges: challengesFrom(sc.Challenges),
-		Setup:      actionsOf(sc.Setup),
-		Initial:    fromNarration(sc.Initial),
+		Scripts: scriptsOf(sc.Scripts),
+		Setup:   actionsOf(sc.Setup),
+		Initial: fromNarration(sc.Initial),
 	}
+	s.Challenges = tasksOf(sc.Challenges)
 	for _, src := range sc.Sources {
 		s.Sources = append(s.Sources, source{Title: textOf(src.Title), URL: src.URL})
 	}
