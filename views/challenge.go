@@ -216,3 +216,17 @@ func PredictXAPI(d Demo, res demo.Result) string {
 		"extensions": map[string]any{xapiExt + "scenario": d.Sc().ID, xapiExt + "right": res.Right.Value}}
 	return statement(verb, asked.PageURL(), res.Q.Ask, result)
 }
+
+// judgeXAPI is the statement of a lab's build judged, as the attribute
+// data-xapi of the judge's answer: completed when the fix holds (a lab
+// fixed), attempted otherwise, with the judge's verdict. Each judgement is
+// told, as each is a try of the learner's.
+func judgeXAPI(v Judge) templ.Attributes {
+	verb := map[string]any{"id": "http://adlnet.gov/expapi/verbs/attempted", "display": map[string]string{"en-US": "attempted"}}
+	if demo.Fixed(v.Verdict()) {
+		verb = map[string]any{"id": "http://adlnet.gov/expapi/verbs/completed", "display": map[string]string{"en-US": "completed"}}
+	}
+	result := map[string]any{"success": demo.Fixed(v.Verdict()), "extensions": map[string]any{xapiExt + "verdict": v.Verdict()}}
+	lab := LabAction(v.Sc().ID)
+	return templ.Attributes{"data-xapi": statement(verb, lab, v.Sc().Title, result)}
+}

@@ -13,6 +13,7 @@ package web
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,7 +35,7 @@ const textbookPage = `<!DOCTYPE html><html><body><h1>Chapter 8</h1>
 <iframe id="demo" width="1000" height="700" src="SRC"></iframe></body></html>`
 
 func TestBrowserChallenge(t *testing.T) {
-	s := newTestServer(t, DefaultConfig())
+	s := judgeServer(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/host", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -83,6 +84,17 @@ func TestBrowserChallenge(t *testing.T) {
 				strings.Contains(got, `"success":true`) && strings.Contains(got, `"https://fencing-demo.example/xapi/at-par":true`) &&
 				strings.Contains(got, `lti.frameResize`) && strings.Contains(got, srv.URL+"/challenges/"+ch.ID)
 		})
+
+	// A lab in a textbook's iframe: its judge's answer tells the host of a
+	// lab fixed.
+	l := env.newTab(t, true)
+	fencing := tryOf(t, ch.Sc, "fencing").Build.String()
+	l.do(chromedp.Navigate(srv.URL + "/host?src=" + url.QueryEscape(views.LabURL(ch.Sc.ID, fencing, "en", false))))
+	l.waitJS("the lab in the iframe", `(() => { const d = document.getElementById('demo').contentDocument; return !!d && !!d.defaultView.htmx && !!d.querySelector('[data-testid="judge"]'); })()`)
+	l.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('demo').contentDocument.querySelector('[data-testid="judge"]').click()`))
+	testkit.WaitFor(t, l.ctx, 2*time.Minute, "the lab fixed, told to the host", `JSON.stringify(window.got)`, func(got string) bool {
+		return strings.Contains(got, `"type":"fencing-demo:xapi"`) && strings.Contains(got, `/verbs/completed`) && strings.Contains(got, srv.URL+"/scenarios/gc-pause/lab")
+	})
 
 	challengeShots(t, env, map[string]string{
 		"list":      srv.URL + views.ChallengesURL("LANG"),

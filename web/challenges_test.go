@@ -184,7 +184,7 @@ func TestChallengeBadSubmissions(t *testing.T) {
 // A fix is judged by the lab's judge: the resource checking tokens is
 // fixed, the starter is not, with the judge's shortest break.
 func TestChallengeFixSubmitted(t *testing.T) {
-	s := newTestServer(t, DefaultConfig())
+	s := judgeServer(t) // a budget no busy machine cuts short of the proof
 	ch := challengeOf(t, s, "gc-pause-fix")
 	lab := testkit.Parse(t, testkit.Get(t, s, views.LabURL(ch.Sc.ID, "", "en", false)).Body.Bytes())
 	if got := testkit.Attr(t, lab, "submit-"+ch.ID, "formaction"); got != views.ChallengeSubmitURL(ch.ID) {
@@ -199,6 +199,12 @@ func TestChallengeFixSubmitted(t *testing.T) {
 		}
 		if want == "not-fixed" && doc.Find(`[data-testid="judge-trace"] li`).Length() == 0 {
 			t.Errorf("%s: no shortest break shown", try)
+		}
+		// The judge's own answer tells an embedding host of the lab fixed
+		// or tried, beside the challenge's statement.
+		raw := doc.Find(`[data-testid="judge-answer"]`).AttrOr("data-xapi", "")
+		if verb := map[string]string{"fixed": "/completed", "not-fixed": "/attempted"}[want]; !strings.Contains(raw, verb) || !strings.Contains(raw, `"/scenarios/gc-pause/lab"`) {
+			t.Errorf("%s: the judge's statement %s, want %s of the lab", try, raw, verb)
 		}
 	}
 }
