@@ -118,6 +118,7 @@ func Apply(sc *Scenario, b Build) (*Scenario, error) {
 	}
 	d := *sc
 	d.Lab, d.Built = nil, b.String() // a built scenario is no lab: it is one answer to it
+	d.Challenges = nil               // nor does it set the lab's challenges: it answers one
 	d.Lesson = lab.Goal
 	d.Sometimes = lab.Sometimes
 	d.TimeBound = lab.Time

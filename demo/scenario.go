@@ -90,6 +90,9 @@ type Scenario struct {
 	// for a scenario as its file writes it.
 	Lab   *Lab
 	Built string
+	// Challenges are the tasks set in the scenario (challenge.go): break
+	// its property from a frame, or fix its lab.
+	Challenges []Challenge
 
 	// Horizon is the latest time any frame shows in either switch position,
 	// worked out by Rehearse, so a drawing can keep one scale for every frame.

@@ -173,10 +173,29 @@
     box.scrollLeft = want;
   }
 
-  // An embedding page sizes its iframe from this message.
+  // An embedding page sizes its iframe from this message, and a Canvas
+  // page from its own (lti.frameResize, a JSON string as Canvas sends it).
   function tellHeight() {
     if (window.parent === window) return;
-    window.parent.postMessage({ type: "fencing-demo:height", height: doc.documentElement.scrollHeight }, "*");
+    var h = doc.documentElement.scrollHeight;
+    window.parent.postMessage({ type: "fencing-demo:height", height: h }, "*");
+    window.parent.postMessage(JSON.stringify({ subject: "lti.frameResize", height: h }), "*");
+  }
+
+  // What the learner did (a prediction answered, a challenge broken or a
+  // lab fixed) is told to an embedding page as an xAPI statement with no
+  // actor: the page's [data-xapi], its object's id made absolute here. Each
+  // is told once a tab (a reload shows the same answer again).
+  function tellDone(root) {
+    if (window.parent === window) return;
+    Array.prototype.forEach.call((root || doc).querySelectorAll("[data-xapi]"), function (el) {
+      var text = el.getAttribute("data-xapi"), seen = "fencing-demo:xapi:" + text;
+      try { if (sessionStorage.getItem(seen)) return; sessionStorage.setItem(seen, "1"); } catch (e) { /* storage off: tell it */ }
+      var st = JSON.parse(text);
+      st.object.id = new URL(st.object.id, location.href).href;
+      st.timestamp = new Date().toISOString();
+      window.parent.postMessage({ type: "fencing-demo:xapi", statement: st }, "*");
+    });
   }
 
   // init wires the page's own buttons: at load, and again after Back or
@@ -197,6 +216,7 @@
   doc.addEventListener("DOMContentLoaded", function () {
     init();
     if (window.ResizeObserver) new ResizeObserver(tellHeight).observe(doc.body);
+    tellDone();
   });
   // A phone turned on its side lays the diagram out anew.
   window.addEventListener("resize", showNow);
@@ -232,6 +252,7 @@
   // What was swapped into the demo is finished once settled (htmx fires
   // this for each part of an answer; those out of band need nothing).
   doc.addEventListener("htmx:afterSettle", function (e) { if (e.target.closest && e.target.closest("#demo")) enhance(); });
+  doc.addEventListener("htmx:afterSettle", function (e) { if (e.target.querySelectorAll) tellDone(e.target); });
 
   // A 429 (too many new runs from this address: a whole class behind one
   // NAT starting at once) is tried again by itself after Retry-After, with

@@ -209,6 +209,17 @@
     absoluteLink();
   }
 
+  // The judge's answer tells an embedding page what the learner did (a lab
+  // fixed, or tried), as a frame's page does (app.js; README "Embed it"):
+  // each judgement, as each is a try.
+  doc.addEventListener("htmx:afterSettle", function (e) {
+    var el = window.parent !== window && e.target.querySelector && e.target.querySelector("[data-xapi]");
+    if (!el) return;
+    var st = JSON.parse(el.getAttribute("data-xapi"));
+    st.object.id = new URL(st.object.id, location.href).href;
+    window.parent.postMessage({ type: "fencing-demo:xapi", statement: st }, "*");
+  });
+
   if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", init);
   else init();
 })();

@@ -210,6 +210,11 @@ func (s *Server) routes() error {
 	e.POST("/follow/:fid/answer", s.followAnswer)     // predict.go
 	e.Match(get, "/guide/decision-tree", s.guideTree) // guide.go
 	e.Match(get, "/guide/quiz", s.guideQuiz)
+
+	// challenges.go and challenge_submit.go: break it, fix it, judged by the model.
+	e.Match(get, "/challenges", s.challengesPage)
+	e.Match(get, "/challenges/:cid", s.challengePage)
+	e.Match(append(get, http.MethodPost), "/challenges/:cid/submit", s.challengeSubmit)
 	if s.cfg.BenchRoutes {
 		return s.benchRoutes() // bench.go, in a -tags bench build only
 	}

@@ -65,6 +65,9 @@ func check(reg *demo.Registry, s *scenario, sc *demo.Scenario) (differs []*check
 	if err := checkLab(sc, s.labLine()); err != nil {
 		return nil, err
 	}
+	if err := checkChallenges(sc); err != nil {
+		return nil, err
+	}
 	return differs, nil
 }
 

@@ -86,6 +86,7 @@ type scenario struct {
 	TimeBound     int       `yaml:"time-bound,omitempty"`
 	Expect        expect    `yaml:"expect,omitempty"`
 	Lab           *lab      `yaml:"lab,omitempty"`
+	Challenges    tasks     `yaml:"challenges,omitempty"`
 	Scripts       scripts   `yaml:"scripts,omitempty"`
 	Setup         []action  `yaml:"setup,omitempty"`
 	Initial       narration `yaml:"initial"`
@@ -138,6 +139,7 @@ func (s *scenario) scenario() *demo.Scenario {
 		Lab:     s.Lab.demo(),
 		Scripts: s.Scripts.demo(),
 	}
+	sc.Challenges = s.Challenges.demo(sc)
 	for _, src := range s.Sources {
 		sc.Sources = append(sc.Sources, demo.Source{Title: src.Title.demo(), URL: src.URL})
 	}
@@ -168,6 +170,7 @@ func scenarioOf(sc *demo.Scenario) *scenario {
 		Setup:   actionsOf(sc.Setup),
 		Initial: fromNarration(sc.Initial),
 	}
+	s.Challenges = tasksOf(sc.Challenges)
 	for _, src := range sc.Sources {
 		s.Sources = append(s.Sources, source{Title: textOf(src.Title), URL: src.URL})
 	}

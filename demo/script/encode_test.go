@@ -62,6 +62,11 @@ func unlined(sc *demo.Scenario) demo.Scenario {
 	for i := range u.Scripts {
 		u.Scripts[i].Line = 0
 	}
+	// A challenge points back at its scenario, which is another copy.
+	u.Challenges = slices.Clone(sc.Challenges)
+	for i := range u.Challenges {
+		u.Challenges[i].Line, u.Challenges[i].Sc = 0, nil
+	}
 	return u
 }
 

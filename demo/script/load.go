@@ -79,6 +79,9 @@ func ReadWith(reg *demo.Registry, file string, data []byte) (*demo.Catalog, []*L
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkChallengeIDs(file, scenarios); err != nil {
+		return nil, nil, err
+	}
 	c, err := demo.NewCatalog(scenarios)
 	if err != nil {
 		return nil, nil, &LoadError{File: file, Msg: err.Error()}

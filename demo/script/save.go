@@ -48,6 +48,7 @@ func Save(p demo.Place) (*demo.Scenario, error) {
 	saved := *sc
 	saved.ID, saved.Seed, saved.Default, saved.Horizon, saved.Guide = SavedID(sc), sc.RandomSeed(), p.On, 0, demo.GuideLinks{}
 	saved.Title = demo.Text{JA: sc.Title.JA + " (自由操作から)", EN: sc.Title.EN + " (from free play)"}
+	saved.Challenges = nil // the original's, whose ids are the file's own
 	if len(history) == 0 {
 		saved.Title = demo.Text{JA: fmt.Sprintf("%s (フレーム %d まで)", sc.Title.JA, p.Step), EN: fmt.Sprintf("%s (to frame %d)", sc.Title.EN, p.Step)}
 	}

@@ -57,6 +57,10 @@ func judge(file string, c *demo.Catalog, sc *demo.Scenario, differs []*script.Lo
 		} else if !sc.Expect[0].Stated() && !sc.Expect[1].Stated() && len(sc.Guide.Tree)+len(sc.Guide.Quiz) == 0 {
 			fmt.Fprintf(w, "%s: states nothing under expect:\n", sc.ID)
 		}
+		if n := breaks(sc); n > 0 {
+			held += n
+			ds = append(ds, challenges(file, sc, states, w)...)
+		}
 		for _, d := range ds {
 			fmt.Fprintf(w, "  %s\n", d)
 		}
