@@ -43,13 +43,16 @@ func TestBrowserLabs(t *testing.T) {
 		lang := []string{"en", "ja"}[i%2]
 		wrong, right := wrongTry(t, sc), rightTry(t, sc)
 		t.Run(sc.ID+"/javascript", func(t *testing.T) {
-			b := env.newTabFor(t, true, 5*time.Minute)
+			b := env.newTabFor(t, true, 2*time.Minute)
 			b.do(chromedp.Navigate(srv.URL + views.LabURL(sc.ID, "", lang, false)))
 			b.waitJS("the Parsons editor", `!!window.htmx && document.querySelectorAll('.program-lines').length === `+strconv.Itoa(len(sc.Lab.Clients)))
 			b.buildWithButtons(sc, wrong.Build)
 			b.judge(wrong.Expect)
 			b.playBroken(sc, wrong)
-			b.do(chromedp.NavigateBack())
+			b.back() // history.back(): the lab may come back from the page cache, with no load event to wait for
+			b.waitEditorShows(sc, wrong.Build)
+			b.do(chromedp.Reload()) // the lab as its address names it, as a learner who comes back to it later
+			b.waitJS("the Parsons editor again", `!!window.htmx && document.querySelectorAll('.program-lines').length === `+strconv.Itoa(len(sc.Lab.Clients)))
 			b.waitEditorShows(sc, wrong.Build)
 			b.buildWithButtons(sc, right.Build)
 			b.judge(right.Expect)
@@ -70,7 +73,7 @@ func TestBrowserLabs(t *testing.T) {
 			b.waitJS("the saved build", `(document.querySelector('[data-testid="save-text"]') || {value: ''}).value.includes('id: `+sc.ID+`-build')`)
 		})
 		t.Run(sc.ID+"/no-javascript", func(t *testing.T) {
-			b := env.newTabFor(t, false, 5*time.Minute)
+			b := env.newTabFor(t, false, 2*time.Minute)
 			if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 				t.Fatal(err)
 			}
@@ -80,9 +83,9 @@ func TestBrowserLabs(t *testing.T) {
 			b.submit("judge")
 			b.waitVerdict(wrong.Expect)
 			b.playBroken(sc, wrong)
-			b.do(chromedp.NavigateBack())
+			b.back() // history.back(): the lab may come back from the page cache, with no load event to wait for
 			b.waitJS("the judge's page again", `!!document.querySelector('[data-testid="judge-back"]')`)
-			b.click("judge-back")
+			b.jsClick("judge-back") // a page from the page cache is new to chromedp's DOM: click it as the page does
 			b.waitEditorShows(sc, wrong.Build)
 			b.fillForm(sc, right.Build)
 			b.submit("judge")
@@ -150,6 +153,14 @@ func (b *tab) fillForm(sc *demo.Scenario, build demo.Build) {
 
 func (b *tab) setSettings(sc *demo.Scenario, build demo.Build) {
 	b.t.Helper()
+	for _, name := range sc.Lab.Scripts {
+		text, ok := build.Scripts[name]
+		if !ok {
+			continue
+		}
+		b.do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector('textarea[name="script-` + name + `"]');
+			s.value = ` + strconv.Quote(text) + `; s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); })()`))
+	}
 	for _, set := range sc.Lab.Settings {
 		v, ok := build.Settings[set.Name]
 		if !ok {
@@ -211,7 +222,7 @@ func (b *tab) waitEditorShows(sc *demo.Scenario, build demo.Build) {
 	}
 	clients := `['` + strings.Join(sc.Lab.Clients, `','`) + `']`
 	b.waitJS("the editor to show "+build.String(), `!!document.getElementById('lab-form') && JSON.stringify(`+clients+`.map(c =>
-		document.querySelector('textarea[name="program-' + c + '"]').value.split('\n').map(l => l.trim()).filter(Boolean).join('\n'))) === '[`+strings.Join(want, ",")+`]'`)
+		document.querySelector('textarea[name="program-' + c + '"]').value.split('\n').map(l => l.trim()).filter(Boolean).join('\n'))) === JSON.stringify([`+strings.Join(want, ",")+`])`)
 }
 
 // judge presses "Judge my fix" and waits for the answer in its box.
@@ -362,4 +373,21 @@ func labScreens(t *testing.T, env *browserEnv) {
 			}
 		}
 	}
+}
+
+// back goes back in the tab's history as the browser's Back button does,
+// without waiting for a load event: a page restored from the
+// back/forward cache fires none, so the caller waits for what it expects
+// to see.
+func (b *tab) back() {
+	b.t.Helper()
+	b.do(chromedp.Evaluate[chromedp.Void](`history.back()`))
+}
+
+// jsClick clicks the control with the testid from the page's own side:
+// after a page comes back from the back/forward cache, chromedp's copy of
+// the DOM still holds the page it left, and a click by node waits for ever.
+func (b *tab) jsClick(testid string) {
+	b.t.Helper()
+	b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="` + testid + `"]').click()`))
 }
