@@ -160,12 +160,13 @@ func (s *service) appendOwner(b []byte, owner *session, n *demo.Renaming) []byte
 
 // key appends the session without its client or id.
 func (ss *session) key(b []byte, now int) []byte {
-	for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
-		b = demo.KeyInt(append(b, ' '), int64(v))
-	}
-	for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
-		b = append(append(b, ' '), t...)
-	}
+	b = demo.KeyInt(append(b, ' '), int64(ss.ttl))
+	b = demo.KeyInt(append(b, ' '), int64(ss.every))
+	b = demo.KeyInt(append(b, ' '), int64(ss.per))
+	b = demo.KeyInt(append(b, ' '), int64(ss.lockDelay))
+	b = append(append(b, ' '), ss.known...)
+	b = append(append(b, ' '), ss.mine...)
+	b = append(append(b, ' '), ss.waitOn...)
 	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
 	return ss.keyTimes(b, now)
 }
@@ -181,10 +182,9 @@ func (ss *session) keyTimes(b []byte, now int) []byte {
 		return append(b, 'x')
 	}
 	start := now - (now-ss.start)%ss.ttl
-	for _, t := range []int{start, ss.beat, ss.deadline} {
-		b = demo.RelTime(append(b, ','), t, now)
-	}
-	return b
+	b = demo.RelTime(append(b, ','), start, now)
+	b = demo.RelTime(append(b, ','), ss.beat, now)
+	return demo.RelTime(append(b, ','), ss.deadline, now)
 }
 
 // PastByOrder: the service plays as of an earlier moment only a session's

@@ -217,7 +217,7 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 		return nil
 	}
 	s.zxid++
-	n := &znode{path: path, zxid: s.zxid, owner: ss, ephemeral: ss != nil}
+	n := s.newZnode(znode{path: path, zxid: s.zxid, owner: ss, ephemeral: ss != nil})
 	s.entries.put(n)
 	s.cversion.inc(parent)
 	e.Created, e.Zxid, e.OK = path, n.zxid, true
@@ -241,7 +241,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		key := a.Path + ss.id
 		e.Path, e.Session = key, ss.id
 		s.zxid++
-		s.entries.put(&znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true})
+		s.entries.put(s.newZnode(znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true}))
 		ss.mine = key
 		var queue [8]*znode
 		owner := s.under(queue[:0], a.Path)[0]
@@ -264,7 +264,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 			e.DelayUntil = k.delayUntil
 		default:
 			if k == nil {
-				k = &znode{path: a.Path}
+				k = s.newZnode(znode{path: a.Path})
 				s.entries.put(k)
 			}
 			s.zxid++
@@ -428,9 +428,24 @@ func (s *service) fire(r *demo.Run, parents, gone []string) {
 // in one transaction, which bumps the counter once.
 func (s *service) remove(paths []string) {
 	for _, p := range paths {
+		if z := s.entries.get(p); z != nil {
+			s.spare = append(s.spare, z) // nothing points at it once it is gone
+		}
 		s.entries.del(p)
 		s.cversion.inc(parentOf(p))
 	}
+}
+
+// newZnode is a znode for the service to fill: one an earlier copy or a
+// removal left (CopyInto, remove), or a new one.
+func (s *service) newZnode(z znode) *znode {
+	if n := len(s.spare); n > 0 {
+		c := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		*c = z
+		return c
+	}
+	return &z
 }
 
 func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action) {
@@ -492,7 +507,8 @@ func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 // elapse plays the keep-alives of every running client and ends each session
 // whose client fell silent for longer than the service waits.
 func (s *service) Elapse(r *demo.Run, since int) {
-	var due []*session
+	var buf [8]*session
+	due := buf[:0]
 	for _, ss := range s.sessions {
 		if ss.ended >= 0 {
 			continue
@@ -514,15 +530,15 @@ func (s *service) Elapse(r *demo.Run, since int) {
 			due = append(due, ss)
 		}
 	}
-	sort.SliceStable(due, func(i, j int) bool {
-		if due[i].deadline != due[j].deadline {
-			return due[i].deadline < due[j].deadline
+	slices.SortStableFunc(due, func(a, b *session) int {
+		if c := cmp.Compare(a.deadline, b.deadline); c != 0 || s.kind != ZooKeeperStore {
+			return c
 		}
 		// ZooKeeper's sessions that end at one instant end in the order
 		// of their lock nodes, the queue's, whoever their clients are
 		// (Renames); one without a node owns nothing, so its place among
 		// them changes nothing.
-		return s.kind == ZooKeeperStore && due[i].mine < due[j].mine
+		return strings.Compare(a.mine, b.mine)
 	})
 	for _, ss := range due {
 		// What follows happened at the deadline, not when anyone looked.
@@ -535,7 +551,8 @@ func (s *service) Elapse(r *demo.Run, since int) {
 // for the lock-delay.
 func (s *service) end(r *demo.Run, ss *session) {
 	ss.ended = r.Now()
-	var gone []string
+	var buf [4]string
+	gone := buf[:0]
 	for _, n := range s.entries { // in the order of their paths
 		if n.owner == ss {
 			gone = append(gone, n.path)
@@ -555,7 +572,9 @@ func (s *service) end(r *demo.Run, ss *session) {
 				e.DelayUntil = k.delayUntil
 			}
 		}
-		e.Released = gone
+		if r.Logs() && len(gone) > 0 {
+			e.Released = slices.Clone(gone)
+		}
 		if c.Holds && ss.lockDelay > 0 {
 			// Nobody else can take the lock before the delay is over: for
 			// that long it is still, in effect, the old holder's.
@@ -564,10 +583,13 @@ func (s *service) end(r *demo.Run, ss *session) {
 		logged(r, e)
 		return
 	}
-	e.Deleted = gone
+	if r.Logs() && len(gone) > 0 {
+		e.Deleted = slices.Clone(gone)
+	}
 	s.remove(gone)
 	logged(r, e)
-	parents := make([]string, 0, len(gone))
+	var pbuf [4]string
+	parents := pbuf[:0]
 	for _, p := range gone {
 		parents = append(parents, parentOf(p))
 	}
