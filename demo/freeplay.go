@@ -45,7 +45,7 @@ func (r *Run) Free(a Action) error {
 	}
 	r.frame++
 	r.was = r.now
-	err = r.Apply(a)
+	err = r.apply(&a)
 	if err == nil {
 		err = r.err // a store that failed on the way has stopped the run
 	}

@@ -150,6 +150,12 @@ func (r *Run) Apply(a Action) error {
 	if err != nil {
 		return err
 	}
+	return r.apply(&a)
+}
+
+// apply is Apply of an action already read as a step: Free reads it once.
+func (r *Run) apply(ap *Action) error {
+	a := *ap
 	if a.Verb == Tick {
 		t, _ := a.Args.(TickArgs)
 		r.Advance(t.Forward)

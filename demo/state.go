@@ -111,16 +111,18 @@ func (r *Run) keyShared(b []byte, n *Renaming, past []int) []byte {
 	// Whose value the resource has decides whom a late write is judged to
 	// have overwritten.
 	b = n.AppendName(b, r.lastWrote)
-	for _, h := range r.holdings {
+	for i := range r.holdings {
+		h := &r.holdings[i]
 		b = append(b, '|')
 		b = n.AppendName(b, h.Client)
 		b = append(b, ',')
 		b = KeyInt(b, h.Token)
-		for _, t := range []int{h.From, h.Until, h.Ended} {
-			b = RelTime(append(b, ','), byOrder(past, t, now), now)
-		}
+		b = RelTime(append(b, ','), byOrder(past, h.From, now), now)
+		b = RelTime(append(b, ','), byOrder(past, h.Until, now), now)
+		b = RelTime(append(b, ','), byOrder(past, h.Ended, now), now)
 	}
-	for _, v := range r.violations {
+	for i := range r.violations {
+		v := &r.violations[i]
 		b = append(b, '!', byte(v.Kind))
 		b = n.AppendName(b, v.Client)
 		b = append(b, ',')
@@ -150,29 +152,41 @@ func (r *Run) past(p []int) []int {
 	if k, ok := r.store.(PastByOrder); !ok || !k.PastByOrder() {
 		return nil
 	}
-	room := cap(p)
-	add := func(t int) {
-		if t >= 0 && t < r.now && !slices.Contains(p, t) {
-			p = append(p, t)
-		}
+	room, now := cap(p), r.now
+	for i := range r.clients {
+		p = addPast(p, r.clients[i].Until, now)
 	}
-	for _, c := range r.clients {
-		add(c.Until)
+	for i := range r.holdings {
+		h := &r.holdings[i]
+		p = addPast(addPast(addPast(p, h.From, now), h.Until, now), h.Ended, now)
 	}
-	for _, h := range r.holdings {
-		add(h.From)
-		add(h.Until)
-		add(h.Ended)
-	}
-	for _, v := range r.violations {
-		add(v.At)
+	for i := range r.violations {
+		p = addPast(p, r.violations[i].At, now)
 	}
 	if len(p) > room {
 		return nil // what did not fit would be told apart from what did
 	}
-	slices.Sort(p)
-	slices.Reverse(p)
+	// Latest first; insertion sort, as the moments are a few.
+	for i := 1; i < len(p); i++ {
+		for j := i; j > 0 && p[j] > p[j-1]; j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
 	return p
+}
+
+// addPast appends t to the past moments p, if it is one (before now) and
+// not there yet.
+func addPast(p []int, t, now int) []int {
+	if t < 0 || t >= now {
+		return p
+	}
+	for _, q := range p {
+		if q == t {
+			return p
+		}
+	}
+	return append(p, t)
 }
 
 // byOrder is t for a key: a moment before now, among the past moments,
@@ -180,8 +194,13 @@ func (r *Run) past(p []int) []int {
 // runs whose past moments come in the same order, and fall alike around
 // now, have one key; t itself otherwise.
 func byOrder(past []int, t, now int) int {
-	if i := slices.Index(past, t); i >= 0 {
-		return now - 1 - i
+	if t < 0 || t >= now {
+		return t // never in past
+	}
+	for i, q := range past {
+		if q == t {
+			return now - 1 - i
+		}
 	}
 	return t
 }
@@ -190,23 +209,25 @@ func byOrder(past []int, t, now int) int {
 // end by its place among the past moments, if it is one of them.
 func (r *Run) clientKey(b []byte, i int, past []int) []byte {
 	c := &r.clients[i]
-	b = append(b, flags(c.Paused, c.Crashed, c.Blocked, c.Holds))
+	f := byte('a')
+	if c.Paused {
+		f++
+	}
+	if c.Crashed {
+		f += 2
+	}
+	if c.Blocked {
+		f += 4
+	}
+	if c.Holds {
+		f += 8
+	}
+	b = append(b, f)
 	b = KeyInt(b, c.Token)
 	b = append(b, ',')
 	b = append(b, c.Value...)
 	b = append(b, ',')
 	return RelTime(b, byOrder(past, c.Until, r.now), r.now)
-}
-
-// flags packs four booleans into one byte of a key.
-func flags(bs ...bool) byte {
-	f := byte('a')
-	for i, b := range bs {
-		if b {
-			f += 1 << i
-		}
-	}
-	return f
 }
 
 // CopyTo makes dst a copy of r as Clone does, but in dst's memory: the
