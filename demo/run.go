@@ -345,6 +345,15 @@ func (r *Run) Log(e Event) {
 	r.events = append(r.events, e)
 }
 
+// Note logs e unless r is lean, for an event that no rule reads back:
+// boxing it as an Event would allocate for every step the finder tries,
+// only for Log to drop it.
+func Note[E Event](r *Run, e E) {
+	if !r.lean {
+		r.Log(e)
+	}
+}
+
 // Logs reports whether r keeps the events its rules do not read back: a
 // lean run drops them, so a store may skip building one for it, as boxing
 // it as an Event allocates for every step the finder tries.

@@ -197,7 +197,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	ss.beat, ss.deadline = r.Now(), r.Now()+ss.life(s.kind)
 	s.sessions = append(s.sessions, ss)
 	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, sa.TTL, ss.ttl, ss.lockDelay, s.zxid, true
-	logged(r, e)
+	demo.Note(r, e)
 	return nil
 }
 
@@ -213,7 +213,7 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 	}
 	if s.entries.get(path) != nil {
 		e.Created = ""
-		logged(r, e)
+		demo.Note(r, e)
 		return nil
 	}
 	s.zxid++
@@ -221,7 +221,7 @@ func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *sessi
 	s.entries.put(n)
 	s.cversion.inc(parent)
 	e.Created, e.Zxid, e.OK = path, n.zxid, true
-	logged(r, e)
+	demo.Note(r, e)
 	s.fire(r, []string{parent}, nil)
 	return n
 }
@@ -246,7 +246,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		var queue [8]*znode
 		owner := s.under(queue[:0], a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
-		logged(r, e)
+		demo.Note(r, e)
 		if owner.path == key {
 			// The Txn's own read shows our key is the oldest: Lock returns.
 			s.grant(r, c, ss, owner.zxid)
@@ -276,7 +276,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 			e.OK, e.Zxid = true, k.lockIndex
 		}
 		e.Rev = s.zxid
-		logged(r, e)
+		demo.Note(r, e)
 		if e.OK {
 			ss.mine = a.Path
 			s.grant(r, c, ss, k.lockIndex)
@@ -320,7 +320,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 		s.arm(watch{client: c.Name, path: parent, children: true})
 		ss.waitOn = parent
 	}
-	logged(r, e)
+	demo.Note(r, e)
 	if at == 0 {
 		// A child watch left by ls -w stays armed on the server even now
 		// that this client holds the lock: it will fire once more, for nothing.
@@ -336,7 +336,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
 	s.arm(watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	logged(r, x)
+	demo.Note(r, x)
 }
 
 // arm sets a watch. ZooKeeper keeps one watch of a kind per path and
@@ -366,7 +366,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Path, e.Zxid, e.Rev, e.OK = pfx, mine.zxid-1, s.zxid, true
 	s.reads++
 	if prev == nil {
-		logged(r, e)
+		demo.Note(r, e)
 		ss.waitOn = ""
 		s.grant(r, c, ss, mine.zxid)
 		return
@@ -374,7 +374,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
 	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	logged(r, e)
+	demo.Note(r, e)
 }
 
 // grant is the recipe's conclusion: c holds the lock, with token, for as
@@ -382,7 +382,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 func (s *service) grant(r *demo.Run, c *demo.Client, ss *session, token int64) {
 	c.Token = token
 	r.Hold(c, ss.deadline)
-	logged(r, LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
+	demo.Note(r, LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
 }
 
 // fire delivers the one-shot watches on what changed: a child watch on each
@@ -408,7 +408,7 @@ func (s *service) fire(r *demo.Run, parents, gone []string) {
 		case s.kind == EtcdStore:
 			typ = "DELETE"
 		}
-		logged(r, WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
+		demo.Note(r, WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
 	}
 	for _, w := range fired {
 		c, ss := r.Client(w.client), s.sessionOf(w.client)
@@ -460,7 +460,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 			e.OK = true
 		}
 		e.Rev = s.zxid
-		logged(r, e)
+		demo.Note(r, e)
 		r.LetGo(c)
 		ss.mine = ""
 		return
@@ -474,7 +474,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		e.OK = true
 	}
 	e.Rev = s.zxid
-	logged(r, e)
+	demo.Note(r, e)
 	r.LetGo(c)
 	mine := ss.mine
 	ss.mine, ss.waitOn = "", ""
@@ -501,7 +501,7 @@ func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 		ss.mine, ss.waitOn = "", ""
 	}
 	e.Known = ss.known
-	logged(r, e)
+	demo.Note(r, e)
 }
 
 // elapse plays the keep-alives of every running client and ends each session
@@ -580,14 +580,14 @@ func (s *service) end(r *demo.Run, ss *session) {
 			// that long it is still, in effect, the old holder's.
 			r.ExtendHold(c, e.DelayUntil)
 		}
-		logged(r, e)
+		demo.Note(r, e)
 		return
 	}
 	if r.Logs() && len(gone) > 0 {
 		e.Deleted = slices.Clone(gone)
 	}
 	s.remove(gone)
-	logged(r, e)
+	demo.Note(r, e)
 	var pbuf [4]string
 	parents := pbuf[:0]
 	for _, p := range gone {
@@ -675,15 +675,6 @@ type EntryState struct {
 type WatchState struct {
 	Client, Path string
 	Children     bool
-}
-
-// logged logs e unless r is the finder's lean run, which would drop it: no
-// rule reads a consensus service's events back, and boxing one as an Event
-// allocates for every step the finder tries.
-func logged[E demo.Event](r *demo.Run, e E) {
-	if r.Logs() {
-		r.Log(e)
-	}
 }
 
 // sequential is path with ZooKeeper's ten-digit sequence number n, written
