@@ -72,13 +72,17 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	if err != nil {
 		return s.spend(err)
 	}
-	for _, cand := range s.candidates(r, s.nodes[id]) {
+	cands := s.candidates(r, s.nodes[id])
+	last := s.lastTried(r, cands, path)
+	for i, cand := range cands {
 		if r.Refuses(cand.a) {
 			continue // refused for its client: no need of a copy to know
 		}
-		c, err := s.copyOf(r, path)
-		if err != nil {
-			return false, err
+		c := r // the last step tried plays on the node's own run (lastTried)
+		if i != last {
+			if c, err = s.copyOf(r, path); err != nil {
+				return false, err
+			}
 		}
 		before := len(c.Violations())
 		played, err := s.play(c, cand.a)
@@ -120,6 +124,24 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		}
 	}
 	return false, nil
+}
+
+// lastTried is the index of the last of cands that r does not refuse, for
+// expand to play on r itself rather than a copy: no later step needs r,
+// and the next node's rebuild plays it again from its parent's run, which
+// is kept (rebuild). -1 when every one is refused, or when r is the start's
+// run, which every rebuild copies.
+func (s *search) lastTried(r *demo.Run, cands []candidate, path []uint16) int {
+	if len(path) == 0 {
+		return -1 // the start's run: tried on copies alone
+	}
+	for i := len(cands) - 1; i >= 0; i-- {
+		if !r.Refuses(cands[i].a) {
+			s.alongPath = s.alongPath[:min(len(s.alongPath), len(path)-1)]
+			return i
+		}
+	}
+	return -1
 }
 
 // play plays a on c; when a lets time pass, the background duties of the
