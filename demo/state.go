@@ -44,7 +44,14 @@ func RelTime(b []byte, t, now int) []byte {
 // KeyInt appends v to a key as a varint: a key is hashed, never read, and
 // a varint is a few shifts where a number in base 36 took a division a
 // digit. It ends itself, so what follows it is not taken for more of it.
-func KeyInt(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
+func KeyInt(b []byte, v int64) []byte {
+	// Most numbers in a key are small: one byte, without AppendVarint's
+	// loop.
+	if u := uint64(v)<<1 ^ uint64(v>>63); u < 0x80 {
+		return append(b, byte(u))
+	}
+	return binary.AppendVarint(b, v)
+}
 
 // Clone returns a copy of the run to play on without changing r, or false
 // when its store cannot copy itself (then replay the history instead).

@@ -91,8 +91,9 @@ func (s *service) CopyInto(dst demo.Store) bool {
 func (s *service) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(b, s.zxid)
 	for _, ss := range s.sessions {
-		b = append(append(append(append(b, '|'), ss.client...), ' '), ss.id...)
-		b = ss.key(b, now)
+		// The client by its place: a session's id is made from its client's
+		// name, so it adds nothing to tell states apart.
+		b = ss.key(append(b, '|', byte(ss.who)), now)
 	}
 	return s.keyRest(b, now, nil)
 }
@@ -160,15 +161,37 @@ func (s *service) appendOwner(b []byte, owner *session, n *demo.Renaming) []byte
 
 // key appends the session without its client or id.
 func (ss *session) key(b []byte, now int) []byte {
-	b = demo.KeyInt(append(b, ' '), int64(ss.ttl))
-	b = demo.KeyInt(append(b, ' '), int64(ss.every))
-	b = demo.KeyInt(append(b, ' '), int64(ss.per))
-	b = demo.KeyInt(append(b, ' '), int64(ss.lockDelay))
-	b = append(append(b, ' '), ss.known...)
+	b = append(b, ss.fixed...)
+	b = appendKnown(b, ss.known)
 	b = append(append(b, ' '), ss.mine...)
 	b = append(append(b, ' '), ss.waitOn...)
 	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
 	return ss.keyTimes(b, now)
+}
+
+// fixedKey is the part of a session's key that its opening settles: its
+// timeout, keep-alive period and rhythm and its lock-delay, written once.
+func (ss *session) fixedKey() string {
+	var buf [32]byte
+	b := demo.KeyInt(append(buf[:0], ' '), int64(ss.ttl))
+	b = demo.KeyInt(append(b, ' '), int64(ss.every))
+	b = demo.KeyInt(append(b, ' '), int64(ss.per))
+	return string(demo.KeyInt(append(b, ' '), int64(ss.lockDelay)))
+}
+
+// knownWords are what a client's library can say of its session, each
+// written in a key as one byte rather than its words.
+var knownWords = [...]string{"CONNECTED", "keep-alive", "valid", "LOST", "Done()", "invalidated"}
+
+// appendKnown appends what the client knows of its session: one of
+// knownWords by its place (a byte no word starts with), any other as it is.
+func appendKnown(b []byte, known string) []byte {
+	for i, w := range knownWords {
+		if known == w {
+			return append(b, ' ', byte(i))
+		}
+	}
+	return append(append(b, ' '), known...)
 }
 
 // keyTimes appends what the session's times can still decide. An ended

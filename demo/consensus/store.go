@@ -50,6 +50,7 @@ type session struct {
 	mine      string // the lock node or key this client created
 	waitOn    string // what its watch waits on; "" when it waits on nothing
 	herd      bool   // it watches the parent's children, not its predecessor
+	fixed     string // fixedKey, written when the session opens
 }
 
 // life is how long the service waits after the last keep-alive.
@@ -194,6 +195,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 		s.zxid++
 	}
 	ss.every = ss.ttl / ss.per
+	ss.fixed = ss.fixedKey()
 	ss.beat, ss.deadline = r.Now(), r.Now()+ss.life(s.kind)
 	s.sessions = append(s.sessions, ss)
 	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, sa.TTL, ss.ttl, ss.lockDelay, s.zxid, true
