@@ -154,29 +154,28 @@ func (r *Run) Apply(a Action) error {
 }
 
 // apply is Apply of an action already read as a step: Free reads it once.
-func (r *Run) apply(ap *Action) error {
-	a := *ap
+func (r *Run) apply(a *Action) error {
 	if a.Verb == Tick {
 		t, _ := a.Args.(TickArgs)
 		r.Advance(t.Forward)
 		return nil
 	}
-	spec, takes := r.sc.Family.Verb(r.sc.Store, a.Verb)
-	if !takes && !a.Verb.Engine() {
-		return &ActionError{Action: a, Msg: fmt.Sprintf("%s does not apply to the %s store", a.Verb, r.sc.Store)}
+	spec := r.sc.Family.spec(r.sc.Store, a.Verb)
+	if spec == &noSpec && !a.Verb.Engine() {
+		return &ActionError{Action: *a, Msg: fmt.Sprintf("%s does not apply to the %s store", a.Verb, r.sc.Store)}
 	}
 	if spec.Node {
-		return r.store.Do(r, a)
+		return r.store.Do(r, *a)
 	}
 	c := r.Client(a.Who)
 	if c == nil {
-		return &ActionError{Action: a, Msg: "unknown client"}
+		return &ActionError{Action: *a, Msg: "unknown client"}
 	}
 	if why := clientCannot(c, a, spec, r.sc.Family.OwnsResource); why != (Text{}) {
-		return &ActionError{Action: a, Msg: why.EN, JA: why.JA}
+		return &ActionError{Action: *a, Msg: why.EN, JA: why.JA}
 	}
 	if !a.Verb.Engine() {
-		return r.store.Do(r, a)
+		return r.store.Do(r, *a)
 	}
 	return r.playEngine(c, a)
 }
@@ -185,7 +184,7 @@ func (r *Run) apply(ap *Action) error {
 // returns the zero Text when it can: the one place the engine's refusals
 // are worded, for Apply's errors and for the reasons free play shows beside
 // a disabled action.
-func clientCannot(c *Client, a Action, spec VerbSpec, owns bool) Text {
+func clientCannot(c *Client, a *Action, spec *VerbSpec, owns bool) Text {
 	switch clientRefusal(c, a, spec, owns) {
 	case refusedCrashed:
 		return Text{EN: fmt.Sprintf("%s has crashed and can do nothing", c.Name),
@@ -220,7 +219,7 @@ const (
 
 // clientRefusal is why client c cannot do a now; owns: its store keeps the
 // data itself (Family.OwnsResource).
-func clientRefusal(c *Client, a Action, spec VerbSpec, owns bool) refusal {
+func clientRefusal(c *Client, a *Action, spec *VerbSpec, owns bool) refusal {
 	switch {
 	case a.Verb == Write && owns:
 		return refusedNoResource
@@ -239,7 +238,7 @@ func clientRefusal(c *Client, a Action, spec VerbSpec, owns bool) refusal {
 }
 
 // playEngine plays what any client does alike, whatever the store.
-func (r *Run) playEngine(c *Client, a Action) error {
+func (r *Run) playEngine(c *Client, a *Action) error {
 	h := r.Head(c.Name, "")
 	switch a.Verb {
 	case Write:

@@ -75,7 +75,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	cands := s.candidates(r, s.nodes[id])
 	last := s.lastTried(r, cands, path)
 	for i, cand := range cands {
-		if r.Refuses(cand.a) {
+		if s.refused[i] {
 			continue // refused for its client: no need of a copy to know
 		}
 		c := r // the last step tried plays on the node's own run (lastTried)
@@ -126,22 +126,25 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	return false, nil
 }
 
-// lastTried is the index of the last of cands that r does not refuse, for
-// expand to play on r itself rather than a copy: no later step needs r,
-// and the next node's rebuild plays it again from its parent's run, which
-// is kept (rebuild). -1 when every one is refused, or when r is the start's
-// run, which every rebuild copies.
+// lastTried marks each of cands that r refuses (s.refused), and returns the index of
+// the last one it does not, for expand to play on r itself rather than a
+// copy: no later step needs r, and the next node's rebuild plays it again
+// from its parent's run, which is kept (rebuild). -1 when every one is
+// refused, or when r is the start's run, which every rebuild copies.
 func (s *search) lastTried(r *demo.Run, cands []candidate, path []uint16) int {
-	if len(path) == 0 {
-		return -1 // the start's run: tried on copies alone
-	}
-	for i := len(cands) - 1; i >= 0; i-- {
-		if !r.Refuses(cands[i].a) {
-			s.alongPath = s.alongPath[:min(len(s.alongPath), len(path)-1)]
-			return i
+	last := -1
+	s.refused = s.refused[:0]
+	for i := range cands {
+		refused := r.Refuses(cands[i].a)
+		if s.refused = append(s.refused, refused); !refused {
+			last = i
 		}
 	}
-	return -1
+	if len(path) == 0 || last < 0 {
+		return -1 // the start's run: tried on copies alone
+	}
+	s.alongPath = s.alongPath[:min(len(s.alongPath), len(path)-1)]
+	return last
 }
 
 // play plays a on c; when a lets time pass, the background duties of the

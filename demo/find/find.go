@@ -114,6 +114,7 @@ type search struct {
 	index     map[string]uint16
 	buf       []byte
 	cands     []candidate         // expand's steps to try, reused (candidates)
+	refused   []bool              // which of cands their client refuses (lastTried)
 	played    []demo.Action       // the step play played last, reused
 	ticks     map[int]demo.Action // time passing by a stretch of a duty's rhythm, or the rest (play)
 	pathBuf   []uint16            // the path asked last, reused (path)
