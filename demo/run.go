@@ -14,6 +14,8 @@ type Client struct {
 	Token   int64  // the fencing token it believes is current
 	Value   string // the random value in its lock key (Redis family)
 	Until   int    // when its lock runs out by its own reckoning; -1 never
+
+	crashedAt int // when it crashed in the story (after the setup); 0 for never
 }
 
 // Holding is one client's hold on the lock by its own reckoning: from the
@@ -84,6 +86,9 @@ func NewRun(sc *Scenario, on bool) *Run {
 	}
 	r.play(sc.Setup)
 	r.events, r.lastWrote = r.events[:0], "" // the setup is the stage, not the story
+	for i := range r.clients {
+		r.clients[i].crashedAt = 0
+	}
 	if s, ok := r.store.(Stager); ok {
 		s.Staged()
 	}
@@ -282,8 +287,10 @@ func (r *Run) playEngine(c *Client, a *Action) error {
 	case Crash:
 		c.Crashed, c.Blocked, c.Paused = true, false, false // dead, not stopped
 		r.endHold(c)
-		c.Holds = false
-		r.Log(ClientChange{Head: h, What: Crashed})
+		c.Holds, c.crashedAt = false, r.now
+		if r.Logs() { // a lean run keeps the moment in the client (CrashedAt)
+			r.Log(ClientChange{Head: h, What: Crashed})
+		}
 		if s, ok := r.store.(Crasher); ok {
 			s.Crashed(r, c)
 		}
@@ -308,6 +315,15 @@ func (r *Run) Client(name string) *Client {
 		}
 	}
 	return nil
+}
+
+// CrashedAt is when the client called name crashed, after the scenario's
+// setup; 0 when it has not (or did in the setup).
+func (r *Run) CrashedAt(name string) int {
+	if c := r.Client(name); c != nil {
+		return c.crashedAt
+	}
+	return 0
 }
 
 // Clients returns the run's clients, in the scenario's order.
@@ -366,14 +382,13 @@ type ReadBack interface {
 }
 
 // readBack reports whether a run's rules read e again later: a write the
-// resource took (whom a late write overwrote), a client's crash (since when
-// a dead holder keeps the lock), and a family's ReadBack events.
+// resource took (whom a late write overwrote), and a family's ReadBack
+// events. (Since when a dead holder keeps the lock is the client's
+// CrashedAt.)
 func readBack(e Event) bool {
 	switch e := e.(type) {
 	case WriteResult:
 		return e.OK
-	case ClientChange:
-		return e.What == Crashed
 	case ReadBack:
 		return true
 	}

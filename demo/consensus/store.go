@@ -441,13 +441,14 @@ func (s *service) remove(paths []string) {
 // newZnode is a znode for the service to fill: one an earlier copy or a
 // removal left (CopyInto, remove), or a new one.
 func (s *service) newZnode(z znode) *znode {
+	var c *znode
 	if n := len(s.spare); n > 0 {
-		c := s.spare[n-1]
-		s.spare = s.spare[:n-1]
-		*c = z
-		return c
+		c, s.spare = s.spare[n-1], s.spare[:n-1]
+	} else {
+		c = new(znode)
 	}
-	return &z
+	*c = z
+	return c
 }
 
 func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action) {
