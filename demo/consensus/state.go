@@ -48,7 +48,7 @@ func (s *service) CopyInto(dst demo.Store) bool {
 	if !ok || d == s {
 		return false
 	}
-	sessions, spare := d.sessions, append(d.spare[:0], d.entries...)
+	sessions, spare := d.sessions, append(d.spare, d.entries...)
 	for len(sessions) < len(s.sessions) {
 		sessions = append(sessions, new(session))
 	}

@@ -203,14 +203,22 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	return nil
 }
 
-// createNode creates a persistent znode, or an ephemeral sequential one for
-// ss, and says so on the wire.
+// createNode creates a persistent znode at path, or for ss an ephemeral
+// sequential one named lock- in the directory path (the lock recipe's), and
+// says so on the wire.
 func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *session) *znode {
 	e := s.call(r, c, OpCreate)
 	e.Path = path
 	parent := parentOf(path)
 	if ss != nil {
-		path = sequential(path, s.cversion.get(parent))
+		dir := strings.TrimSuffix(path, "/")
+		if parent = dir; parent == "" {
+			parent = "/"
+		}
+		if r.Logs() {
+			e.Path = dir + lockPrefix
+		}
+		path = sequential(dir, s.cversion.get(parent))
 		e.Sequential = true
 	}
 	if s.entries.get(path) != nil {
@@ -233,7 +241,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	switch s.kind {
 	case ZooKeeperStore:
 		ss.herd = a.Herd
-		n := s.createNode(r, c, strings.TrimSuffix(a.Path, "/")+"/lock-", ss)
+		n := s.createNode(r, c, a.Path, ss)
 		ss.mine = n.path
 		s.zkCheck(r, c, ss)
 	case EtcdStore:
@@ -474,6 +482,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		// (PrepRequestProcessor bumps cversion on create, not on delete).
 		s.zxid++
 		s.entries.del(ss.mine)
+		s.spare = append(s.spare, n) // nothing points at it once it is gone
 		e.OK = true
 	}
 	e.Rev = s.zxid
@@ -680,12 +689,18 @@ type WatchState struct {
 	Children     bool
 }
 
-// sequential is path with ZooKeeper's ten-digit sequence number n, written
+// lockPrefix is the name of the lock recipe's nodes, before their number.
+const lockPrefix = "/lock-"
+
+// sequential is the lock recipe's node in the directory dir, lock- with
+// ZooKeeper's ten-digit sequence number n, written in one allocation
 // without fmt: the finder creates a node for many of the steps it tries.
-func sequential(path string, n int) string {
+func sequential(dir string, n int) string {
+	var buf [64]byte
+	b := append(append(buf[:0], dir...), lockPrefix...)
 	var d [10]byte
 	for i := len(d) - 1; i >= 0; i-- {
 		d[i], n = byte('0'+n%10), n/10
 	}
-	return path + string(d[:])
+	return string(append(b, d[:]...))
 }
