@@ -68,7 +68,7 @@ func (s *service) CopyInto(dst demo.Store) bool {
 			c = new(znode)
 		}
 		*c = *z
-		if i := slices.Index(s.sessions, z.owner); z.owner != nil {
+		if i := s.place(z.owner); z.owner != nil {
 			c.owner = nil // as Clone: an owner no longer listed is no session of the copy's
 			if i >= 0 {
 				c.owner = sessions[i]
@@ -146,17 +146,20 @@ func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
 // renamed by n, its client's place and the session's among the client's;
 // -1 for none.
 func (s *service) appendOwner(b []byte, owner *session, n *demo.Renaming) []byte {
-	i := slices.Index(s.sessions, owner)
+	i := s.place(owner)
 	if n == nil || i < 0 {
 		return demo.KeyInt(b, int64(i))
 	}
-	k := 0
-	for _, ss := range s.sessions[:i] {
-		if ss.who == owner.who {
-			k++
-		}
+	return demo.KeyInt(n.AppendClient(b, owner.who), int64(owner.nth))
+}
+
+// place is ss's place in the list of sessions, or -1 for none: the place
+// it was opened at (sessions are only ever added), checked.
+func (s *service) place(ss *session) int {
+	if ss != nil && ss.place < len(s.sessions) && s.sessions[ss.place] == ss {
+		return ss.place
 	}
-	return demo.KeyInt(n.AppendClient(b, owner.who), int64(k))
+	return slices.Index(s.sessions, ss)
 }
 
 // key appends the session without its client or id.

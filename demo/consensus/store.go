@@ -51,6 +51,8 @@ type session struct {
 	waitOn    string // what its watch waits on; "" when it waits on nothing
 	herd      bool   // it watches the parent's children, not its predecessor
 	fixed     string // fixedKey, written when the session opens
+	place     int    // its place in the service's sessions, which are only added
+	nth       int    // how many of its client's sessions were opened before it
 }
 
 // life is how long the service waits after the last keep-alive.
@@ -197,6 +199,12 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	ss.every = ss.ttl / ss.per
 	ss.fixed = ss.fixedKey()
 	ss.beat, ss.deadline = r.Now(), r.Now()+ss.life(s.kind)
+	ss.place = len(s.sessions)
+	for _, o := range s.sessions {
+		if o.who == ss.who {
+			ss.nth++
+		}
+	}
 	s.sessions = append(s.sessions, ss)
 	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, sa.TTL, ss.ttl, ss.lockDelay, s.zxid, true
 	demo.Note(r, e)
