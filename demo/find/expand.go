@@ -104,7 +104,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		s.seen.add(k)
 		child := cand.next
 		child.parent, child.step = id, step
-		s.nodes = append(s.nodes, child)
+		s.addNode(child)
 		s.res.States++
 		if s.visit != nil && !s.visit(s.trace(int32(len(s.nodes)-1))) {
 			s.res.OutOfBudget = true
