@@ -68,6 +68,11 @@ type Run struct {
 	base int      // free play: the scripted frame it started from; 0 for none
 	free []Action // free play: the actions played after base, one a frame
 	lean bool     // the finder's (Lean): no free-play history, only the events read back
+
+	// borrowed: the store is another run's, shared (ShareTo); kept is then
+	// this run's own, for its next CopyTo.
+	borrowed bool
+	kept     Store
 }
 
 // NewRun starts a run at frame 1 with the scenario's switch on or off. For the

@@ -63,7 +63,7 @@ func (r *Run) Clone() (*Run, bool) {
 		return nil, false
 	}
 	n := *r
-	n.store = c.Clone()
+	n.store, n.borrowed, n.kept = c.Clone(), false, nil
 	res := *r.res
 	n.res = &res
 	n.clients = slices.Clone(r.clients)
@@ -245,10 +245,58 @@ func (r *Run) CopyTo(dst *Run) bool {
 	if !ok {
 		return false
 	}
+	old := r.copyBase(dst)
+	// dst's own store was a copy of its own, unless dst was r's copy by
+	// assignment rather than by CopyTo.
+	if ci, ok := r.store.(CopierInto); ok && old != nil && old != r.store && ci.CopyInto(old) {
+		dst.store = old
+		return true
+	}
+	dst.store = c.Clone()
+	return true
+}
+
+// ShareTo makes dst a copy of r as CopyTo does, but sharing r's store
+// rather than copying it, for an action that leaves the store as it is
+// (Touches): the finder tries a pause, a resume or a write on it, then
+// only reads the store for the key. dst keeps its own store aside for its
+// next CopyTo. False when the store cannot copy itself.
+func (r *Run) ShareTo(dst *Run) bool {
+	if _, ok := r.store.(Cloner); !ok {
+		return false
+	}
+	own := r.copyBase(dst)
+	dst.store, dst.borrowed, dst.kept = r.store, true, own
+	return true
+}
+
+// Touches reports whether playing a may change the run's store: time
+// passing, a node's action, a family's call, a program's step, or a
+// client's crash that its store learns of (Crasher). A write, a pause, a
+// resume and a lease check are the engine's alone.
+func (r *Run) Touches(a Action) bool {
+	switch a.Verb {
+	case Write, Pause, Resume, Check:
+		return false
+	case Crash:
+		_, ok := r.store.(Crasher)
+		return ok
+	}
+	return true
+}
+
+// copyBase copies all of r but its store into dst's memory, and returns
+// the store dst owns (one it kept aside while it shared another's: ShareTo),
+// for the caller to copy r's store into or to keep.
+func (r *Run) copyBase(dst *Run) Store {
 	res, old := dst.res, dst.store
+	if dst.borrowed {
+		old = dst.kept
+	}
 	clients, holdings, violations := dst.clients[:0], dst.holdings[:0], dst.violations[:0]
 	events, free := dst.events[:0], dst.free[:0]
 	*dst = *r
+	dst.borrowed, dst.kept = false, nil
 	if res == nil || res == r.res {
 		res = new(Resource)
 	}
@@ -259,14 +307,7 @@ func (r *Run) CopyTo(dst *Run) bool {
 	dst.violations = append(violations, r.violations...)
 	dst.events = append(events, r.events...)
 	dst.free = append(free, r.free...)
-	// dst's own store was a copy of its own, unless dst was r's copy by
-	// assignment rather than by CopyTo.
-	if ci, ok := r.store.(CopierInto); ok && old != nil && old != r.store && ci.CopyInto(old) {
-		dst.store = old
-		return true
-	}
-	dst.store = c.Clone()
-	return true
+	return old
 }
 
 // SortedKeys appends m's keys to keys, sorted, for a family's Key: a key

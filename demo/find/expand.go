@@ -80,7 +80,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		}
 		c := r // the last step tried plays on the node's own run (lastTried)
 		if i != last {
-			if c, err = s.copyOf(r, path); err != nil {
+			if c, err = s.copyOf(r, path, cand.a); err != nil {
 				return false, err
 			}
 		}
@@ -337,9 +337,13 @@ func (s *search) replay(path []uint16) (*demo.Run, error) {
 	return r, nil
 }
 
-// copyOf is a copy of r (reached by path) to try one step on: the
-// scratch run, or for a store that cannot copy itself, a replay.
-func (s *search) copyOf(r *demo.Run, path []uint16) (*demo.Run, error) {
+// copyOf is a copy of r (reached by path) to try a on: the scratch run,
+// sharing r's store where a leaves it as it is, or for a store that cannot
+// copy itself, a replay.
+func (s *search) copyOf(r *demo.Run, path []uint16, a demo.Action) (*demo.Run, error) {
+	if !r.Touches(a) && r.ShareTo(&s.scratch) {
+		return &s.scratch, nil
+	}
 	if r.CopyTo(&s.scratch) {
 		return &s.scratch, nil
 	}
