@@ -121,9 +121,11 @@ type search struct {
 	name      []byte              // a step's name, reused (intern)
 	res       Result
 	kinds     map[demo.ViolationKind]bool
-	renaming  *demo.Renaming // the renaming key writes the state as (symmetry.go)
-	alone     [][]byte       // what each client keeps alone, to order a group by
-	order     []int          // a group in that order
+	renaming  *demo.Renaming                      // the renaming key writes the state as (symmetry.go)
+	alone     [][]byte                            // what each client keeps alone, to order a group by
+	canon     func(alone [][]byte) *demo.Renaming // canonical for the node keyed (renamedKey)
+	node      node                                // the node keyed
+	order     []int                               // a group in that order
 	// visit is Walk's: shown every new state's history; false ends it.
 	visit func(trace []demo.Action) bool
 	// goal is a sometimes property looked for in the same search as prop,
