@@ -109,7 +109,7 @@ type Lane struct {
 // place rather than copy each one: a run asks for every action it plays,
 // and the finder plays one for every step it tries.
 func (fam *Family) Verb(k StoreKind, v Verb) (VerbSpec, bool) {
-	if s := fam.spec(k, v); s != nil {
+	if s := fam.spec(k, v); s != &noSpec {
 		return *s, true
 	}
 	return VerbSpec{}, false
