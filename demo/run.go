@@ -73,6 +73,9 @@ type Run struct {
 	// this run's own, for its next CopyTo.
 	borrowed bool
 	kept     Store
+	// byOrder: the store is PastByOrder, asked once rather than for every
+	// state the finder keys (a copy's store is of the same type).
+	byOrder bool
 }
 
 // NewRun starts a run at frame 1 with the scenario's switch on or off. For the
@@ -80,6 +83,9 @@ type Run struct {
 // NewResource, off leaves it bare with NewUnfencedResource.
 func NewRun(sc *Scenario, on bool) *Run {
 	r := &Run{sc: sc, on: on, frame: 1, store: sc.Family.New(sc)}
+	if k, ok := r.store.(PastByOrder); ok && k.PastByOrder() {
+		r.byOrder = true
+	}
 	if sc.Fencing == "on" || sc.Fencing == "switch" && on {
 		r.res = NewResource(sc.Resource)
 	} else {

@@ -156,7 +156,7 @@ type PastByOrder interface {
 // name, latest first; nil
 // (every moment as it is) for any other store, or for more than fit.
 func (r *Run) past(p []int) []int {
-	if k, ok := r.store.(PastByOrder); !ok || !k.PastByOrder() {
+	if !r.byOrder {
 		return nil
 	}
 	room, now := cap(p), r.now

@@ -407,16 +407,21 @@ func (s *service) grant(r *demo.Run, c *demo.Client, ss *session, token int64) {
 // parent in parents, a node watch on each path in gone. Each watcher that
 // runs reacts at once, as a lock recipe does.
 func (s *service) fire(r *demo.Run, parents, gone []string) {
-	var fired []watch
-	s.watches = slices.DeleteFunc(s.watches, func(w watch) bool {
+	var buf [4]watch
+	fired, kept := buf[:0], s.watches[:0] // the watches left, in place, in order
+	for _, w := range s.watches {
 		hit := w.children && slices.Contains(parents, w.path) || !w.children && slices.Contains(gone, w.path)
 		// A crashed client's connection closed, and the server dropped
 		// its watches with it: nothing is delivered.
 		if c := r.Client(w.client); hit && (c == nil || !c.Crashed) {
 			fired = append(fired, w)
 		}
-		return hit
-	})
+		if !hit {
+			kept = append(kept, w)
+		}
+	}
+	clear(s.watches[len(kept):])
+	s.watches = kept
 	for _, w := range fired {
 		s.notified++
 		typ := "NodeDeleted"
