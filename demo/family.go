@@ -109,12 +109,24 @@ type Lane struct {
 // place rather than copy each one: a run asks for every action it plays,
 // and the finder plays one for every step it tries.
 func (fam *Family) Verb(k StoreKind, v Verb) (VerbSpec, bool) {
-	for i := range fam.Verbs {
-		if s := &fam.Verbs[i]; s.Verb == v && (s.Kinds == nil || slices.Contains(s.Kinds, k)) {
-			return *s, true
-		}
+	if s := fam.spec(k, v); s != &noSpec {
+		return *s, true
 	}
 	return VerbSpec{}, false
+}
+
+// noSpec is the spec of a verb the family does not take.
+var noSpec VerbSpec
+
+// spec is Verb's spec in place, or &noSpec: the engine reads it for every
+// action it plays, and a copy of a spec is some hundred bytes.
+func (fam *Family) spec(k StoreKind, v Verb) *VerbSpec {
+	for i := range fam.Verbs {
+		if s := &fam.Verbs[i]; s.Verb == v && (s.Kinds == nil || slices.Contains(s.Kinds, k)) {
+			return s
+		}
+	}
+	return &noSpec
 }
 
 // Registry is the list of families the engine can play, looked up by kind.

@@ -35,9 +35,11 @@ func (r *Run) Free(a Action) error {
 	if played >= MaxPlay {
 		return fmt.Errorf("a free-play history takes at most %d actions", MaxPlay)
 	}
-	a, err := step(r.sc, r.on, a) // a program's step, as this position spells it
-	if err != nil {
-		return err
+	if a.Verb == ProgramStep {
+		var err error
+		if a, err = step(r.sc, r.on, a); err != nil { // a program's step, as this position spells it
+			return err
+		}
 	}
 	base, was := r.base, r.was
 	if r.base == 0 {
@@ -45,7 +47,7 @@ func (r *Run) Free(a Action) error {
 	}
 	r.frame++
 	r.was = r.now
-	err = r.Apply(a)
+	err := r.apply(&a)
 	if err == nil {
 		err = r.err // a store that failed on the way has stopped the run
 	}

@@ -144,16 +144,18 @@ func (r *Run) Refuses(a Action) bool {
 	if a.Verb == Tick {
 		return false
 	}
-	a, err := step(r.sc, r.on, a)
-	if err != nil {
-		return true
+	if a.Verb == ProgramStep {
+		var err error
+		if a, err = step(r.sc, r.on, a); err != nil {
+			return true
+		}
 	}
-	spec, _ := r.sc.Family.Verb(r.sc.Store, a.Verb)
+	spec := r.sc.Family.spec(r.sc.Store, a.Verb)
 	if spec.Node {
 		return false
 	}
 	c := r.Client(a.Who)
-	return c == nil || clientRefusal(c, a, spec, r.sc.Family.OwnsResource) != refusedNone
+	return c == nil || clientRefusal(c, &a, spec, r.sc.Family.OwnsResource) != refusedNone
 }
 
 // Cannot says why a cannot be played now, as Apply would refuse it for its
@@ -176,7 +178,7 @@ func (r *Run) Cannot(a Action) Text {
 	if c == nil {
 		return Text{EN: "there is no client " + a.Who, JA: a.Who + " というクライアントはいない"}
 	}
-	return clientCannot(c, a, spec, r.sc.Family.OwnsResource)
+	return clientCannot(c, &a, &spec, r.sc.Family.OwnsResource)
 }
 
 // ScriptOffers are the family actions the scenario's own moves contain, as

@@ -120,7 +120,10 @@ func (r *Run) Renames() bool {
 // Renames. Each is part of r's key renamed (KeyRenamed).
 func (r *Run) ClientKeys(alone [][]byte) {
 	var buf [32]int
-	past := r.past(buf[:0])
+	r.clientKeys(alone, r.past(buf[:0]))
+}
+
+func (r *Run) clientKeys(alone [][]byte, past []int) {
 	for i := range r.clients {
 		alone[i] = r.clientKey(alone[i][:0], i, past)
 	}
@@ -132,8 +135,28 @@ func (r *Run) ClientKeys(alone [][]byte) {
 // shared state, with every client by its place.
 func (r *Run) KeyShared(b []byte, n *Renaming) []byte {
 	var buf [32]int
-	b = r.keyShared(b, n, r.past(buf[:0]))
+	return r.keyRenamedShared(b, n, r.past(buf[:0]))
+}
+
+func (r *Run) keyRenamedShared(b []byte, n *Renaming, past []int) []byte {
+	b = r.keyShared(b, n, past)
 	return r.store.(Renamer).KeyShared(b, r.now, n)
+}
+
+// KeyCanonical appends r's key renamed by the renaming that canon picks
+// from what each client keeps alone (set in alone as by ClientKeys, for
+// canon to add to): KeyRenamed's, with the past moments worked out once
+// for both parts. The finder keys every state it tries so.
+func (r *Run) KeyCanonical(b []byte, alone [][]byte, canon func(alone [][]byte) *Renaming) []byte {
+	var buf [32]int
+	past := r.past(buf[:0])
+	r.clientKeys(alone, past)
+	n := canon(alone)
+	for j := range alone {
+		part := alone[n.From(j)]
+		b = append(KeyInt(b, int64(len(part))), part...)
+	}
+	return r.keyRenamedShared(b, n, past)
 }
 
 // KeyRenamed is r's key renamed by n, for a run that Renames: each

@@ -14,6 +14,8 @@ type Client struct {
 	Token   int64  // the fencing token it believes is current
 	Value   string // the random value in its lock key (Redis family)
 	Until   int    // when its lock runs out by its own reckoning; -1 never
+
+	crashedAt int // when it crashed in the story (after the setup); 0 for never
 }
 
 // Holding is one client's hold on the lock by its own reckoning: from the
@@ -66,6 +68,14 @@ type Run struct {
 	base int      // free play: the scripted frame it started from; 0 for none
 	free []Action // free play: the actions played after base, one a frame
 	lean bool     // the finder's (Lean): no free-play history, only the events read back
+
+	// borrowed: the store is another run's, shared (ShareTo); kept is then
+	// this run's own, for its next CopyTo.
+	borrowed bool
+	kept     Store
+	// byOrder: the store is PastByOrder, asked once rather than for every
+	// state the finder keys (a copy's store is of the same type).
+	byOrder bool
 }
 
 // NewRun starts a run at frame 1 with the scenario's switch on or off. For the
@@ -73,6 +83,9 @@ type Run struct {
 // NewResource, off leaves it bare with NewUnfencedResource.
 func NewRun(sc *Scenario, on bool) *Run {
 	r := &Run{sc: sc, on: on, frame: 1, store: sc.Family.New(sc)}
+	if k, ok := r.store.(PastByOrder); ok && k.PastByOrder() {
+		r.byOrder = true
+	}
 	if sc.Fencing == "on" || sc.Fencing == "switch" && on {
 		r.res = NewResource(sc.Resource)
 	} else {
@@ -84,6 +97,9 @@ func NewRun(sc *Scenario, on bool) *Run {
 	}
 	r.play(sc.Setup)
 	r.events, r.lastWrote = r.events[:0], "" // the setup is the stage, not the story
+	for i := range r.clients {
+		r.clients[i].crashedAt = 0
+	}
 	if s, ok := r.store.(Stager); ok {
 		s.Staged()
 	}
@@ -150,27 +166,32 @@ func (r *Run) Apply(a Action) error {
 	if err != nil {
 		return err
 	}
+	return r.apply(&a)
+}
+
+// apply is Apply of an action already read as a step: Free reads it once.
+func (r *Run) apply(a *Action) error {
 	if a.Verb == Tick {
 		t, _ := a.Args.(TickArgs)
 		r.Advance(t.Forward)
 		return nil
 	}
-	spec, takes := r.sc.Family.Verb(r.sc.Store, a.Verb)
-	if !takes && !a.Verb.Engine() {
-		return &ActionError{Action: a, Msg: fmt.Sprintf("%s does not apply to the %s store", a.Verb, r.sc.Store)}
+	spec := r.sc.Family.spec(r.sc.Store, a.Verb)
+	if spec == &noSpec && !a.Verb.Engine() {
+		return &ActionError{Action: *a, Msg: fmt.Sprintf("%s does not apply to the %s store", a.Verb, r.sc.Store)}
 	}
 	if spec.Node {
-		return r.store.Do(r, a)
+		return r.store.Do(r, *a)
 	}
 	c := r.Client(a.Who)
 	if c == nil {
-		return &ActionError{Action: a, Msg: "unknown client"}
+		return &ActionError{Action: *a, Msg: "unknown client"}
 	}
 	if why := clientCannot(c, a, spec, r.sc.Family.OwnsResource); why != (Text{}) {
-		return &ActionError{Action: a, Msg: why.EN, JA: why.JA}
+		return &ActionError{Action: *a, Msg: why.EN, JA: why.JA}
 	}
 	if !a.Verb.Engine() {
-		return r.store.Do(r, a)
+		return r.store.Do(r, *a)
 	}
 	return r.playEngine(c, a)
 }
@@ -179,7 +200,7 @@ func (r *Run) Apply(a Action) error {
 // returns the zero Text when it can: the one place the engine's refusals
 // are worded, for Apply's errors and for the reasons free play shows beside
 // a disabled action.
-func clientCannot(c *Client, a Action, spec VerbSpec, owns bool) Text {
+func clientCannot(c *Client, a *Action, spec *VerbSpec, owns bool) Text {
 	switch clientRefusal(c, a, spec, owns) {
 	case refusedCrashed:
 		return Text{EN: fmt.Sprintf("%s has crashed and can do nothing", c.Name),
@@ -214,7 +235,7 @@ const (
 
 // clientRefusal is why client c cannot do a now; owns: its store keeps the
 // data itself (Family.OwnsResource).
-func clientRefusal(c *Client, a Action, spec VerbSpec, owns bool) refusal {
+func clientRefusal(c *Client, a *Action, spec *VerbSpec, owns bool) refusal {
 	switch {
 	case a.Verb == Write && owns:
 		return refusedNoResource
@@ -233,7 +254,7 @@ func clientRefusal(c *Client, a Action, spec VerbSpec, owns bool) refusal {
 }
 
 // playEngine plays what any client does alike, whatever the store.
-func (r *Run) playEngine(c *Client, a Action) error {
+func (r *Run) playEngine(c *Client, a *Action) error {
 	h := r.Head(c.Name, "")
 	switch a.Verb {
 	case Write:
@@ -277,8 +298,10 @@ func (r *Run) playEngine(c *Client, a Action) error {
 	case Crash:
 		c.Crashed, c.Blocked, c.Paused = true, false, false // dead, not stopped
 		r.endHold(c)
-		c.Holds = false
-		r.Log(ClientChange{Head: h, What: Crashed})
+		c.Holds, c.crashedAt = false, r.now
+		if r.Logs() { // a lean run keeps the moment in the client (CrashedAt)
+			r.Log(ClientChange{Head: h, What: Crashed})
+		}
 		if s, ok := r.store.(Crasher); ok {
 			s.Crashed(r, c)
 		}
@@ -303,6 +326,15 @@ func (r *Run) Client(name string) *Client {
 		}
 	}
 	return nil
+}
+
+// CrashedAt is when the client called name crashed, after the scenario's
+// setup; 0 when it has not (or did in the setup).
+func (r *Run) CrashedAt(name string) int {
+	if c := r.Client(name); c != nil {
+		return c.crashedAt
+	}
+	return 0
 }
 
 // Clients returns the run's clients, in the scenario's order.
@@ -339,6 +371,15 @@ func (r *Run) Log(e Event) {
 	r.events = append(r.events, e)
 }
 
+// Note logs e unless r is lean, for an event that no rule reads back:
+// boxing it as an Event would allocate for every step the finder tries,
+// only for Log to drop it.
+func Note[E Event](r *Run, e E) {
+	if !r.lean {
+		r.Log(e)
+	}
+}
+
 // Logs reports whether r keeps the events its rules do not read back: a
 // lean run drops them, so a store may skip building one for it, as boxing
 // it as an Event allocates for every step the finder tries.
@@ -352,14 +393,13 @@ type ReadBack interface {
 }
 
 // readBack reports whether a run's rules read e again later: a write the
-// resource took (whom a late write overwrote), a client's crash (since when
-// a dead holder keeps the lock), and a family's ReadBack events.
+// resource took (whom a late write overwrote), and a family's ReadBack
+// events. (Since when a dead holder keeps the lock is the client's
+// CrashedAt.)
 func readBack(e Event) bool {
 	switch e := e.(type) {
 	case WriteResult:
 		return e.OK
-	case ClientChange:
-		return e.What == Crashed
 	case ReadBack:
 		return true
 	}

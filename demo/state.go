@@ -44,7 +44,14 @@ func RelTime(b []byte, t, now int) []byte {
 // KeyInt appends v to a key as a varint: a key is hashed, never read, and
 // a varint is a few shifts where a number in base 36 took a division a
 // digit. It ends itself, so what follows it is not taken for more of it.
-func KeyInt(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
+func KeyInt(b []byte, v int64) []byte {
+	// Most numbers in a key are small: one byte, without AppendVarint's
+	// loop.
+	if u := uint64(v)<<1 ^ uint64(v>>63); u < 0x80 {
+		return append(b, byte(u))
+	}
+	return binary.AppendVarint(b, v)
+}
 
 // Clone returns a copy of the run to play on without changing r, or false
 // when its store cannot copy itself (then replay the history instead).
@@ -56,7 +63,7 @@ func (r *Run) Clone() (*Run, bool) {
 		return nil, false
 	}
 	n := *r
-	n.store = c.Clone()
+	n.store, n.borrowed, n.kept = c.Clone(), false, nil
 	res := *r.res
 	n.res = &res
 	n.clients = slices.Clone(r.clients)
@@ -111,16 +118,18 @@ func (r *Run) keyShared(b []byte, n *Renaming, past []int) []byte {
 	// Whose value the resource has decides whom a late write is judged to
 	// have overwritten.
 	b = n.AppendName(b, r.lastWrote)
-	for _, h := range r.holdings {
+	for i := range r.holdings {
+		h := &r.holdings[i]
 		b = append(b, '|')
 		b = n.AppendName(b, h.Client)
 		b = append(b, ',')
 		b = KeyInt(b, h.Token)
-		for _, t := range []int{h.From, h.Until, h.Ended} {
-			b = RelTime(append(b, ','), byOrder(past, t, now), now)
-		}
+		b = RelTime(append(b, ','), byOrder(past, h.From, now), now)
+		b = RelTime(append(b, ','), byOrder(past, h.Until, now), now)
+		b = RelTime(append(b, ','), byOrder(past, h.Ended, now), now)
 	}
-	for _, v := range r.violations {
+	for i := range r.violations {
+		v := &r.violations[i]
 		b = append(b, '!', byte(v.Kind))
 		b = n.AppendName(b, v.Client)
 		b = append(b, ',')
@@ -147,32 +156,44 @@ type PastByOrder interface {
 // name, latest first; nil
 // (every moment as it is) for any other store, or for more than fit.
 func (r *Run) past(p []int) []int {
-	if k, ok := r.store.(PastByOrder); !ok || !k.PastByOrder() {
+	if !r.byOrder {
 		return nil
 	}
-	room := cap(p)
-	add := func(t int) {
-		if t >= 0 && t < r.now && !slices.Contains(p, t) {
-			p = append(p, t)
-		}
+	room, now := cap(p), r.now
+	for i := range r.clients {
+		p = addPast(p, r.clients[i].Until, now)
 	}
-	for _, c := range r.clients {
-		add(c.Until)
+	for i := range r.holdings {
+		h := &r.holdings[i]
+		p = addPast(addPast(addPast(p, h.From, now), h.Until, now), h.Ended, now)
 	}
-	for _, h := range r.holdings {
-		add(h.From)
-		add(h.Until)
-		add(h.Ended)
-	}
-	for _, v := range r.violations {
-		add(v.At)
+	for i := range r.violations {
+		p = addPast(p, r.violations[i].At, now)
 	}
 	if len(p) > room {
 		return nil // what did not fit would be told apart from what did
 	}
-	slices.Sort(p)
-	slices.Reverse(p)
+	// Latest first; insertion sort, as the moments are a few.
+	for i := 1; i < len(p); i++ {
+		for j := i; j > 0 && p[j] > p[j-1]; j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
 	return p
+}
+
+// addPast appends t to the past moments p, if it is one (before now) and
+// not there yet.
+func addPast(p []int, t, now int) []int {
+	if t < 0 || t >= now {
+		return p
+	}
+	for _, q := range p {
+		if q == t {
+			return p
+		}
+	}
+	return append(p, t)
 }
 
 // byOrder is t for a key: a moment before now, among the past moments,
@@ -180,8 +201,13 @@ func (r *Run) past(p []int) []int {
 // runs whose past moments come in the same order, and fall alike around
 // now, have one key; t itself otherwise.
 func byOrder(past []int, t, now int) int {
-	if i := slices.Index(past, t); i >= 0 {
-		return now - 1 - i
+	if t < 0 || t >= now {
+		return t // never in past
+	}
+	for i, q := range past {
+		if q == t {
+			return now - 1 - i
+		}
 	}
 	return t
 }
@@ -190,23 +216,25 @@ func byOrder(past []int, t, now int) int {
 // end by its place among the past moments, if it is one of them.
 func (r *Run) clientKey(b []byte, i int, past []int) []byte {
 	c := &r.clients[i]
-	b = append(b, flags(c.Paused, c.Crashed, c.Blocked, c.Holds))
+	f := byte('a')
+	if c.Paused {
+		f++
+	}
+	if c.Crashed {
+		f += 2
+	}
+	if c.Blocked {
+		f += 4
+	}
+	if c.Holds {
+		f += 8
+	}
+	b = append(b, f)
 	b = KeyInt(b, c.Token)
 	b = append(b, ',')
 	b = append(b, c.Value...)
 	b = append(b, ',')
 	return RelTime(b, byOrder(past, c.Until, r.now), r.now)
-}
-
-// flags packs four booleans into one byte of a key.
-func flags(bs ...bool) byte {
-	f := byte('a')
-	for i, b := range bs {
-		if b {
-			f += 1 << i
-		}
-	}
-	return f
 }
 
 // CopyTo makes dst a copy of r as Clone does, but in dst's memory: the
@@ -217,10 +245,58 @@ func (r *Run) CopyTo(dst *Run) bool {
 	if !ok {
 		return false
 	}
+	old := r.copyBase(dst)
+	// dst's own store was a copy of its own, unless dst was r's copy by
+	// assignment rather than by CopyTo.
+	if ci, ok := r.store.(CopierInto); ok && old != nil && old != r.store && ci.CopyInto(old) {
+		dst.store = old
+		return true
+	}
+	dst.store = c.Clone()
+	return true
+}
+
+// ShareTo makes dst a copy of r as CopyTo does, but sharing r's store
+// rather than copying it, for an action that leaves the store as it is
+// (Touches): the finder tries a pause, a resume or a write on it, then
+// only reads the store for the key. dst keeps its own store aside for its
+// next CopyTo. False when the store cannot copy itself.
+func (r *Run) ShareTo(dst *Run) bool {
+	if _, ok := r.store.(Cloner); !ok {
+		return false
+	}
+	own := r.copyBase(dst)
+	dst.store, dst.borrowed, dst.kept = r.store, true, own
+	return true
+}
+
+// Touches reports whether playing a may change the run's store: time
+// passing, a node's action, a family's call, a program's step, or a
+// client's crash that its store learns of (Crasher). A write, a pause, a
+// resume and a lease check are the engine's alone.
+func (r *Run) Touches(a Action) bool {
+	switch a.Verb {
+	case Write, Pause, Resume, Check:
+		return false
+	case Crash:
+		_, ok := r.store.(Crasher)
+		return ok
+	}
+	return true
+}
+
+// copyBase copies all of r but its store into dst's memory, and returns
+// the store dst owns (one it kept aside while it shared another's: ShareTo),
+// for the caller to copy r's store into or to keep.
+func (r *Run) copyBase(dst *Run) Store {
 	res, old := dst.res, dst.store
+	if dst.borrowed {
+		old = dst.kept
+	}
 	clients, holdings, violations := dst.clients[:0], dst.holdings[:0], dst.violations[:0]
 	events, free := dst.events[:0], dst.free[:0]
 	*dst = *r
+	dst.borrowed, dst.kept = false, nil
 	if res == nil || res == r.res {
 		res = new(Resource)
 	}
@@ -231,14 +307,7 @@ func (r *Run) CopyTo(dst *Run) bool {
 	dst.violations = append(violations, r.violations...)
 	dst.events = append(events, r.events...)
 	dst.free = append(free, r.free...)
-	// dst's own store was a copy of its own, unless dst was r's copy by
-	// assignment rather than by CopyTo.
-	if ci, ok := r.store.(CopierInto); ok && old != nil && old != r.store && ci.CopyInto(old) {
-		dst.store = old
-		return true
-	}
-	dst.store = c.Clone()
-	return true
+	return old
 }
 
 // SortedKeys appends m's keys to keys, sorted, for a family's Key: a key

@@ -48,7 +48,7 @@ func (s *service) CopyInto(dst demo.Store) bool {
 	if !ok || d == s {
 		return false
 	}
-	sessions, spare := d.sessions, append(d.spare[:0], d.entries...)
+	sessions, spare := d.sessions, append(d.spare, d.entries...)
 	for len(sessions) < len(s.sessions) {
 		sessions = append(sessions, new(session))
 	}
@@ -68,7 +68,7 @@ func (s *service) CopyInto(dst demo.Store) bool {
 			c = new(znode)
 		}
 		*c = *z
-		if i := slices.Index(s.sessions, z.owner); z.owner != nil {
+		if i := s.place(z.owner); z.owner != nil {
 			c.owner = nil // as Clone: an owner no longer listed is no session of the copy's
 			if i >= 0 {
 				c.owner = sessions[i]
@@ -91,8 +91,9 @@ func (s *service) CopyInto(dst demo.Store) bool {
 func (s *service) Key(b []byte, now int) []byte {
 	b = demo.KeyInt(b, s.zxid)
 	for _, ss := range s.sessions {
-		b = append(append(append(append(b, '|'), ss.client...), ' '), ss.id...)
-		b = ss.key(b, now)
+		// The client by its place: a session's id is made from its client's
+		// name, so it adds nothing to tell states apart.
+		b = ss.key(append(b, '|', byte(ss.who)), now)
 	}
 	return s.keyRest(b, now, nil)
 }
@@ -145,29 +146,55 @@ func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
 // renamed by n, its client's place and the session's among the client's;
 // -1 for none.
 func (s *service) appendOwner(b []byte, owner *session, n *demo.Renaming) []byte {
-	i := slices.Index(s.sessions, owner)
+	i := s.place(owner)
 	if n == nil || i < 0 {
 		return demo.KeyInt(b, int64(i))
 	}
-	k := 0
-	for _, ss := range s.sessions[:i] {
-		if ss.who == owner.who {
-			k++
-		}
+	return demo.KeyInt(n.AppendClient(b, owner.who), int64(owner.nth))
+}
+
+// place is ss's place in the list of sessions, or -1 for none: the place
+// it was opened at (sessions are only ever added), checked.
+func (s *service) place(ss *session) int {
+	if ss != nil && ss.place < len(s.sessions) && s.sessions[ss.place] == ss {
+		return ss.place
 	}
-	return demo.KeyInt(n.AppendClient(b, owner.who), int64(k))
+	return slices.Index(s.sessions, ss)
 }
 
 // key appends the session without its client or id.
 func (ss *session) key(b []byte, now int) []byte {
-	for _, v := range []int{ss.ttl, ss.every, ss.per, ss.lockDelay} {
-		b = demo.KeyInt(append(b, ' '), int64(v))
-	}
-	for _, t := range []string{ss.known, ss.mine, ss.waitOn} {
-		b = append(append(b, ' '), t...)
-	}
+	b = append(b, ss.fixed...)
+	b = appendKnown(b, ss.known)
+	b = append(append(b, ' '), ss.mine...)
+	b = append(append(b, ' '), ss.waitOn...)
 	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
 	return ss.keyTimes(b, now)
+}
+
+// fixedKey is the part of a session's key that its opening settles: its
+// timeout, keep-alive period and rhythm and its lock-delay, written once.
+func (ss *session) fixedKey() string {
+	var buf [32]byte
+	b := demo.KeyInt(append(buf[:0], ' '), int64(ss.ttl))
+	b = demo.KeyInt(append(b, ' '), int64(ss.every))
+	b = demo.KeyInt(append(b, ' '), int64(ss.per))
+	return string(demo.KeyInt(append(b, ' '), int64(ss.lockDelay)))
+}
+
+// knownWords are what a client's library can say of its session, each
+// written in a key as one byte rather than its words.
+var knownWords = [...]string{"CONNECTED", "keep-alive", "valid", "LOST", "Done()", "invalidated"}
+
+// appendKnown appends what the client knows of its session: one of
+// knownWords by its place (a byte no word starts with), any other as it is.
+func appendKnown(b []byte, known string) []byte {
+	for i, w := range knownWords {
+		if known == w {
+			return append(b, ' ', byte(i))
+		}
+	}
+	return append(append(b, ' '), known...)
 }
 
 // keyTimes appends what the session's times can still decide. An ended
@@ -181,10 +208,9 @@ func (ss *session) keyTimes(b []byte, now int) []byte {
 		return append(b, 'x')
 	}
 	start := now - (now-ss.start)%ss.ttl
-	for _, t := range []int{start, ss.beat, ss.deadline} {
-		b = demo.RelTime(append(b, ','), t, now)
-	}
-	return b
+	b = demo.RelTime(append(b, ','), start, now)
+	b = demo.RelTime(append(b, ','), ss.beat, now)
+	return demo.RelTime(append(b, ','), ss.deadline, now)
 }
 
 // PastByOrder: the service plays as of an earlier moment only a session's

@@ -50,6 +50,9 @@ type session struct {
 	mine      string // the lock node or key this client created
 	waitOn    string // what its watch waits on; "" when it waits on nothing
 	herd      bool   // it watches the parent's children, not its predecessor
+	fixed     string // fixedKey, written when the session opens
+	place     int    // its place in the service's sessions, which are only added
+	nth       int    // how many of its client's sessions were opened before it
 }
 
 // life is how long the service waits after the last keep-alive.
@@ -194,34 +197,49 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 		s.zxid++
 	}
 	ss.every = ss.ttl / ss.per
+	ss.fixed = ss.fixedKey()
 	ss.beat, ss.deadline = r.Now(), r.Now()+ss.life(s.kind)
+	ss.place = len(s.sessions)
+	for _, o := range s.sessions {
+		if o.who == ss.who {
+			ss.nth++
+		}
+	}
 	s.sessions = append(s.sessions, ss)
 	e.Session, e.Asked, e.TTL, e.Delay, e.Zxid, e.OK = ss.id, sa.TTL, ss.ttl, ss.lockDelay, s.zxid, true
-	logged(r, e)
+	demo.Note(r, e)
 	return nil
 }
 
-// createNode creates a persistent znode, or an ephemeral sequential one for
-// ss, and says so on the wire.
+// createNode creates a persistent znode at path, or for ss an ephemeral
+// sequential one named lock- in the directory path (the lock recipe's), and
+// says so on the wire.
 func (s *service) createNode(r *demo.Run, c *demo.Client, path string, ss *session) *znode {
 	e := s.call(r, c, OpCreate)
 	e.Path = path
 	parent := parentOf(path)
 	if ss != nil {
-		path = sequential(path, s.cversion.get(parent))
+		dir := strings.TrimSuffix(path, "/")
+		if parent = dir; parent == "" {
+			parent = "/"
+		}
+		if r.Logs() {
+			e.Path = dir + lockPrefix
+		}
+		path = sequential(dir, s.cversion.get(parent))
 		e.Sequential = true
 	}
 	if s.entries.get(path) != nil {
 		e.Created = ""
-		logged(r, e)
+		demo.Note(r, e)
 		return nil
 	}
 	s.zxid++
-	n := &znode{path: path, zxid: s.zxid, owner: ss, ephemeral: ss != nil}
+	n := s.newZnode(znode{path: path, zxid: s.zxid, owner: ss, ephemeral: ss != nil})
 	s.entries.put(n)
 	s.cversion.inc(parent)
 	e.Created, e.Zxid, e.OK = path, n.zxid, true
-	logged(r, e)
+	demo.Note(r, e)
 	s.fire(r, []string{parent}, nil)
 	return n
 }
@@ -231,7 +249,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	switch s.kind {
 	case ZooKeeperStore:
 		ss.herd = a.Herd
-		n := s.createNode(r, c, strings.TrimSuffix(a.Path, "/")+"/lock-", ss)
+		n := s.createNode(r, c, a.Path, ss)
 		ss.mine = n.path
 		s.zkCheck(r, c, ss)
 	case EtcdStore:
@@ -241,12 +259,12 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		key := a.Path + ss.id
 		e.Path, e.Session = key, ss.id
 		s.zxid++
-		s.entries.put(&znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true})
+		s.entries.put(s.newZnode(znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true}))
 		ss.mine = key
 		var queue [8]*znode
 		owner := s.under(queue[:0], a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
-		logged(r, e)
+		demo.Note(r, e)
 		if owner.path == key {
 			// The Txn's own read shows our key is the oldest: Lock returns.
 			s.grant(r, c, ss, owner.zxid)
@@ -264,7 +282,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 			e.DelayUntil = k.delayUntil
 		default:
 			if k == nil {
-				k = &znode{path: a.Path}
+				k = s.newZnode(znode{path: a.Path})
 				s.entries.put(k)
 			}
 			s.zxid++
@@ -276,7 +294,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 			e.OK, e.Zxid = true, k.lockIndex
 		}
 		e.Rev = s.zxid
-		logged(r, e)
+		demo.Note(r, e)
 		if e.OK {
 			ss.mine = a.Path
 			s.grant(r, c, ss, k.lockIndex)
@@ -320,7 +338,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 		s.arm(watch{client: c.Name, path: parent, children: true})
 		ss.waitOn = parent
 	}
-	logged(r, e)
+	demo.Note(r, e)
 	if at == 0 {
 		// A child watch left by ls -w stays armed on the server even now
 		// that this client holds the lock: it will fire once more, for nothing.
@@ -336,7 +354,7 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
 	s.arm(watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	logged(r, x)
+	demo.Note(r, x)
 }
 
 // arm sets a watch. ZooKeeper keeps one watch of a kind per path and
@@ -366,7 +384,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Path, e.Zxid, e.Rev, e.OK = pfx, mine.zxid-1, s.zxid, true
 	s.reads++
 	if prev == nil {
-		logged(r, e)
+		demo.Note(r, e)
 		ss.waitOn = ""
 		s.grant(r, c, ss, mine.zxid)
 		return
@@ -374,7 +392,7 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
 	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
 	ss.waitOn = prev.path
-	logged(r, e)
+	demo.Note(r, e)
 }
 
 // grant is the recipe's conclusion: c holds the lock, with token, for as
@@ -382,23 +400,28 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 func (s *service) grant(r *demo.Run, c *demo.Client, ss *session, token int64) {
 	c.Token = token
 	r.Hold(c, ss.deadline)
-	logged(r, LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
+	demo.Note(r, LockHeld{Head: r.Head(c.Name, ""), Store: s.kind, Path: ss.mine, Token: token, Session: ss.id})
 }
 
 // fire delivers the one-shot watches on what changed: a child watch on each
 // parent in parents, a node watch on each path in gone. Each watcher that
 // runs reacts at once, as a lock recipe does.
 func (s *service) fire(r *demo.Run, parents, gone []string) {
-	var fired []watch
-	s.watches = slices.DeleteFunc(s.watches, func(w watch) bool {
+	var buf [4]watch
+	fired, kept := buf[:0], s.watches[:0] // the watches left, in place, in order
+	for _, w := range s.watches {
 		hit := w.children && slices.Contains(parents, w.path) || !w.children && slices.Contains(gone, w.path)
 		// A crashed client's connection closed, and the server dropped
 		// its watches with it: nothing is delivered.
 		if c := r.Client(w.client); hit && (c == nil || !c.Crashed) {
 			fired = append(fired, w)
 		}
-		return hit
-	})
+		if !hit {
+			kept = append(kept, w)
+		}
+	}
+	clear(s.watches[len(kept):])
+	s.watches = kept
 	for _, w := range fired {
 		s.notified++
 		typ := "NodeDeleted"
@@ -408,7 +431,7 @@ func (s *service) fire(r *demo.Run, parents, gone []string) {
 		case s.kind == EtcdStore:
 			typ = "DELETE"
 		}
-		logged(r, WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
+		demo.Note(r, WatchFired{Head: r.Head(w.client, ""), Store: s.kind, Path: w.path, Type: typ, Rev: s.zxid})
 	}
 	for _, w := range fired {
 		c, ss := r.Client(w.client), s.sessionOf(w.client)
@@ -428,9 +451,25 @@ func (s *service) fire(r *demo.Run, parents, gone []string) {
 // in one transaction, which bumps the counter once.
 func (s *service) remove(paths []string) {
 	for _, p := range paths {
+		if z := s.entries.get(p); z != nil {
+			s.spare = append(s.spare, z) // nothing points at it once it is gone
+		}
 		s.entries.del(p)
 		s.cversion.inc(parentOf(p))
 	}
+}
+
+// newZnode is a znode for the service to fill: one an earlier copy or a
+// removal left (CopyInto, remove), or a new one.
+func (s *service) newZnode(z znode) *znode {
+	var c *znode
+	if n := len(s.spare); n > 0 {
+		c, s.spare = s.spare[n-1], s.spare[:n-1]
+	} else {
+		c = new(znode)
+	}
+	*c = z
+	return c
 }
 
 func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action) {
@@ -445,7 +484,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 			e.OK = true
 		}
 		e.Rev = s.zxid
-		logged(r, e)
+		demo.Note(r, e)
 		r.LetGo(c)
 		ss.mine = ""
 		return
@@ -456,10 +495,11 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		// (PrepRequestProcessor bumps cversion on create, not on delete).
 		s.zxid++
 		s.entries.del(ss.mine)
+		s.spare = append(s.spare, n) // nothing points at it once it is gone
 		e.OK = true
 	}
 	e.Rev = s.zxid
-	logged(r, e)
+	demo.Note(r, e)
 	r.LetGo(c)
 	mine := ss.mine
 	ss.mine, ss.waitOn = "", ""
@@ -486,13 +526,14 @@ func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 		ss.mine, ss.waitOn = "", ""
 	}
 	e.Known = ss.known
-	logged(r, e)
+	demo.Note(r, e)
 }
 
 // elapse plays the keep-alives of every running client and ends each session
 // whose client fell silent for longer than the service waits.
 func (s *service) Elapse(r *demo.Run, since int) {
-	var due []*session
+	var buf [8]*session
+	due := buf[:0]
 	for _, ss := range s.sessions {
 		if ss.ended >= 0 {
 			continue
@@ -514,15 +555,15 @@ func (s *service) Elapse(r *demo.Run, since int) {
 			due = append(due, ss)
 		}
 	}
-	sort.SliceStable(due, func(i, j int) bool {
-		if due[i].deadline != due[j].deadline {
-			return due[i].deadline < due[j].deadline
+	slices.SortStableFunc(due, func(a, b *session) int {
+		if c := cmp.Compare(a.deadline, b.deadline); c != 0 || s.kind != ZooKeeperStore {
+			return c
 		}
 		// ZooKeeper's sessions that end at one instant end in the order
 		// of their lock nodes, the queue's, whoever their clients are
 		// (Renames); one without a node owns nothing, so its place among
 		// them changes nothing.
-		return s.kind == ZooKeeperStore && due[i].mine < due[j].mine
+		return strings.Compare(a.mine, b.mine)
 	})
 	for _, ss := range due {
 		// What follows happened at the deadline, not when anyone looked.
@@ -535,7 +576,8 @@ func (s *service) Elapse(r *demo.Run, since int) {
 // for the lock-delay.
 func (s *service) end(r *demo.Run, ss *session) {
 	ss.ended = r.Now()
-	var gone []string
+	var buf [4]string
+	gone := buf[:0]
 	for _, n := range s.entries { // in the order of their paths
 		if n.owner == ss {
 			gone = append(gone, n.path)
@@ -555,19 +597,24 @@ func (s *service) end(r *demo.Run, ss *session) {
 				e.DelayUntil = k.delayUntil
 			}
 		}
-		e.Released = gone
+		if r.Logs() && len(gone) > 0 {
+			e.Released = slices.Clone(gone)
+		}
 		if c.Holds && ss.lockDelay > 0 {
 			// Nobody else can take the lock before the delay is over: for
 			// that long it is still, in effect, the old holder's.
 			r.ExtendHold(c, e.DelayUntil)
 		}
-		logged(r, e)
+		demo.Note(r, e)
 		return
 	}
-	e.Deleted = gone
+	if r.Logs() && len(gone) > 0 {
+		e.Deleted = slices.Clone(gone)
+	}
 	s.remove(gone)
-	logged(r, e)
-	parents := make([]string, 0, len(gone))
+	demo.Note(r, e)
+	var pbuf [4]string
+	parents := pbuf[:0]
 	for _, p := range gone {
 		parents = append(parents, parentOf(p))
 	}
@@ -655,21 +702,18 @@ type WatchState struct {
 	Children     bool
 }
 
-// logged logs e unless r is the finder's lean run, which would drop it: no
-// rule reads a consensus service's events back, and boxing one as an Event
-// allocates for every step the finder tries.
-func logged[E demo.Event](r *demo.Run, e E) {
-	if r.Logs() {
-		r.Log(e)
-	}
-}
+// lockPrefix is the name of the lock recipe's nodes, before their number.
+const lockPrefix = "/lock-"
 
-// sequential is path with ZooKeeper's ten-digit sequence number n, written
+// sequential is the lock recipe's node in the directory dir, lock- with
+// ZooKeeper's ten-digit sequence number n, written in one allocation
 // without fmt: the finder creates a node for many of the steps it tries.
-func sequential(path string, n int) string {
+func sequential(dir string, n int) string {
+	var buf [64]byte
+	b := append(append(buf[:0], dir...), lockPrefix...)
 	var d [10]byte
 	for i := len(d) - 1; i >= 0; i-- {
 		d[i], n = byte('0'+n%10), n/10
 	}
-	return path + string(d[:])
+	return string(append(b, d[:]...))
 }

@@ -72,13 +72,17 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	if err != nil {
 		return s.spend(err)
 	}
-	for _, cand := range s.candidates(r, s.nodes[id]) {
-		if r.Refuses(cand.a) {
+	cands := s.candidates(r, s.nodes[id])
+	last := s.lastTried(r, cands, path)
+	for i, cand := range cands {
+		if s.refused[i] {
 			continue // refused for its client: no need of a copy to know
 		}
-		c, err := s.copyOf(r, path)
-		if err != nil {
-			return false, err
+		c := r // the last step tried plays on the node's own run (lastTried)
+		if i != last {
+			if c, err = s.copyOf(r, path, cand.a); err != nil {
+				return false, err
+			}
 		}
 		before := len(c.Violations())
 		played, err := s.play(c, cand.a)
@@ -100,7 +104,7 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		s.seen.add(k)
 		child := cand.next
 		child.parent, child.step = id, step
-		s.nodes = append(s.nodes, child)
+		s.addNode(child)
 		s.res.States++
 		if s.visit != nil && !s.visit(s.trace(int32(len(s.nodes)-1))) {
 			s.res.OutOfBudget = true
@@ -120,6 +124,27 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 		}
 	}
 	return false, nil
+}
+
+// lastTried marks each of cands that r refuses (s.refused), and returns the index of
+// the last one it does not, for expand to play on r itself rather than a
+// copy: no later step needs r, and the next node's rebuild plays it again
+// from its parent's run, which is kept (rebuild). -1 when every one is
+// refused, or when r is the start's run, which every rebuild copies.
+func (s *search) lastTried(r *demo.Run, cands []candidate, path []uint16) int {
+	last := -1
+	s.refused = s.refused[:0]
+	for i := range cands {
+		refused := r.Refuses(cands[i].a)
+		if s.refused = append(s.refused, refused); !refused {
+			last = i
+		}
+	}
+	if len(path) == 0 || last < 0 {
+		return -1 // the start's run: tried on copies alone
+	}
+	s.alongPath = s.alongPath[:min(len(s.alongPath), len(path)-1)]
+	return last
 }
 
 // play plays a on c; when a lets time pass, the background duties of the
@@ -312,9 +337,13 @@ func (s *search) replay(path []uint16) (*demo.Run, error) {
 	return r, nil
 }
 
-// copyOf is a copy of r (reached by path) to try one step on: the
-// scratch run, or for a store that cannot copy itself, a replay.
-func (s *search) copyOf(r *demo.Run, path []uint16) (*demo.Run, error) {
+// copyOf is a copy of r (reached by path) to try a on: the scratch run,
+// sharing r's store where a leaves it as it is, or for a store that cannot
+// copy itself, a replay.
+func (s *search) copyOf(r *demo.Run, path []uint16, a demo.Action) (*demo.Run, error) {
+	if !r.Touches(a) && r.ShareTo(&s.scratch) {
+		return &s.scratch, nil
+	}
 	if r.CopyTo(&s.scratch) {
 		return &s.scratch, nil
 	}

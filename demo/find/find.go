@@ -114,15 +114,18 @@ type search struct {
 	index     map[string]uint16
 	buf       []byte
 	cands     []candidate         // expand's steps to try, reused (candidates)
+	refused   []bool              // which of cands their client refuses (lastTried)
 	played    []demo.Action       // the step play played last, reused
 	ticks     map[int]demo.Action // time passing by a stretch of a duty's rhythm, or the rest (play)
 	pathBuf   []uint16            // the path asked last, reused (path)
 	name      []byte              // a step's name, reused (intern)
 	res       Result
 	kinds     map[demo.ViolationKind]bool
-	renaming  *demo.Renaming // the renaming key writes the state as (symmetry.go)
-	alone     [][]byte       // what each client keeps alone, to order a group by
-	order     []int          // a group in that order
+	renaming  *demo.Renaming                      // the renaming key writes the state as (symmetry.go)
+	alone     [][]byte                            // what each client keeps alone, to order a group by
+	canon     func(alone [][]byte) *demo.Renaming // canonical for the node keyed (renamedKey)
+	node      node                                // the node keyed
+	order     []int                               // a group in that order
 	// visit is Walk's: shown every new state's history; false ends it.
 	visit func(trace []demo.Action) bool
 	// goal is a sometimes property looked for in the same search as prop,
@@ -206,7 +209,7 @@ func (s *search) explore() (Result, error) {
 		}
 		s.kinds[v.Kind] = true
 	}
-	s.nodes = append(s.nodes, node{parent: -1})
+	s.addNode(node{parent: -1})
 	s.seen.add(s.key(s.root, node{}))
 	s.res.States = 1
 	err := s.run()
@@ -217,9 +220,9 @@ func (s *search) explore() (Result, error) {
 // reached by histories of that length, so the first violation met is on a
 // shortest history.
 func (s *search) run() error {
-	level := []int32{0}
+	level, next := []int32{0}, []int32(nil)
 	for depth := 1; depth <= s.opt.Depth && len(level) > 0; depth++ {
-		var next []int32
+		next = next[:0] // the level before last's memory: nothing reads it again
 		for _, id := range level {
 			done, err := s.expand(id, &next)
 			if err != nil {
@@ -233,7 +236,7 @@ func (s *search) run() error {
 			}
 		}
 		s.res.Depth = depth
-		level = next
+		level, next = next, level
 	}
 	s.res.Exhausted = len(level) == 0
 	sometimes := &s.res
@@ -245,6 +248,23 @@ func (s *search) run() error {
 		sometimes.Closest = s.trace(s.closest)
 	}
 	return nil
+}
+
+// addNode appends n to the search's nodes, doubling their room as they
+// grow, never past the budget of states: append grows a large slice by a
+// quarter at a time, which allocated a search's nodes some five times over
+// and had the collector run for it.
+func (s *search) addNode(n node) {
+	if len(s.nodes) == cap(s.nodes) {
+		room := min(max(2*cap(s.nodes), 1024), s.opt.MaxStates+1)
+		if room <= len(s.nodes) {
+			room = 2*len(s.nodes) + 1 // a caller past the budget (Walk's root)
+		}
+		grown := make([]node, len(s.nodes), room)
+		copy(grown, s.nodes)
+		s.nodes = grown
+	}
+	s.nodes = append(s.nodes, n)
 }
 
 // reach records, for a search that also looks for a sometimes goal, the

@@ -110,16 +110,22 @@ func swapKeepsStart(root *demo.Run, rn *demo.Renaming, i, j int) bool {
 // alone, with its place in its program and its pause spent, and sets
 // s.renaming to the renaming that orders each group by it.
 func (s *search) canonical(r *demo.Run, n node) *demo.Renaming {
-	rn := s.renaming
 	r.ClientKeys(s.alone)
-	for i, b := range s.alone {
-		s.alone[i] = append(b, byte(n.pc(i)), byte(n.paused>>i&1))
+	return s.canonicalOf(s.alone, n)
+}
+
+// canonicalOf is canonical from what each client keeps alone, written in
+// alone already (Run.KeyCanonical writes it).
+func (s *search) canonicalOf(alone [][]byte, n node) *demo.Renaming {
+	rn := s.renaming
+	for i, b := range alone {
+		alone[i] = append(b, byte(n.pc(i)), byte(n.paused>>i&1))
 	}
 	for _, g := range s.space.groups {
 		// Insertion sort: a group is a few clients.
 		order := append(s.order[:0], g...)
 		for k := 1; k < len(order); k++ {
-			for m := k; m > 0 && bytes.Compare(s.alone[order[m]], s.alone[order[m-1]]) < 0; m-- {
+			for m := k; m > 0 && bytes.Compare(alone[order[m]], alone[order[m-1]]) < 0; m-- {
 				order[m], order[m-1] = order[m-1], order[m]
 			}
 		}
@@ -135,16 +141,13 @@ func (s *search) canonical(r *demo.Run, n node) *demo.Renaming {
 // order: each client's part, with its length, in that order, then the
 // rest with every client by its place.
 func (s *search) renamedKey(b []byte, r *demo.Run, n node) []byte {
-	rn := s.canonical(r, n)
-	for j := range s.alone {
-		part := s.alone[rn.From(j)]
-		b = append(demo.KeyInt(b, int64(len(part))), part...)
-	}
-	return r.KeyShared(b, rn)
+	s.node = n
+	return r.KeyCanonical(b, s.alone, s.canon)
 }
 
 // symmetric finds the interchangeable clients and readies the key's
-// renaming.
+// renaming, and canonicalOf as the function KeyCanonical asks, bound once
+// rather than as a closure for every state tried.
 func (s *search) symmetric(root *demo.Run) {
 	var names []string
 	for _, c := range root.Clients() {
@@ -153,5 +156,6 @@ func (s *search) symmetric(root *demo.Run) {
 	rn := demo.NewRenaming(names)
 	if s.space.groups = interchangeable(root, s.space, rn); len(s.space.groups) > 0 {
 		s.renaming, s.alone = rn, make([][]byte, len(names))
+		s.canon = func(alone [][]byte) *demo.Renaming { return s.canonicalOf(alone, s.node) }
 	}
 }

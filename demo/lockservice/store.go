@@ -135,13 +135,7 @@ func (s *Store) deadHolder(r *demo.Run, c *demo.Client) {
 	if hc := r.Client(holder); hc == nil || !hc.Crashed {
 		return
 	}
-	crashed := 0
-	for _, e := range r.Events() {
-		if x, ok := e.(demo.ClientChange); ok && x.What == demo.Crashed && x.Client == holder {
-			crashed = x.At
-		}
-	}
-	r.TurnedAway(c.Name, holder, crashed, s.Svc.Expiry())
+	r.TurnedAway(c.Name, holder, r.CrashedAt(holder), s.Svc.Expiry())
 }
 
 func (s *Store) Elapse(r *demo.Run, since int) {

@@ -112,11 +112,11 @@ func (s *redisNodes) Do(r *demo.Run, a demo.Action) error {
 		return nil
 	case Cut:
 		s.of(c).cut = append([]string(nil), a.Args.(NodesArgs).Nodes...)
-		r.Log(Partition{Head: r.Head(c.Name, ""), What: CutOff, Nodes: s.of(c).cut})
+		demo.Note(r, Partition{Head: r.Head(c.Name, ""), What: CutOff, Nodes: s.of(c).cut})
 		return nil
 	case Heal:
 		s.of(c).cut = nil
-		r.Log(Partition{Head: r.Head(c.Name, ""), What: Healed})
+		demo.Note(r, Partition{Head: r.Head(c.Name, ""), What: Healed})
 		return nil
 	case RLock, RTryLock, RRenew, RUnlock:
 		return s.redisson(r, c, a)
@@ -342,7 +342,7 @@ func (s *redisNodes) redlock(r *demo.Run, c *demo.Client, a RedlockArgs) {
 			return
 		}
 		delay := retryDelay(s.sc.RandomSeed(), c.Name, s.of(c).tries)
-		r.Log(RetryDelay{Head: r.Head(c.Name, ""), Delay: delay, Max: MaxRetryDelay})
+		demo.Note(r, RetryDelay{Head: r.Head(c.Name, ""), Delay: delay, Max: MaxRetryDelay})
 		r.Advance(delay)
 	}
 }
@@ -372,7 +372,7 @@ func (s *redisNodes) redlockOnce(r *demo.Run, c *demo.Client, a RedlockArgs) boo
 			locked++
 			sent.Expiry = r.Now() + a.PX
 		}
-		r.Log(sent)
+		demo.Note(r, sent)
 	}
 	q := Quorum{Locked: locked, Need: len(s.nodes)/2 + 1, TTL: a.PX, Elapsed: r.Now() - t1, Drift: a.PX/100 + 2}
 	q.Validity = q.TTL - q.Elapsed - q.Drift
@@ -380,10 +380,10 @@ func (s *redisNodes) redlockOnce(r *demo.Run, c *demo.Client, a RedlockArgs) boo
 	if q.Held() {
 		until := t1 + q.TTL - q.Drift
 		r.Hold(c, until)
-		r.Log(RedlockResult{Head: h, Key: a.Key, Value: c.Value, Quorum: q, Expiry: until})
+		demo.Note(r, RedlockResult{Head: h, Key: a.Key, Value: c.Value, Quorum: q, Expiry: until})
 		return true
 	}
-	r.Log(RedlockResult{Head: h, Key: a.Key, Value: c.Value, Quorum: q})
+	demo.Note(r, RedlockResult{Head: h, Key: a.Key, Value: c.Value, Quorum: q})
 	r.LetGo(c) // it knows it failed, whatever it held before
 	// Undo what was set, on every node: also those that did not say OK,
 	// since a reply can be lost after the key was set.
@@ -504,7 +504,7 @@ func (s *redisNodes) rlock(r *demo.Run, c *demo.Client, n *Node, a demo.Action, 
 func (s *redisNodes) rrenew(r *demo.Run, c *demo.Client, n *Node, a demo.Action, e RedissonRenew) (Command, error) {
 	switch {
 	case c.Paused:
-		r.Log(WatchdogSkipped{Head: e.Head})
+		demo.Note(r, WatchdogSkipped{Head: e.Head})
 		return nil, nil
 	case !s.of(c).watchdog:
 		return nil, &demo.ActionError{Action: a, Msg: c.Name + "'s watchdog is not running: it holds no lock, or a renewal found the lock gone"}
@@ -546,7 +546,8 @@ func (s *redisNodes) runlock(r *demo.Run, c *demo.Client, n *Node, key, field st
 		k.watchdog = false
 	}
 	r.Log(e)
-	r.Log(LatchDel{Head: h, Latch: e.Latch, OK: n.Del(e.Latch, r.Now())})
+	del := LatchDel{Head: h, Latch: e.Latch, OK: n.Del(e.Latch, r.Now())}
+	demo.Note(r, del)
 }
 
 func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
@@ -604,12 +605,12 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 		case Jump:
 			by := a.Args.(ClockArgs).By
 			n.Offset += by
-			r.Log(ClockJumped{Head: h, By: by})
+			demo.Note(r, ClockJumped{Head: h, By: by})
 			s.Elapse(r, r.Now())
 		case Slew:
 			ca := a.Args.(ClockArgs)
 			n.Slew(ca.By, ca.Rate)
-			r.Log(ClockSlewing{Head: h, By: ca.By, Rate: ca.Rate})
+			demo.Note(r, ClockSlewing{Head: h, By: ca.By, Rate: ca.Rate})
 		case Promote:
 			if n.Role != "replica" {
 				return &demo.ActionError{Action: a, Msg: n.Name + " is not a replica"}
@@ -626,7 +627,8 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 			if n.Role != "primary" || !n.Up || rep == nil || !rep.Up {
 				return &demo.ActionError{Action: a, Msg: n.Name + " cannot replicate: it must be an up primary with an up replica"}
 			}
-			r.Log(Replication{Head: h, Shipped: n.ship(rep)})
+			shipped := Replication{Head: h, Shipped: n.ship(rep)}
+			demo.Note(r, shipped)
 		default:
 			return &demo.ActionError{Action: a, Msg: "a Redis node does not " + string(a.Verb)}
 		}
@@ -649,7 +651,9 @@ func (s *redisNodes) Elapse(r *demo.Run, since int) {
 			}
 			// When did it run out? On its own clock, or at a jump.
 			at := min(max(e.wallAt+e.ttl-n.Offset, since), r.Now())
-			r.Log(KeyExpiry{Head: r.HeadAt(at, s.owner(r, e.value), n.Name), Key: e.key, Value: e.value})
+			if r.Logs() { // naming the key's owner hashes every client's values
+				r.Log(KeyExpiry{Head: r.HeadAt(at, s.owner(r, e.value), n.Name), Key: e.key, Value: e.value})
+			}
 			n.keys = append(n.keys[:i], n.keys[i+1:]...)
 		}
 	}

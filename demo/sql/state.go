@@ -117,6 +117,14 @@ func (w *row) rekey() {
 	var keys [16]string
 	var buf [256]byte // written here, then copied once into the string
 	w.valuesKey = string(appendCols(buf[:0], w.values, w.t.cols, keys[:0]))
+	w.rekeyPending()
+}
+
+// rekeyPending is rekey for a change to the pending version alone (an
+// UPDATE), which leaves the committed values' part as it is.
+func (w *row) rekeyPending() {
+	var keys [16]string
+	var buf [256]byte
 	b := appendCols(buf[:0], w.pending, w.t.cols, keys[:0])
 	w.pendingKey = string(appendGiven(b, w.given, w.t.cols, keys[:0]))
 }

@@ -67,10 +67,13 @@ func (d *database) Elapse(r *demo.Run, since int) {
 // whose timer runs out first; PostgreSQL promises only that one is.
 func (d *database) deadlockCheck(r *demo.Run, s *backend, at int) {
 	s.wait.checked = true
-	cycle := []string{s.name}
+	var buf [8]string
+	cycle := append(buf[:0], s.name)
 	for h := s.wait.holder(); h != nil; {
 		if h == s {
-			r.Log(DeadlockCheck{Head: r.HeadAt(at, s.client, d.node(s)), Session: s.name, Cycle: cycle})
+			if r.Logs() { // no rule reads the check back
+				r.Log(DeadlockCheck{Head: r.HeadAt(at, s.client, d.node(s)), Session: s.name, Cycle: slices.Clone(cycle)})
+			}
 			var other string
 			if o := s.wait.holder(); o != nil {
 				other = o.client

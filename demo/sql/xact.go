@@ -102,16 +102,16 @@ func (d *database) release(r *demo.Run, s *backend, at int) {
 	for _, w := range s.rows {
 		w.locker, w.pending, w.given, w.pendingKey = nil, nil, nil, ""
 		d.woken = append(d.woken, w.waiters...)
-		w.waiters = nil
+		w.waiters = w.waiters[:0] // its memory kept for the next: a copy's own (copyInto)
 	}
-	s.rows = nil
+	s.rows = s.rows[:0]
 	for _, a := range d.advisory {
 		if a.owner == s && a.xact > 0 {
 			a.xact = 0
 			if a.session == 0 {
 				a.owner = nil
 				d.woken = append(d.woken, a.waiters...)
-				a.waiters = nil
+				a.waiters = a.waiters[:0]
 			}
 		}
 	}
