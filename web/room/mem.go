@@ -120,6 +120,20 @@ func (m *Mem) Nick(_ context.Context, id, learner string) (string, bool, error) 
 	return nick, ok, nil
 }
 
+func (m *Mem) Try(_ context.Context, id, learner string, c int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.room(id)
+	if err != nil {
+		return err
+	}
+	if c >= 0 && c < len(r.tried) && !r.tried[c][learner] {
+		r.tried[c][learner] = true
+		m.changed(id)
+	}
+	return nil
+}
+
 func (m *Mem) Submit(_ context.Context, id string, s Submission) (Submission, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -217,6 +217,29 @@ func (r *Redis) Nick(ctx context.Context, id, learner string) (string, bool, err
 	return nick, err == nil, err
 }
 
+// tryScript counts learner ARGV[1] in the set of those who tried, KEYS[2].
+var tryScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  redis.call('PUBLISH', ARGV[3], ARGV[4])
+end
+return 1
+`)
+
+func (r *Redis) Try(ctx context.Context, id, learner string, c int) error {
+	rm, err := r.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	n := len(rm.Challenges)
+	if c < 0 || c >= n {
+		return nil
+	}
+	ks := r.keys(id, n)
+	return tryScript.Run(ctx, r.client, []string{ks[kMeta], ks[kFixed+n+c]}, learner, r.limits.Idle.Milliseconds(), r.channel, id).Err()
+}
+
 // submitScript counts submission ARGV[2] (JSON, without its id) of
 // learner-and-key ARGV[1] for challenge ARGV[3] of ARGV[4]: learner
 // ARGV[5], solved ARGV[6], moves ARGV[7] (a break's), at par ARGV[8].

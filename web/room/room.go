@@ -134,6 +134,8 @@ type Store interface {
 	Join(ctx context.Context, id, learner, nick, addr string) error
 	// Nick is learner's nickname in room id, and whether they joined.
 	Nick(ctx context.Context, id, learner string) (string, bool, error)
+	// Try counts learner among those who tried challenge c of room id.
+	Try(ctx context.Context, id, learner string, c int) error
 	// Submit counts s in room id unless its key was counted before:
 	// counted false then, and the submission counted under the key.
 	Submit(ctx context.Context, id string, s Submission) (Submission, bool, error)
