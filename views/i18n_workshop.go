@@ -22,7 +22,7 @@ var workshopWords = map[string][2]string{
 	"room.board.broke":       {"壊せた", "broke it"},
 	"room.board.par":         {"パーで", "at par"},
 	"room.board.fixed":       {"直せた", "fixed it"},
-	"room.board.hist":        {"壊すのにかかった手数", "Moves to break it"},
+	"room.board.hist":        {"壊せた提出の手数", "Breaks by moves"},
 	"room.board.moves":       {"%d 手", "%d moves"},
 	"room.board.shown":       {"プロジェクターに映す", "Put on the projector"},
 	"room.board.show":        {"映す", "Show"},

@@ -88,7 +88,7 @@ func (s *Server) boardView(ctx context.Context, rm room.Room, lang string) (view
 		row.Bars = bars(t.Moves, task.Par, task.Moves)
 		b.Rows = append(b.Rows, row)
 	}
-	for _, sub := range board.Shown {
+	for _, sub := range board.Shown[:min(len(board.Shown), boardShown)] {
 		task, ok := s.task(rm, sub.Challenge)
 		if !ok {
 			continue
@@ -97,6 +97,10 @@ func (s *Server) boardView(ctx context.Context, rm room.Room, lang string) (view
 	}
 	return b, nil
 }
+
+// boardShown is how many of the latest solved submissions the board
+// offers for the projector: one row or two on a projector.
+const boardShown = 6
 
 // bars is a histogram of moves from par to the budget, every count shown
 // (an empty bin too, so the axis stays still as the room fills).
