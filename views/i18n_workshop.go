@@ -74,4 +74,9 @@ var workshopWords = map[string][2]string{
 	"room.err.lead":          {"講師用のリンクが正しくない。", "This is not the lecturer's link."},
 	"room.err.sub":           {"そのような提出はない。", "No such submission."},
 	"room.err.store":         {"部屋の記録に届かない。数秒後にもう一度試してほしい。", "The room's records cannot be reached: try again in a few seconds."},
+	"poll.again":             {"隣の人と話し合ってから、もう一度聞く", "Discuss with your neighbour, then ask again"},
+	"poll.again.hint":        {"1 回目の票はそのまま残り、2 回目と並べて表示する。", "The first vote is kept and shown beside the second."},
+	"poll.vote1":             {"1 回目", "1st vote"},
+	"poll.vote2":             {"2 回目", "2nd vote"},
+	"poll.question.again":    {"話し合ったあと、もう一度答えてほしい", "After discussing, answer again"},
 }
