@@ -65,7 +65,7 @@ func TestRoomBrowser(t *testing.T) {
 	shootRoom(t, phone, "room-learner-360-ja")
 	do(t, phone, chromedp.Click(chromedp.CSS(`[data-testid="start-0"]`)))
 	testkit.WaitFor(t, phone, budget, "the learner's run in the page", `!!document.querySelector('#room-frame')`, func(ok bool) bool { return ok })
-	do(t, phone, chromedp.Evaluate[chromedp.Void](`document.getElementById('room-frame').src = `+jsString(strings.Replace(brk, "/scenarios/", "/embed/", 1))))
+	do(t, phone, chromedp.Evaluate[chromedp.Void](`document.getElementById('room-frame').src = `+jsString(strings.Replace(strings.Replace(brk, "/scenarios/", "/embed/", 1), "lang=en", "lang=ja", 1))))
 	testkit.WaitFor(t, phone, budget, "the run at the break", `(() => { try { return document.getElementById('room-frame').contentWindow.location.search } catch (e) { return '' } })()`, func(s string) bool { return strings.Contains(s, "play=") })
 	do(t, phone, chromedp.Click(chromedp.CSS(`[data-testid="room-submit"]`)))
 	testkit.WaitFor(t, phone, budget, "the judge's answer", `(document.querySelector('[data-testid="room-res"]') || {dataset: {}}).dataset.solved`, func(s string) bool { return s == "true" })
