@@ -43,13 +43,20 @@ func (s *Server) leadRoom(c echo.Context, lang string) (room.Room, error) {
 	return rm, nil
 }
 
-// roomBoard is the lecturer's board.
-func (s *Server) roomBoard(c echo.Context) error {
+// leadPage reads a lecturer's page's request: the room, if the secret is
+// its, and the language.
+func (s *Server) leadPage(c echo.Context) (room.Room, string, error) {
 	lang, err := readLang(c, func(string) string { return "" })
 	if err != nil {
-		return err
+		return room.Room{}, lang, err
 	}
 	rm, err := s.leadRoom(c, lang)
+	return rm, lang, err
+}
+
+// roomBoard is the lecturer's board.
+func (s *Server) roomBoard(c echo.Context) error {
+	rm, lang, err := s.leadPage(c)
 	if err != nil {
 		return err
 	}
@@ -124,11 +131,7 @@ const boardRefresh = 5 * time.Second
 // at each change, from any replica, and at least every boardRefresh when
 // it differs from the last sent.
 func (s *Server) roomBoardEvents(c echo.Context) error {
-	lang, err := readLang(c, func(string) string { return "" })
-	if err != nil {
-		return err
-	}
-	rm, err := s.leadRoom(c, lang)
+	rm, lang, err := s.leadPage(c)
 	if err != nil {
 		return err
 	}

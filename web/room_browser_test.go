@@ -1,9 +1,6 @@
 package web
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +20,7 @@ import (
 // room's projector, sees its verdict; then the lecturer asks the room a
 // question, the room votes, the lecturer asks again after discussion, the
 // room votes again, and Step reveals both votes side by side. With
-// ROOM_SHOTS set, the board (1280x720 and 1920x1080, en and ja) and the
+// PREDICT_SHOTS set, the board (1280x720 and 1920x1080, en and ja) and the
 // phone are saved there to be looked at.
 func TestRoomBrowser(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
@@ -62,14 +59,14 @@ func TestRoomBrowser(t *testing.T) {
 	sc := gcPause(t)
 	brk, _ := shortestBreak(t, sc, len(mustTrace(t, sc)))
 	testkit.WaitFor(t, phone, budget, "the challenges", `!!document.querySelector('[data-testid="start-0"]')`, func(ok bool) bool { return ok })
-	shootRoom(t, phone, "room-learner-360-ja")
+	shoot(t, phone, "room-learner-360-ja")
 	do(t, phone, chromedp.Click(chromedp.CSS(`[data-testid="start-0"]`)))
 	testkit.WaitFor(t, phone, budget, "the learner's run in the page", `!!document.querySelector('#room-frame')`, func(ok bool) bool { return ok })
 	do(t, phone, chromedp.Evaluate[chromedp.Void](`document.getElementById('room-frame').src = `+jsString(strings.Replace(strings.Replace(brk, "/scenarios/", "/embed/", 1), "lang=en", "lang=ja", 1))))
 	testkit.WaitFor(t, phone, budget, "the run at the break", `(() => { try { return document.getElementById('room-frame').contentWindow.location.search } catch (e) { return '' } })()`, func(s string) bool { return strings.Contains(s, "play=") })
 	do(t, phone, chromedp.Click(chromedp.CSS(`[data-testid="room-submit"]`)))
 	testkit.WaitFor(t, phone, budget, "the judge's answer", `(document.querySelector('[data-testid="room-res"]') || {dataset: {}}).dataset.solved`, func(s string) bool { return s == "true" })
-	shootRoom(t, phone, "room-learner-360-ja-broke")
+	shoot(t, phone, "room-learner-360-ja-broke")
 
 	// The laptop's fix: a build the lab's tries say holds.
 	var holds string
@@ -91,14 +88,14 @@ func TestRoomBrowser(t *testing.T) {
 	waitShown(t, lect, budget, `[data-testid="room-row-0"] [data-testid="solved"]`, "1")
 	waitShown(t, lect, budget, `[data-testid="room-row-0"] [data-testid="atpar"]`, "1")
 	waitShown(t, lect, budget, `[data-testid="room-row-1"] [data-testid="solved"]`, "1")
-	shootRoom(t, lect, "room-board-1280x720-en")
+	shoot(t, lect, "room-board-1280x720-en")
 	do(t, lect, chromedp.EmulateViewport(1920, 1080))
-	shootRoom(t, lect, "room-board-1920x1080-en")
+	shoot(t, lect, "room-board-1920x1080-en")
 	do(t, lect, chromedp.Navigate(strings.Replace(board, "lang=en", "lang=ja", 1)))
 	waitShown(t, lect, budget, `[data-testid="room-subs"]`, "2")
-	shootRoom(t, lect, "room-board-1920x1080-ja")
+	shoot(t, lect, "room-board-1920x1080-ja")
 	do(t, lect, chromedp.EmulateViewport(1280, 720))
-	shootRoom(t, lect, "room-board-1280x720-ja")
+	shoot(t, lect, "room-board-1280x720-ja")
 
 	// The lecturer shows the phone's break, named by its nickname; the
 	// phone follows the room's projector and sees its verdict.
@@ -129,34 +126,17 @@ func TestRoomBrowser(t *testing.T) {
 	do(t, phone, chromedp.Click(chromedp.CSS(`[data-testid="answer-rejected"]`)))
 	testkit.WaitFor(t, lect, budget, "both votes on the projector", `[...document.querySelectorAll('#poll [data-testid="first-count"]')].map(e => e.dataset.count).join(',') + '/' + ((document.querySelector('#poll [data-testid="bar-rejected"]') || {dataset: {}}).dataset.count)`,
 		func(s string) bool { return s == "1,0,0/1" })
-	shootRoom(t, lect, "room-second-vote-1280x720")
+	shoot(t, lect, "room-second-vote-1280x720")
 	do(t, lect, chromedp.Click(chromedp.CSS(`[data-testid="step"]`)))
 	got := testkit.WaitFor(t, phone, budget, "the reveal with both votes", `((document.querySelector('[data-testid="room-result"]') || {}).textContent || '').replace(/\s+/g, ' ')`,
 		func(s string) bool { return strings.Contains(s, "1回目") || strings.Contains(s, "1 回目") })
 	if !strings.Contains(got, "2 回目") {
 		t.Fatalf("the reveal on the phone shows %q, without the second vote", got)
 	}
-	shootRoom(t, phone, "room-reveal-360-ja")
+	shoot(t, phone, "room-reveal-360-ja")
 }
 
 // jsString is s as a JavaScript string literal.
 func jsString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
-}
-
-// shootRoom saves a screenshot of the tab under $ROOM_SHOTS, when set: for
-// a person to look at, never compared.
-func shootRoom(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	dir := os.Getenv("ROOM_SHOTS")
-	if dir == "" {
-		return
-	}
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -38,11 +39,7 @@ func learnerOf(c echo.Context, rm room.Room) string {
 
 // roomLearn is the learners' page: the join form, or the challenges.
 func (s *Server) roomLearn(c echo.Context) error {
-	lang, err := readLang(c, func(string) string { return roomURL(c.Param("rid")) })
-	if err != nil {
-		return err
-	}
-	rm, err := s.openRoom(c, lang)
+	rm, lang, err := s.learnerPage(c)
 	if err != nil {
 		return err
 	}
@@ -76,15 +73,7 @@ func (s *Server) renderLearner(c echo.Context, rm room.Room, lang, msg string) e
 // them their pass; one who has a pass keeps it (a new nickname replaces
 // the old).
 func (s *Server) roomJoin(c echo.Context) error {
-	form, err := readForm(c)
-	if err != nil {
-		return err
-	}
-	lang, err := views.ReadLang(form.Get(views.LangParam), c.Request().Header.Get("Accept-Language"))
-	if err != nil {
-		return badAddress(err, roomURL(c.Param("rid")))
-	}
-	rm, err := s.openRoom(c, lang)
+	form, rm, lang, err := s.learnerForm(c)
 	if err != nil {
 		return err
 	}
@@ -112,11 +101,7 @@ func (s *Server) roomJoin(c echo.Context) error {
 // roomTry is challenge :n for a learner who joined: their run starts at
 // the challenge's frame (or the lab's starter) in a frame of the page.
 func (s *Server) roomTry(c echo.Context) error {
-	lang, err := readLang(c, func(string) string { return roomURL(c.Param("rid")) })
-	if err != nil {
-		return err
-	}
-	rm, err := s.openRoom(c, lang)
+	rm, lang, err := s.learnerPage(c)
 	if err != nil {
 		return err
 	}
@@ -148,4 +133,30 @@ func (s *Server) renderTry(c echo.Context, status int, rm room.Room, task views.
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return respond.Render(c, status, views.RoomTryPage(x))
+}
+
+// learnerForm reads a learner's form: the room :rid names, and the
+// language.
+func (s *Server) learnerForm(c echo.Context) (url.Values, room.Room, string, error) {
+	form, err := readForm(c)
+	if err != nil {
+		return nil, room.Room{}, "", err
+	}
+	lang, err := views.ReadLang(form.Get(views.LangParam), c.Request().Header.Get("Accept-Language"))
+	if err != nil {
+		return nil, room.Room{}, "", badAddress(err, roomURL(c.Param("rid")))
+	}
+	rm, err := s.openRoom(c, lang)
+	return form, rm, lang, err
+}
+
+// learnerPage reads a learner's page's request: the room :rid names, and
+// the language.
+func (s *Server) learnerPage(c echo.Context) (room.Room, string, error) {
+	lang, err := readLang(c, func(string) string { return roomURL(c.Param("rid")) })
+	if err != nil {
+		return room.Room{}, lang, err
+	}
+	rm, err := s.openRoom(c, lang)
+	return rm, lang, err
 }

@@ -24,15 +24,7 @@ import (
 // With room.js (HX-Request), the answer is the result's box; without, the
 // challenge's page with it.
 func (s *Server) roomSubmit(c echo.Context) error {
-	form, err := readForm(c)
-	if err != nil {
-		return err
-	}
-	lang, err := views.ReadLang(form.Get(views.LangParam), c.Request().Header.Get("Accept-Language"))
-	if err != nil {
-		return badAddress(err, roomURL(c.Param("rid")))
-	}
-	rm, err := s.openRoom(c, lang)
+	form, rm, lang, err := s.learnerForm(c)
 	if err != nil {
 		return err
 	}

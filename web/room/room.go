@@ -23,6 +23,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/distlock/fencing-demo/web/follow"
 )
 
 // The kinds of challenge.
@@ -168,18 +170,9 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// ValidID reports whether id could be one NewID made.
-func ValidID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+// ValidID reports whether id could be one NewID made: the shape of a
+// follow id.
+func ValidID(id string) bool { return follow.ValidID(id) }
 
 // ValidKey reports whether k can be an idempotency key: 16 to 64 letters,
 // digits, '-' or '_' (what a page draws: NewID, or crypto.randomUUID).
