@@ -139,3 +139,11 @@ func Ofs(n, total int) string { return strconv.Itoa(n) + "/" + strconv.Itoa(tota
 // BarHeight is a bar's height as a class (h0 to h10): the CSP allows no
 // inline style.
 func BarHeight(pct int) string { return "h" + strconv.Itoa((pct+5)/10) }
+
+// onOffKey is the words' key of a switch's position.
+func onOffKey(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}

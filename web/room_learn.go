@@ -79,11 +79,17 @@ func (s *Server) roomJoin(c echo.Context) error {
 	}
 	id := learnerOf(c, rm)
 	if id == "" {
+		// A new learner costs what a new run does: the same allowance per
+		// address, so a script cannot fill a room in a moment.
+		if ok, retry := s.limiter.allow(c.Request().Context(), addrKey(c.RealIP())); !ok {
+			refuse503(c)
+			return &problem{status: http.StatusTooManyRequests, key: "err.rate", args: []any{retryAfter(c, retry)}, cont: roomURL(rm.ID)}
+		}
 		id = room.NewID()
 	}
 	err = s.rooms.Join(c.Request().Context(), rm.ID, id, room.CleanNick(form.Get("nick")), addrKey(c.RealIP()))
 	if p := roomProblem(err, roomURL(rm.ID)); p != nil {
-		if p.status == http.StatusServiceUnavailable || p.status == http.StatusTooManyRequests {
+		if p.status == http.StatusConflict || p.status == http.StatusTooManyRequests {
 			refuse503(c)
 		}
 		return p

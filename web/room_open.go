@@ -63,6 +63,11 @@ func (s *Server) renderRoomOpen(c echo.Context, status int, lang, msg string) er
 
 func roomsURL(lang string) string { return "/rooms?" + views.LangParam + "=" + lang }
 
+// roomOpensPerHour is how many rooms one address may open in an hour (all
+// of them at once): a department's lecturers behind one address, but not a
+// script that would take every room the server keeps (-max-rooms).
+const roomOpensPerHour = 10
+
 // maxChallenges bounds one room's challenges: a workshop's afternoon.
 const maxChallenges = 12
 
@@ -85,6 +90,10 @@ func (s *Server) roomOpen(c echo.Context) error {
 	if len(chosen) == 0 || len(chosen) > maxChallenges {
 		return s.renderRoomOpen(c, http.StatusBadRequest, lang, views.T(lang, "room.open.none"))
 	}
+	if ok, retry := s.roomOpens.allow(c.Request().Context(), addrKey(c.RealIP())); !ok {
+		refuse503(c)
+		return s.renderRoomOpen(c, http.StatusTooManyRequests, lang, views.Tf(lang, "room.open.rate", retryAfter(c, retry)))
+	}
 	breaks, fixes := s.roomOffers()
 	rm := room.Room{ID: room.NewID(), Secret: room.NewID(), Run: newRunID(), Opened: s.now()}
 	for _, v := range chosen {
@@ -97,6 +106,7 @@ func (s *Server) roomOpen(c echo.Context) error {
 	switch err := s.rooms.Open(c.Request().Context(), rm); {
 	case errors.Is(err, room.ErrRooms):
 		refuse503(c)
+		c.Response().Header().Set("Retry-After", "60")
 		return s.renderRoomOpen(c, http.StatusServiceUnavailable, lang, views.T(lang, "room.open.full"))
 	case err != nil:
 		return roomStoreDown(c, roomsURL(lang))
@@ -142,7 +152,7 @@ func roomProblem(err error, cont string) *problem {
 	case errors.Is(err, room.ErrGone):
 		return &problem{status: http.StatusNotFound, key: "room.err.gone", cont: cont}
 	case errors.Is(err, room.ErrFull):
-		return &problem{status: http.StatusServiceUnavailable, key: "room.err.full", cont: cont}
+		return &problem{status: http.StatusConflict, key: "room.err.full", cont: cont}
 	case errors.Is(err, room.ErrAddr):
 		return &problem{status: http.StatusTooManyRequests, key: "room.err.addr", cont: cont}
 	}
@@ -189,11 +199,13 @@ func (s *Server) openRooms() error {
 	limits := room.Limits{Rooms: cfg.MaxRooms, Learners: cfg.RoomLearners, PerAddr: cfg.RoomPerAddr, Idle: cfg.RoomIdle}
 	s.roomJudge = modelJudge{s}
 	s.roomSubmits = newAllowance("room-submits", float64(cfg.RoomSubmits)/60, cfg.RoomSubmits)
+	s.roomOpens = newAllowance("room-opens", roomOpensPerHour/3600.0, roomOpensPerHour)
 	if cfg.FollowRedis == "" {
 		s.rooms = room.NewMem(limits)
 		return nil
 	}
 	s.roomSubmits.share(s.finder.shared, s.log) // the relay's Redis: a learner's allowance is one across replicas
+	s.roomOpens.share(s.finder.shared, s.log)
 	r, err := room.NewRedis(cfg.FollowRedis, limits, s.log)
 	if err != nil {
 		return err

@@ -222,3 +222,38 @@ func tooLong(t *testing.T, sc *demo.Scenario, broke string) string {
 	}
 	return here.URL()
 }
+
+// The server's bounds on rooms: -max-rooms rooms at once (then a page
+// that says so, 503), and rooms opened per address; -room-learners per
+// room.
+func TestRoomBounds(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxRooms, cfg.RoomLearners = 1, 1
+	s := newTestServer(t, cfg)
+	learn, _ := roomOf(t, s, "fix:gc-pause")
+	w := httptest.NewRecorder() // a documented busy answer: 503 with Retry-After
+	s.ServeHTTP(w, testkit.PostRequest("/rooms", url.Values{"c": {"fix:gc-pause"}, "lang": {"en"}}, false))
+	testkit.MustStatus(t, w, http.StatusServiceUnavailable)
+	if w.Header().Get("Retry-After") == "" {
+		t.Fatal("no Retry-After on a room refused for -max-rooms")
+	}
+	if got := testkit.TestID(t, testkit.Parse(t, w.Body.Bytes()), "room-error"); !strings.Contains(got, "As many rooms are open") {
+		t.Fatalf("a room past -max-rooms says %q", got)
+	}
+	learner(t, s, learn, "")
+	testkit.MustStatus(t, testkit.Post(t, s, learn+"/join", url.Values{"lang": {"en"}}, false), http.StatusConflict)
+	for _, bad := range []url.Values{{}, {"c": {"break:gc-pause:sideways"}}, {"c": {"fix:release-other"}}} {
+		testkit.MustStatus(t, testkit.Post(t, s, "/rooms", bad, false), http.StatusBadRequest)
+	}
+
+	cfg.MaxRooms = 100
+	s = newTestServer(t, cfg)
+	for range roomOpensPerHour {
+		roomOf(t, s, "fix:gc-pause")
+	}
+	w = testkit.Post(t, s, "/rooms", url.Values{"c": {"fix:gc-pause"}, "lang": {"en"}}, false)
+	testkit.MustStatus(t, w, http.StatusTooManyRequests)
+	if w.Header().Get("Retry-After") == "" {
+		t.Fatal("no Retry-After on a room refused to an address that opened many")
+	}
+}

@@ -56,6 +56,7 @@ type Server struct {
 	rooms       room.Store      // workshop rooms (room_*.go)
 	roomJudge   room.Judge      // judges a room's submissions (roomjudge.go)
 	roomSubmits *allowance      // submissions per learner
+	roomOpens   *allowance      // rooms opened per address
 	assets      *Assets
 	// groups is the scenario index, worked out once, when the index is first
 	// asked for: it plays every scenario to its end both ways, which no other

@@ -148,3 +148,27 @@ func TestTokenIsTheRoomsOwn(t *testing.T) {
 		t.Fatal("a forged token was taken")
 	}
 }
+
+// A room nobody uses is forgotten after the idle limit, learners and all;
+// one in use is kept.
+func TestRoomIdle(t *testing.T) {
+	m := NewMem(Limits{Rooms: 10, Learners: 10, PerAddr: 10, Idle: time.Hour})
+	now := time.Unix(0, 0)
+	m.clock = func() time.Time { return now }
+	ctx := context.Background()
+	used, idle := twoChallenges(), twoChallenges()
+	for _, rm := range []Room{used, idle} {
+		if err := m.Open(ctx, rm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		now = now.Add(40 * time.Minute)
+		if _, err := m.Get(ctx, used.ID); err != nil {
+			t.Fatalf("a room in use was forgotten: %v", err)
+		}
+	}
+	if _, err := m.Get(ctx, idle.ID); !errors.Is(err, ErrGone) {
+		t.Fatalf("a room idle for 2 h past a limit of 1 h: %v", err)
+	}
+}
