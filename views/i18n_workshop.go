@@ -80,4 +80,6 @@ var workshopWords = map[string][2]string{
 	"poll.vote2":             {"2 回目", "2nd vote"},
 	"poll.question.again":    {"話し合ったあと、もう一度答えてほしい", "After discussing, answer again"},
 	"room.open.rate":         {"このアドレスからは短い間に多くの部屋が開かれた。%d 秒ほどしてから開いてほしい。", "Too many rooms were opened from your address lately: try again in %d s."},
+	"room.board.holds":       {"成り立つ ✓", "holds ✓"},
+	"room.board.fails":       {"まだ破れる ✗", "does not hold ✗"},
 }

@@ -68,11 +68,12 @@ type RoomRow struct {
 
 // RoomShow is a solved submission the lecturer may put on the projector.
 type RoomShow struct {
-	ID    string
-	Who   string // the nickname, or "" (then the page says "a learner")
-	Task  string
-	Moves int
-	Kind  string
+	ID     string
+	Who    string // the nickname, or "" (then the page says "a learner")
+	Task   string
+	Moves  int
+	Kind   string
+	Solved bool
 }
 
 // RoomBoard is the lecturer's board: what the projector shows.

@@ -100,12 +100,12 @@ func (s *Server) boardView(ctx context.Context, rm room.Room, lang string) (view
 		if !ok {
 			continue
 		}
-		b.Shown = append(b.Shown, views.RoomShow{ID: sub.ID, Who: sub.Nick, Task: task.Title(lang), Moves: sub.Moves, Kind: sub.Kind})
+		b.Shown = append(b.Shown, views.RoomShow{ID: sub.ID, Who: sub.Nick, Task: task.Title(lang), Moves: sub.Moves, Kind: sub.Kind, Solved: sub.Solved})
 	}
 	return b, nil
 }
 
-// boardShown is how many of the latest solved submissions the board
+// boardShown is how many of the latest submissions the board
 // offers for the projector: one row or two on a projector.
 const boardShown = 6
 
@@ -127,6 +127,10 @@ func bars(h map[int]int, par, budget int) []views.RoomBar {
 // change was heard: a change missed while Redis was away shows within it.
 const boardRefresh = 5 * time.Second
 
+// boardWriteWait bounds one write of the board's stream: a lecturer's
+// browser that stops reading lets its stream go.
+const boardWriteWait = 10 * time.Second
+
 // roomBoardEvents streams the board: an event with the board's live part
 // at each change, from any replica, and at least every boardRefresh when
 // it differs from the last sent.
@@ -141,12 +145,16 @@ func (s *Server) roomBoardEvents(c echo.Context) error {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	ctx := c.Request().Context()
+	rc := http.NewResponseController(w)
 	var last []byte
 	tick := time.NewTicker(boardRefresh)
 	defer tick.Stop()
 	for {
 		changed := s.rooms.Changed(rm.ID)
+		// The server's write timeout is a request's; a stream lives on.
+		_ = rc.SetWriteDeadline(time.Now().Add(boardWriteWait))
 		b, err := s.boardView(ctx, rm, lang)
+		msg := ": the board is as it was\n\n" // a comment: keeps the balancer's connection alive
 		if err == nil {
 			var buf bytes.Buffer
 			if err := views.RoomBoardLive(b).Render(ctx, &buf); err != nil {
@@ -154,12 +162,13 @@ func (s *Server) roomBoardEvents(c echo.Context) error {
 			}
 			if !bytes.Equal(buf.Bytes(), last) {
 				last = buf.Bytes()
-				if _, err := fmt.Fprintf(w, "event: board\ndata: %s\n\n", strings.ReplaceAll(buf.String(), "\n", "\ndata: ")); err != nil {
-					return nil
-				}
-				w.Flush()
+				msg = "event: board\ndata: " + strings.ReplaceAll(buf.String(), "\n", "\ndata: ") + "\n\n"
 			}
 		}
+		if _, err := fmt.Fprint(w, msg); err != nil {
+			return nil
+		}
+		w.Flush()
 		select {
 		case <-ctx.Done():
 			return nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
 	"github.com/distlock/fencing-demo/internal/testkit"
@@ -171,7 +173,15 @@ func TestRoomWorkshop(t *testing.T) {
 
 	// The lecturer shows Ann's break: the room's projector moves to it.
 	doc := testkit.Parse(t, testkit.Get(t, s, lead).Body.Bytes())
-	sid := doc.Find(`[data-testid^="show-"]`).First().AttrOr("data-testid", "")
+	var sid string
+	doc.Find(`[data-testid^="show-"]`).Each(func(_ int, b *goquery.Selection) {
+		if strings.Contains(b.Parent().Text(), "Ann") {
+			sid = b.AttrOr("data-testid", "")
+		}
+	})
+	if shown := doc.Find(`[data-testid="room-shown"]`).Text(); !strings.Contains(shown, "a learner") || !strings.Contains(shown, "does not hold") {
+		t.Fatalf("the board offers %q to show, want Bob's fix without a name, said not to hold", shown)
+	}
 	w = testkit.Post(t, s, lead+"/show", url.Values{"sub": {strings.TrimPrefix(sid, "show-")}, "lang": {"en"}}, false)
 	testkit.MustStatus(t, w, http.StatusSeeOther)
 	run := runCookieOf(t, w)

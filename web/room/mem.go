@@ -197,9 +197,7 @@ func (m *Mem) Board(_ context.Context, rm Room) (Board, error) {
 		b.Challenges = append(b.Challenges, t)
 	}
 	for i := len(r.subs) - 1; i >= 0 && len(b.Shown) < shownKept; i-- {
-		if r.subs[i].Solved {
-			b.Shown = append(b.Shown, r.subs[i])
-		}
+		b.Shown = append(b.Shown, r.subs[i])
 	}
 	return b, nil
 }

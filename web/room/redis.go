@@ -259,9 +259,9 @@ redis.call('SADD', KEYS[base + 1 + n + c], ARGV[5])
 if ARGV[6] == '1' then
   redis.call('SADD', KEYS[base + 1 + 2 * n + c], ARGV[5])
   if ARGV[7] ~= '' then redis.call('HINCRBY', KEYS[base + 1 + c], 'm' .. ARGV[7], 1) end
-  redis.call('LPUSH', KEYS[6], sid)
-  redis.call('LTRIM', KEYS[6], 0, tonumber(ARGV[9]) - 1)
 end
+redis.call('LPUSH', KEYS[6], sid)
+redis.call('LTRIM', KEYS[6], 0, tonumber(ARGV[9]) - 1)
 if ARGV[8] == '1' then redis.call('SADD', KEYS[base + 1 + 3 * n + c], ARGV[5]) end
 touch(ARGV[10])
 redis.call('PUBLISH', ARGV[11], ARGV[12])

@@ -114,7 +114,7 @@ type Board struct {
 	Joined      int
 	Submissions int
 	Challenges  []Tally
-	Shown       []Submission // the latest solved submissions, the newest first, to put on the projector
+	Shown       []Submission // the latest submissions, the newest first, to put on the projector
 }
 
 // Limits bound the rooms: in all, learners per room and per address in a
