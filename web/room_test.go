@@ -197,6 +197,20 @@ func TestRoomWorkshop(t *testing.T) {
 		t.Fatalf("the room's projector shows the verdict %q, not Ann's break (%s)", got, prop.Kind)
 	}
 
+	// Bob's fix on the projector: the built scenario's frames.
+	var fix string
+	doc.Find(`[data-testid^="show-"]`).Each(func(_ int, b *goquery.Selection) {
+		if strings.Contains(b.Parent().Text(), "fix") {
+			fix = strings.TrimPrefix(b.AttrOr("data-testid", ""), "show-")
+		}
+	})
+	w = testkit.Post(t, s, lead+"/show", url.Values{"sub": {fix}, "lang": {"en"}}, false)
+	testkit.MustStatus(t, w, http.StatusSeeOther)
+	if loc := w.Header().Get("Location"); !strings.Contains(loc, "build="+views.EncodeBuild(wrong.Build.String())) {
+		t.Fatalf("showing Bob's fix leads to %q, not his build's frames", loc)
+	}
+	testkit.MustStatus(t, testkit.Get(t, s, views.FollowURL(fid)+"?lang=en"), http.StatusOK)
+
 	testkit.MustStatus(t, testkit.Post(t, s, lead+"/close", url.Values{"lang": {"en"}}, false), http.StatusSeeOther)
 	testkit.MustStatus(t, testkit.Get(t, s, learn), http.StatusNotFound)
 	testkit.MustStatus(t, submit(t, s, learn, ann, "0", "eeeeeeeeeeeeeeee1", broke), http.StatusNotFound)
