@@ -21,10 +21,10 @@ import (
 
 // A workshop room on three replicas behind a real HAProxy (docs/haproxy.cfg)
 // and a real Redis, scaled down from cmd/fencing-load's room command: 24
-// learners on addresses of their own each submit a break, then one replica
-// is killed with SIGKILL and each submits again (a submission whose answer
-// was lost is sent again with its key, as room.js does), then the replica
-// comes back. Every submission is counted exactly once, the board's counts
+// learners on addresses of their own each submit a break, then each
+// submits again while one replica is killed with SIGKILL (a submission
+// whose answer was lost is sent again with its key, as room.js does), then
+// the replica comes back and each submits a third time. Every submission is counted exactly once, the board's counts
 // are the submissions', and the replica started again serves the same
 // room from Redis.
 func TestRoomBehindHaproxy(t *testing.T) {
@@ -56,8 +56,10 @@ func TestRoomBehindHaproxy(t *testing.T) {
 		wg.Wait()
 	}
 	submitAll(1)
-	c.replicas[1].Kill()
-	submitAll(2)
+	done := make(chan struct{})
+	go func() { submitAll(2); close(done) }()
+	c.replicas[1].Kill() // while the second round is under way
+	<-done
 	c.replicas[1].Start()
 	submitAll(3)
 
