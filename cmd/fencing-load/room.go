@@ -133,7 +133,7 @@ type workshop struct {
 	statuses hall.Statuses
 	sent     atomic.Int64 // submissions (keys) made
 	answered atomic.Int64 // answered 200: counted by this answer
-	replayed atomic.Int64 // answered 409 after a retry: counted by an answer that was lost
+	replayed atomic.Int64 // answered 409: counted by an earlier delivery whose answer was lost
 	lost     atomic.Int64 // never answered within the retries
 	fixes    atomic.Int64
 
@@ -293,7 +293,7 @@ func (w *workshop) submit(ctx context.Context, c *http.Client, jar, who string, 
 	}
 	w.sent.Add(1)
 	giveUp := time.Now().Add(time.Minute)
-	for retried := false; time.Now().Before(giveUp) && ctx.Err() == nil; retried = true {
+	for time.Now().Before(giveUp) && ctx.Err() == nil {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, w.base+w.room+"/submit", strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("HX-Request", "true")
@@ -313,7 +313,9 @@ func (w *workshop) submit(ctx context.Context, c *http.Client, jar, who string, 
 				w.perLrn[who] = n
 				w.mu.Unlock()
 				return
-			case resp.StatusCode == http.StatusConflict && retried:
+			case resp.StatusCode == http.StatusConflict:
+				// The key is this submission's alone: a 409 says an earlier
+				// delivery of it was counted, ours or the balancer's retry.
 				w.replayed.Add(1)
 				w.mu.Lock()
 				n := w.perLrn[who]
@@ -393,7 +395,7 @@ func (w *workshop) report(ctx context.Context, c *http.Client, took time.Duratio
 	if !w.o.noKill {
 		fmt.Fprint(out, ", one replica killed with SIGKILL halfway and started again")
 	}
-	fmt.Fprintf(out, "\nsubmissions: %d answered 200 (counted), %d answered 409 on a retry (counted by an answer that was lost), %d never answered; the board counts %d\n",
+	fmt.Fprintf(out, "\nsubmissions: %d answered 200 (counted), %d answered 409 (counted by an earlier delivery whose answer was lost), %d never answered; the board counts %d\n",
 		w.answered.Load(), w.replayed.Load(), w.lost.Load(), board)
 	fmt.Fprintf(out, "board: %s; %d learners' submissions counted\n", strings.Join(rows, "; "), learners)
 	fmt.Fprintf(out, "board updates: %d counts shown on the lecturer's stream, after the answer p50 %s, p99 %s, max %s\n",
