@@ -1,6 +1,7 @@
 package web
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,8 @@ import (
 // lecturer puts the break on the projector and the phone, following the
 // room's projector, sees its verdict; then the lecturer asks the room a
 // question, the room votes, the lecturer asks again after discussion, the
-// room votes again, and Step reveals both votes side by side. With
+// room votes again, and Step reveals both votes side by side. axe finds
+// nothing on the form, the board, a learner's challenges and a challenge. With
 // PREDICT_SHOTS set, the board (1280x720 and 1920x1080, en and ja) and the
 // phone are saved there to be looked at.
 func TestRoomBrowser(t *testing.T) {
@@ -34,6 +36,11 @@ func TestRoomBrowser(t *testing.T) {
 	testkit.WaitFor(t, lect, budget, "the link to open a room", `!!document.querySelector('[data-testid="rooms-link"]')`, func(ok bool) bool { return ok })
 	do(t, lect, chromedp.Click(chromedp.CSS(`[data-testid="rooms-link"]`)))
 	testkit.WaitFor(t, lect, budget, "the form that opens a room", `!!document.querySelector('[data-testid="room-open"]')`, func(ok bool) bool { return ok })
+	axeJS, err := os.ReadFile("testdata/axe/axe.min.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	(&tab{t: t, ctx: lect}).checkAxe(axeJS, "the form that opens a room")
 	do(t, lect,
 		chromedp.Click(chromedp.CSS(`[data-testid="offer-break:gc-pause:off"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="offer-fix:gc-pause"]`)),
@@ -67,6 +74,8 @@ func TestRoomBrowser(t *testing.T) {
 	do(t, phone, chromedp.Click(chromedp.CSS(`[data-testid="room-submit"]`)))
 	testkit.WaitFor(t, phone, budget, "the judge's answer", `(document.querySelector('[data-testid="room-res"]') || {dataset: {}}).dataset.solved`, func(s string) bool { return s == "true" })
 	shoot(t, phone, "room-learner-360-ja-broke")
+	do(t, phone, chromedp.Navigate(learn+"?lang=ja"))
+	testkit.WaitFor(t, phone, budget, "the challenges", `!!document.querySelector('[data-testid="start-0"]')`, func(ok bool) bool { return ok })
 
 	// The laptop's fix: a build the lab's tries say holds.
 	var holds string
@@ -89,6 +98,9 @@ func TestRoomBrowser(t *testing.T) {
 	waitShown(t, lect, budget, `[data-testid="room-row-0"] [data-testid="atpar"]`, "1")
 	waitShown(t, lect, budget, `[data-testid="room-row-1"] [data-testid="solved"]`, "1")
 	shoot(t, lect, "room-board-1280x720-en")
+	(&tab{t: t, ctx: lect}).checkAxe(axeJS, "the board")
+	(&tab{t: t, ctx: phone}).checkAxe(axeJS, "a learner's challenges on a phone")
+	(&tab{t: t, ctx: laptop}).checkAxe(axeJS, "a learner's challenge")
 	do(t, lect, chromedp.EmulateViewport(1920, 1080))
 	shoot(t, lect, "room-board-1920x1080-en")
 	do(t, lect, chromedp.Navigate(strings.Replace(board, "lang=en", "lang=ja", 1)))
