@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/distlock/fencing-demo/internal/testkit"
 	"github.com/distlock/fencing-demo/views"
 	"github.com/distlock/fencing-demo/web/follow"
+	"github.com/distlock/fencing-demo/web/room"
 )
 
 // roomOf opens a room with the challenges named and returns its learners'
@@ -280,4 +282,39 @@ func TestRoomBounds(t *testing.T) {
 	if w.Header().Get("Retry-After") == "" {
 		t.Fatal("no Retry-After on a room refused to an address that opened many")
 	}
+}
+
+// Whatever a learner sends as their frames' address, the answer is never
+// a 5xx, and the board counts exactly the submissions answered 200.
+func FuzzRoomSubmit(f *testing.F) {
+	cfg := DefaultConfig()
+	cfg.RoomSubmits = 1 << 20
+	s := newTestServer(f, cfg)
+	for _, seed := range []string{
+		"/scenarios/gc-pause?fencing=off&step=1&lang=en&play=Qgk5WKQ4oQYnIpShIQ8IAAD__w",
+		"/embed/gc-pause?fencing=off&step=1&play=Qgk5WKQ4oQYnIpShIQ8IAAD__w",
+		"/scenarios/gc-pause?fencing=off&step=1&play=%ff",
+		"/scenarios/gc-pause/lab?build=QQo",
+		"/scenarios/gc-pause?build=notours&play=x",
+		"http://[::1]:namedport",
+		"/scenarios/../embed/gc-pause",
+		"",
+	} {
+		f.Add(seed, "0")
+		f.Add(seed, "1")
+	}
+	var learn, lead, cookie string
+	counted := 0
+	f.Fuzz(func(t *testing.T, place, c string) {
+		if learn == "" {
+			learn, lead = roomOf(t, s, "break:gc-pause:off", "fix:gc-pause")
+			cookie = learner(t, s, learn, "")
+		}
+		if submit(t, s, learn, cookie, c, room.NewID(), place).Code == http.StatusOK {
+			counted++
+		}
+		if _, subs, _ := boardCounts(t, s, lead); subs != strconv.Itoa(counted) {
+			t.Fatalf("the board counts %s submissions; %d were answered 200", subs, counted)
+		}
+	})
 }
