@@ -3,6 +3,7 @@ package room
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -34,6 +35,7 @@ type Redis struct {
 	limits  Limits
 	log     *slog.Logger
 	stop    context.CancelFunc
+	keep    *keep // what this replica wrote, to write back after a Redis restart (keep.go)
 }
 
 // NewRedis keeps rooms in the Redis at url, within limits.
@@ -43,7 +45,7 @@ func NewRedis(url string, limits Limits, log *slog.Logger) (*Redis, error) {
 		return nil, fmt.Errorf("room redis: %w", err)
 	}
 	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = time.Second, time.Second, time.Second
-	r := &Redis{client: redis.NewClient(opt), prefix: "fencing-demo:room:", channel: "fencing-demo:rooms", limits: limits, log: log}
+	r := &Redis{client: redis.NewClient(opt), prefix: "fencing-demo:room:", channel: "fencing-demo:rooms", limits: limits, log: log, keep: newKeep(limits.Idle)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.stop = cancel
 	go r.listen(ctx)
@@ -57,25 +59,40 @@ func (r *Redis) Stop() error {
 }
 
 // listen wakes this replica's boards at each change any replica announces.
-// go-redis subscribes again by itself after Redis comes back; a change
-// made meanwhile reaches the board at its next reading (the board reads
-// again every few seconds whatever happens).
+// go-redis subscribes again by itself after a lost connection (a Redis
+// restart); changes made meanwhile reach a board at its next reading (the
+// board reads again every few seconds whatever happens).
 func (r *Redis) listen(ctx context.Context) {
 	ps := r.client.Subscribe(ctx, r.channel)
 	defer ps.Close()
-	ch := ps.Channel()
 	for {
-		select {
-		case <-ctx.Done():
+		msg, err := ps.Receive(ctx)
+		if ctx.Err() != nil {
 			return
-		case m, ok := <-ch:
-			if !ok {
-				return
-			}
-			r.changed(m.Payload)
 		}
+		if err != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond): // Redis is away: try again soon, not in a tight loop
+			}
+			continue
+		}
+		m, ok := msg.(*redis.Message)
+		if !ok {
+			continue
+		}
+		if id, ok := strings.CutPrefix(m.Payload, closedMark); ok {
+			r.keep.forget(id) // closed on some replica: nothing of it is kept here either
+			r.changed(id)
+			continue
+		}
+		r.changed(m.Payload)
 	}
 }
+
+// closedMark starts the announcement of a room closed.
+const closedMark = "closed "
 
 // Fixed keys of a room, before the per-challenge ones.
 const (
@@ -122,24 +139,59 @@ local open = KEYS[#KEYS]
 redis.call('ZREMRANGEBYSCORE', open, '-inf', now)
 if redis.call('ZCARD', open) >= tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', open, now + tonumber(ARGV[4]), ARGV[1])
-redis.call('HSET', KEYS[1], 'room', ARGV[2], 'n', '0')
+redis.call('HSET', KEYS[1], 'room', ARGV[2], 'n', '0', 'epoch', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `)
+
+// reopenScript writes room ARGV[1] (settings ARGV[2]) back unless it is
+// there, under epoch ARGV[4], and returns the room's epoch; false when the
+// room was closed (KEYS[3], its tombstone).
+var reopenScript = redis.NewScript(redisNow + `
+if redis.call('EXISTS', KEYS[3]) == 1 then return false end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'room', ARGV[2], 'n', '0', 'epoch', ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+end
+return redis.call('HGET', KEYS[1], 'epoch')
+`)
+
+// reopen writes rm back unless it is in Redis, and returns its epoch;
+// ErrGone when it was closed.
+func (r *Redis) reopen(ctx context.Context, rm Room) (string, error) {
+	b, err := json.Marshal(rm)
+	if err != nil {
+		return "", err
+	}
+	epoch, err := reopenScript.Run(ctx, r.client, []string{r.keys(rm.ID, 0)[kMeta], r.roomsKey(), r.tombstone(rm.ID)},
+		rm.ID, b, r.limits.Idle.Milliseconds(), NewID()).Text()
+	if err == redis.Nil {
+		r.keep.forget(rm.ID) // closed, on a replica whose announcement this one missed
+		return "", ErrGone
+	}
+	return epoch, err
+}
+
+// tombstone is the key that says room id was closed, for as long as a
+// replica may still keep it: so no replica writes it back.
+func (r *Redis) tombstone(id string) string { return r.prefix + "closed:" + id }
 
 func (r *Redis) Open(ctx context.Context, rm Room) error {
 	b, err := json.Marshal(rm)
 	if err != nil {
 		return err
 	}
+	epoch := NewID()
 	ok, err := openScript.Run(ctx, r.client, []string{r.keys(rm.ID, 0)[kMeta], r.roomsKey()},
-		rm.ID, b, r.limits.Rooms, r.limits.Idle.Milliseconds()).Int()
+		rm.ID, b, r.limits.Rooms, r.limits.Idle.Milliseconds(), epoch).Int()
 	if err != nil {
 		return err
 	}
 	if ok == 0 {
 		return ErrRooms
 	}
+	r.keep.of(rm.ID, &rm).epoch = epoch
 	return nil
 }
 
@@ -158,22 +210,52 @@ func (r *Redis) Get(ctx context.Context, id string) (Room, error) {
 	if !ValidID(id) {
 		return Room{}, ErrGone
 	}
-	raw, err := r.client.HGet(ctx, r.keys(id, 0)[kMeta], "room").Result()
-	if err == redis.Nil {
-		return Room{}, ErrGone
+	rm, epoch, err := r.read(ctx, id)
+	if errors.Is(err, ErrGone) {
+		kr := r.keep.of(id, nil)
+		if kr == nil {
+			return Room{}, err
+		}
+		// Redis lost the room (it restarted): write this replica's part back.
+		if err := r.writeBack(ctx, kr); err != nil {
+			return Room{}, err
+		}
+		rm, epoch, err = r.read(ctx, id)
 	}
 	if err != nil {
 		return Room{}, err
 	}
-	var rm Room
-	if err := json.Unmarshal([]byte(raw), &rm); err != nil {
-		return Room{}, fmt.Errorf("room redis: room %s: %w", id, err)
+	if known, ok := r.keep.epochOf(id); !ok {
+		r.keep.of(id, &rm).epoch = epoch
+	} else if known != epoch {
+		// Another replica wrote the room back: this one's part goes too.
+		if err := r.writeBack(ctx, r.keep.of(id, &rm)); err != nil {
+			return Room{}, err
+		}
 	}
 	ks := append(r.keys(id, len(rm.Challenges)), r.roomsKey())
 	if err := getScript.Run(ctx, r.client, ks, id, r.limits.Idle.Milliseconds()).Err(); err != nil && err != redis.Nil {
 		return Room{}, err
 	}
 	return rm, nil
+}
+
+// read is room id's settings and epoch as Redis holds them.
+func (r *Redis) read(ctx context.Context, id string) (Room, string, error) {
+	v, err := r.client.HMGet(ctx, r.keys(id, 0)[kMeta], "room", "epoch").Result()
+	if err != nil {
+		return Room{}, "", err
+	}
+	raw, _ := v[0].(string)
+	epoch, _ := v[1].(string)
+	if raw == "" {
+		return Room{}, "", ErrGone
+	}
+	var rm Room
+	if err := json.Unmarshal([]byte(raw), &rm); err != nil {
+		return Room{}, "", fmt.Errorf("room redis: room %s: %w", id, err)
+	}
+	return rm, epoch, nil
 }
 
 // joinScript counts learner ARGV[1] (nickname ARGV[2], address ARGV[3]):
@@ -194,8 +276,25 @@ return 1
 `)
 
 func (r *Redis) Join(ctx context.Context, id, learner, nick, addr string) error {
+	if _, err := r.Get(ctx, id); err != nil { // written back first, if Redis lost it
+		return err
+	}
+	if err := r.join(ctx, id, learner, nick, addr, true); err != nil {
+		return err
+	}
+	r.keep.note(id, func(kr *keptRoom) { kr.learners[learner] = [2]string{nick, addr} })
+	return nil
+}
+
+// join is Join, within the limits when limited (a learner written back
+// was let in already).
+func (r *Redis) join(ctx context.Context, id, learner, nick, addr string, limited bool) error {
+	learners, perAddr := r.limits.Learners, r.limits.PerAddr
+	if !limited {
+		learners, perAddr = 1<<30, 1<<30
+	}
 	n, err := joinScript.Run(ctx, r.client, r.keys(id, 0)[:kKeys],
-		learner, nick, addr, r.limits.Learners, r.limits.PerAddr, r.limits.Idle.Milliseconds(), r.channel, id).Int()
+		learner, nick, addr, learners, perAddr, r.limits.Idle.Milliseconds(), r.channel, id).Int()
 	switch {
 	case err != nil:
 		return err
@@ -232,7 +331,15 @@ func (r *Redis) Try(ctx context.Context, id, learner string, c int) error {
 	if err != nil {
 		return err
 	}
-	n := len(rm.Challenges)
+	if err := r.try(ctx, rm, learner, c); err != nil {
+		return err
+	}
+	r.keep.note(id, func(kr *keptRoom) { kr.tries[learner] = append(kr.tries[learner], c) })
+	return nil
+}
+
+func (r *Redis) try(ctx context.Context, rm Room, learner string, c int) error {
+	id, n := rm.ID, len(rm.Challenges)
 	if c < 0 || c >= n {
 		return nil
 	}
@@ -273,7 +380,15 @@ func (r *Redis) Submit(ctx context.Context, id string, s Submission) (Submission
 	if err != nil {
 		return s, false, err
 	}
-	n := len(rm.Challenges)
+	got, counted, err := r.submit(ctx, rm, s)
+	if err == nil && counted {
+		r.keep.note(id, func(kr *keptRoom) { kr.subs = append(kr.subs, s) })
+	}
+	return got, counted, err
+}
+
+func (r *Redis) submit(ctx context.Context, rm Room, s Submission) (Submission, bool, error) {
+	id, n := rm.ID, len(rm.Challenges)
 	if s.Challenge < 0 || s.Challenge >= n {
 		return s, false, ErrGone
 	}
@@ -391,7 +506,9 @@ func (r *Redis) Close(ctx context.Context, id string) error {
 	pipe := r.client.TxPipeline()
 	pipe.Del(ctx, r.keys(id, len(rm.Challenges))...)
 	pipe.ZRem(ctx, r.roomsKey(), id)
-	pipe.Publish(ctx, r.channel, id)
+	pipe.Set(ctx, r.tombstone(id), "1", r.limits.Idle)
+	pipe.Publish(ctx, r.channel, closedMark+id)
 	_, err = pipe.Exec(ctx)
+	r.keep.forget(id)
 	return err
 }
