@@ -21,12 +21,13 @@ import (
 
 // A workshop room on three replicas behind a real HAProxy (docs/haproxy.cfg)
 // and a real Redis, scaled down from cmd/fencing-load's room command: 24
-// learners on addresses of their own each submit a break, then each
-// submits again while one replica is killed with SIGKILL (a submission
-// whose answer was lost is sent again with its key, as room.js does), then
-// the replica comes back and each submits a third time. Every submission is counted exactly once, the board's counts
-// are the submissions', and the replica started again serves the same
-// room from Redis.
+// learners on addresses of their own each submit a break four times: then
+// Redis restarts empty (the replicas write the room back); then one
+// replica is killed with SIGKILL while the third round is under way (a
+// submission whose answer was lost is sent again with its key, as room.js
+// does); then it comes back. Every submission is counted exactly once,
+// the board's counts are the submissions', and the replica started again
+// serves the same room.
 func TestRoomBehindHaproxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three servers, redis-server and haproxy: not with -short")
@@ -56,18 +57,21 @@ func TestRoomBehindHaproxy(t *testing.T) {
 		wg.Wait()
 	}
 	submitAll(1)
+	c.redis.Stop() // Redis restarts, empty: the replicas write the room back
+	c.redis.Start()
+	submitAll(2)
 	done := make(chan struct{})
-	go func() { submitAll(2); close(done) }()
-	c.replicas[1].Kill() // while the second round is under way
+	go func() { submitAll(3); close(done) }()
+	c.replicas[1].Kill() // while the third round is under way
 	<-done
 	c.replicas[1].Start()
-	submitAll(3)
+	submitAll(4)
 
 	for _, base := range []string{c.lb, "http://" + realserver.Addr(c.ports[1])} {
 		subs, tried, solved := boardOf(t, base+lead)
-		if subs != 3*learners || tried != learners || solved != learners {
+		if subs != 4*learners || tried != learners || solved != learners {
 			t.Fatalf("the board on %s counts %d submissions, %d tried, %d broke it; want %d, %d, %d",
-				base, subs, tried, solved, 3*learners, learners, learners)
+				base, subs, tried, solved, 4*learners, learners, learners)
 		}
 	}
 }

@@ -120,6 +120,12 @@ func (s *Server) roomTry(c echo.Context) error {
 	if id == "" {
 		return c.Redirect(http.StatusSeeOther, roomURL(rm.ID)+"?"+views.LangParam+"="+lang)
 	}
+	if _, err := s.learnerNick(c, rm, id); err != nil {
+		if p := roomProblem(err, roomURL(rm.ID)); p != nil {
+			return p
+		}
+		return roomStoreDown(c, roomURL(rm.ID))
+	}
 	if err := s.rooms.Try(c.Request().Context(), rm.ID, id, n); err != nil {
 		return roomStoreDown(c, roomURL(rm.ID))
 	}
@@ -165,4 +171,17 @@ func (s *Server) learnerPage(c echo.Context) (room.Room, string, error) {
 	}
 	rm, err := s.openRoom(c, lang)
 	return rm, lang, err
+}
+
+// learnerNick is the nickname of learner, whose pass the room made. A
+// learner the room's records lack (they were lost with a replica and a
+// Redis restart at once) is joined again under the same pass, without the
+// nickname: the pass proves they joined.
+func (s *Server) learnerNick(c echo.Context, rm room.Room, learner string) (string, error) {
+	ctx := c.Request().Context()
+	nick, joined, err := s.rooms.Nick(ctx, rm.ID, learner)
+	if err != nil || joined {
+		return nick, err
+	}
+	return "", s.rooms.Join(ctx, rm.ID, learner, "", addrKey(c.RealIP()))
 }

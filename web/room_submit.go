@@ -48,12 +48,12 @@ func (s *Server) roomSubmit(c echo.Context) error {
 		refuse503(c)
 		return refuse(http.StatusTooManyRequests, "room.err.rate", retryAfter(c, retry))
 	}
-	nick, joined, err := s.rooms.Nick(c.Request().Context(), rm.ID, learner)
+	nick, err := s.learnerNick(c, rm, learner)
+	if p := roomProblem(err, roomURL(rm.ID)); p != nil {
+		return p
+	}
 	if err != nil {
 		return roomStoreDown(c, roomURL(rm.ID))
-	}
-	if !joined {
-		return refuse(http.StatusForbidden, "room.err.token")
 	}
 	res, err := s.roomJudge.Submit(c.Request().Context(), rm.Challenges[n], addrKey(c.RealIP()), form.Get("place"))
 	var no *room.Refusal
