@@ -5,7 +5,7 @@ package views
 // page brings in its own file (a family's panel, the finder, predictions).
 // The narration lives in scenarios.yaml, the guide's prose in guide.yaml and
 // the words of a kind of failure with its family (demo.Words).
-var messages = mergeWords(siteWords, findWords, backoffWords, pitfallWords, consensusWords, eventLogWords, partitionWords, stripWords, predictWords, pollWords, freePlayWords, databaseWords, roomWords, labWords, challengeWords)
+var messages = mergeWords(siteWords, findWords, backoffWords, pitfallWords, consensusWords, eventLogWords, partitionWords, stripWords, predictWords, pollWords, freePlayWords, databaseWords, roomWords, labWords, challengeWords, workshopWords)
 
 // siteWords are the site's own words.
 var siteWords = map[string][2]string{ // key -> {ja, en}

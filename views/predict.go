@@ -182,6 +182,40 @@ type RoomPoll struct {
 	Result *demo.Result
 	Action string // where a follower's answer goes
 	Mine   string // the follower's own answer, where the page knows it
+	// First is, in a second vote (after "discuss with your neighbour"),
+	// the first vote's counts per option; nil in the first.
+	First []int64
+}
+
+// AgainParam names, in the lecturer's Ask, the open question to ask
+// again: the second vote of peer instruction.
+const AgainParam = "again"
+
+// FirstTotal is how many answered the first vote.
+func (p RoomPoll) FirstTotal() int64 {
+	var n int64
+	for _, c := range p.First {
+		n += c
+	}
+	return n
+}
+
+// FirstCount is how many chose option i in the first vote.
+func (p RoomPoll) FirstCount(i int) int64 {
+	if i >= len(p.First) {
+		return 0
+	}
+	return p.First[i]
+}
+
+// FirstShare is the part of the first vote that chose option i, in whole
+// percent.
+func (p RoomPoll) FirstShare(i int) int {
+	t := p.FirstTotal()
+	if t == 0 {
+		return 0
+	}
+	return int((p.FirstCount(i)*100 + t/2) / t)
 }
 
 // Share is the part of the room that chose option i, in whole percent.

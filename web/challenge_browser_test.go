@@ -46,7 +46,7 @@ func TestBrowserChallenge(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(s.follow.Close)
 	env := &browserEnv{browser: testkit.Chromium(t, 5*time.Minute), base: srv.URL}
-	ch := challengeOf(t, s, "gc-pause-break")
+	ch := challengeByID(t, s, "gc-pause-break")
 	prop, _ := ch.Sc.Promise()
 	r, err := find.Find(ch.Start(), prop, find.Options{})
 	if err != nil || !r.Found {

@@ -17,7 +17,7 @@ import (
 // The challenges' pages: the list, a challenge, and what a submission
 // gets, good and bad.
 
-func challengeOf(t *testing.T, s *Server, id string) *demo.Challenge {
+func challengeByID(t *testing.T, s *Server, id string) *demo.Challenge {
 	t.Helper()
 	ch, ok := s.Catalog().Challenge(id)
 	if !ok {
@@ -89,7 +89,7 @@ func TestChallengesListed(t *testing.T) {
 func TestChallengeBreakSubmitted(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
 	for _, id := range []string{"gc-pause-break", "release-other-break", "lost-update-break"} {
-		ch := challengeOf(t, s, id)
+		ch := challengeByID(t, s, id)
 		for _, lang := range []string{"en", "ja"} {
 			here := finderBreak(t, ch, lang)
 			page := testkit.Parse(t, testkit.Get(t, s, here.URL()).Body.Bytes())
@@ -130,7 +130,7 @@ func TestChallengeBreakSubmitted(t *testing.T) {
 // model says of its last frame; a pasted address is read as free play's.
 func TestChallengeBreakNotYet(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
-	ch := challengeOf(t, s, "gc-pause-break")
+	ch := challengeByID(t, s, "gc-pause-break")
 	here := views.Place{Place: ch.Start(), Lang: "en"}.TakeOver()
 	offers, _ := here.Place.Offers()
 	here.Place = here.Place.Then(offers[0].Action)
@@ -148,8 +148,8 @@ func TestChallengeBreakNotYet(t *testing.T) {
 // Bad submissions: each a page with the right status and a way back.
 func TestChallengeBadSubmissions(t *testing.T) {
 	s := newTestServer(t, DefaultConfig())
-	br := challengeOf(t, s, "gc-pause-break")
-	fix := challengeOf(t, s, "gc-pause-fix")
+	br := challengeByID(t, s, "gc-pause-break")
+	fix := challengeByID(t, s, "gc-pause-fix")
 	wrongStart := views.Place{Place: br.Start().At(2), Lang: "en"}.TakeOver()
 	for _, tc := range []struct {
 		name   string
@@ -185,7 +185,7 @@ func TestChallengeBadSubmissions(t *testing.T) {
 // fixed, the starter is not, with the judge's shortest break.
 func TestChallengeFixSubmitted(t *testing.T) {
 	s := judgeServer(t) // a budget no busy machine cuts short of the proof
-	ch := challengeOf(t, s, "gc-pause-fix")
+	ch := challengeByID(t, s, "gc-pause-fix")
 	lab := testkit.Parse(t, testkit.Get(t, s, views.LabURL(ch.Sc.ID, "", "en", false)).Body.Bytes())
 	if got := testkit.Attr(t, lab, "submit-"+ch.ID, "formaction"); got != views.ChallengeSubmitURL(ch.ID) {
 		t.Errorf("the lab's submit posts to %q", got)

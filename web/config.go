@@ -49,6 +49,12 @@ type Config struct {
 	// tries every history within the lab's bounds, which takes longer than
 	// a search to a depth.
 	JudgeTime time.Duration
+
+	// Workshop rooms (web/room): rooms open at once, learners per room and
+	// per client address in a room, submissions one learner may make per
+	// minute, and how long a room nobody uses is kept.
+	MaxRooms, RoomLearners, RoomPerAddr, RoomSubmits int
+	RoomIdle                                         time.Duration
 }
 
 // DefaultConfig is the server's settings when nothing is set.
@@ -61,6 +67,7 @@ func DefaultConfig() Config {
 		MaxConns: 8000, MaxConnsPerAddr: 1500, IdleTimeout: 30 * time.Second,
 		DrainWait:  5 * time.Second,
 		FindStates: 400_000, FindTime: time.Second, JudgeTime: 5 * time.Second,
+		MaxRooms: 200, RoomLearners: 400, RoomPerAddr: 400, RoomSubmits: 20, RoomIdle: 4 * time.Hour,
 	}
 }
 

@@ -38,6 +38,11 @@ func (c *Config) Bind(fl *flag.FlagSet, getenv func(string) string) error {
 	b.int(&c.FindStates, "find-states", "FIND_STATES", "distinct states one \"find a way to break this\" search explores at most (about 65 bytes each; a core's worth run at once)")
 	b.duration(&c.FindTime, "find-time", "FIND_TIME", "the CPU time one \"find a way to break this\" search takes at most (and four times that by the clock on a busy machine) before it answers with how far it got")
 	b.duration(&c.JudgeTime, "judge-time", "JUDGE_TIME", "the CPU time the judge of a lab's build takes at most (and four times that by the clock), with -find-states' budget, before it answers with how far it got")
+	b.int(&c.MaxRooms, "max-rooms", "MAX_ROOMS", "workshop rooms open at once (across replicas with -follow-redis)")
+	b.int(&c.RoomLearners, "room-learners", "ROOM_LEARNERS", "learners who may join one workshop room")
+	b.int(&c.RoomPerAddr, "room-per-addr", "ROOM_PER_ADDR", "learners one client address (IPv6: its /64) may join to one room: a class behind one NAT needs the room's size")
+	b.int(&c.RoomSubmits, "room-submits", "ROOM_SUBMITS", "submissions one learner may make per minute (and at once)")
+	b.duration(&c.RoomIdle, "room-idle", "ROOM_IDLE", "a workshop room nobody uses is forgotten, learners and submissions with it, after this")
 	b.bool(&c.BenchRoutes, "bench-routes", "", "mount /_bench/ for cmd/fencing-load; needs a -tags bench build, never in production")
 	return errors.Join(b.errs...)
 }
@@ -58,6 +63,8 @@ func (c *Config) Validate() error {
 		return errors.New("-max-conns and -max-conns-per-addr must be 0 (no bound) or more, -idle-timeout positive, -drain-wait 0 or more")
 	case c.FindStates < 1 || c.FindTime <= 0 || c.JudgeTime <= 0:
 		return errors.New("-find-states must be at least 1, -find-time and -judge-time positive")
+	case c.MaxRooms < 1 || c.RoomLearners < 1 || c.RoomPerAddr < 1 || c.RoomSubmits < 1 || c.RoomIdle <= 0:
+		return errors.New("-max-rooms, -room-learners, -room-per-addr and -room-submits must be at least 1, -room-idle positive")
 	}
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)

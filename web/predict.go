@@ -43,6 +43,9 @@ func (s *Server) ask(c echo.Context) error {
 	}
 	m := s.runs.goTo(run, here, "ask", s.now()) // the lecture stands on the question's frame
 	fid := follow.LectureID(run)
+	if again := c.Request().Form.Get(views.AgainParam); again != "" {
+		return s.askAgain(c, here, again, m) // pollround.go: the second vote
+	}
 	if _, err := s.polls.Ask(c.Request().Context(), fid, here.Place, len(q.Options)); err != nil {
 		s.log.Warn("asking the room", "err", err)
 		return pollStoreDown(c, here.URL())
@@ -87,7 +90,7 @@ func (s *Server) roomPoll(ctx context.Context, fid string, at follow.At) (*views
 	if err != nil || !ok {
 		return nil, err
 	}
-	rp := &views.RoomPoll{ID: p.ID, Open: p.Open, Counts: p.Counts, Total: p.Total(), Action: views.FollowAnswerURL(fid)}
+	rp := &views.RoomPoll{ID: p.ID, Open: p.Open, Counts: p.Counts, Total: p.Total(), Action: views.FollowAnswerURL(fid), First: p.First()}
 	switch {
 	case p.Open && p.At == at:
 		rp.Q = at.Sc.Asked(at.Step).Posed(at.On)

@@ -31,6 +31,7 @@ import (
 	"github.com/distlock/fencing-demo/views/guidedata"
 	"github.com/distlock/fencing-demo/web/follow"
 	"github.com/distlock/fencing-demo/web/internal/respond"
+	"github.com/distlock/fencing-demo/web/room"
 )
 
 // Server wires the lesson (demo) to HTTP and the screen (views).
@@ -52,6 +53,10 @@ type Server struct {
 	tickets     *follow.Tickets // what a follow page hands its visitor: one answer (follow.go)
 	ticketLimit *allowance      // tickets per address
 	answerLimit *allowance      // answers per address
+	rooms       room.Store      // workshop rooms (room_*.go)
+	roomJudge   room.Judge      // judges a room's submissions (roomjudge.go)
+	roomSubmits *allowance      // submissions per learner
+	roomOpens   *allowance      // rooms opened per address
 	assets      *Assets
 	// groups is the scenario index, worked out once, when the index is first
 	// asked for: it plays every scenario to its end both ways, which no other
@@ -138,6 +143,9 @@ func New(cfg Config, catalog *demo.Catalog, guide *guidedata.Guide, static fs.FS
 		s.polls = follow.NewMemPolls(cfg.MaxRuns, cfg.LectureIdle)
 	}
 	s.runs = newRuns(cfg.MaxRuns, cfg.RunIdle, s.follow)
+	if err := s.openRooms(); err != nil {
+		return nil, err
+	}
 	if err := s.routes(); err != nil {
 		return nil, err
 	}
@@ -180,7 +188,7 @@ func (s *Server) routes() error {
 		s.checkRequest,
 		// Not the follow stream: each event must leave as it is written,
 		// never wait in a compressor's buffer.
-		respond.Compress(func(c echo.Context) bool { return c.Path() == followEventsPath }),
+		respond.Compress(func(c echo.Context) bool { return c.Path() == followEventsPath || c.Path() == roomEventsPath }),
 	)
 	// HEAD answers wherever GET does: uptime monitors and link checkers use it.
 	get := []string{http.MethodGet, http.MethodHead}
@@ -207,7 +215,19 @@ func (s *Server) routes() error {
 	e.Match(get, "/follow/:fid", s.followPage) // follow.go
 	e.GET(followEventsPath, s.followEvents)
 	e.Match(get, "/follow/:fid/qr.svg", s.followQR)
-	e.POST("/follow/:fid/answer", s.followAnswer)     // predict.go
+	e.POST("/follow/:fid/answer", s.followAnswer) // predict.go
+	e.Match(get, "/rooms", s.roomOpenPage)        // room_open.go: workshop rooms
+	e.POST("/rooms", s.roomOpen)
+	e.Match(get, "/rooms/:rid", s.roomLearn) // room_learn.go
+	e.POST("/rooms/:rid/join", s.roomJoin)
+	e.Match(get, "/rooms/:rid/c/:n", s.roomTry)
+	e.POST("/rooms/:rid/submit", s.roomSubmit) // room_submit.go
+	e.Match(get, "/rooms/:rid/qr.svg", s.roomQR)
+	e.Match(get, "/rooms/:rid/lead/:secret", s.roomBoard) // room_board.go
+	e.GET(roomEventsPath, s.roomBoardEvents)
+	e.POST("/rooms/:rid/lead/:secret/show", s.roomShow)
+	e.POST("/rooms/:rid/lead/:secret/project", s.roomProject)
+	e.POST("/rooms/:rid/lead/:secret/close", s.roomClose)
 	e.Match(get, "/guide/decision-tree", s.guideTree) // guide.go
 	e.Match(get, "/guide/quiz", s.guideQuiz)
 
@@ -440,16 +460,21 @@ func (s *Server) drain(ctx context.Context) {
 
 // isStream reports whether r asks for a follow stream.
 func isStream(r *http.Request) bool {
-	return strings.HasPrefix(r.URL.Path, "/follow/") && strings.HasSuffix(r.URL.Path, "/events")
+	return (strings.HasPrefix(r.URL.Path, "/follow/") || strings.HasPrefix(r.URL.Path, "/rooms/")) && strings.HasSuffix(r.URL.Path, "/events")
 }
 
 // runInURI is a run key in an address: no page of ours puts one there any
 // more, but an old bookmark may.
 var runInURI = regexp.MustCompile(`([?&]` + views.RunParam + `=)[^&]*`)
 
-// redactRun keeps a run key out of the log: whoever reads the log must not be
-// able to drive a visitor's run.
-func redactRun(uri string) string { return runInURI.ReplaceAllString(uri, "${1}…") }
+// leadInURI is a room's lecturer's secret in an address (room_board.go).
+var leadInURI = regexp.MustCompile(`(/rooms/[0-9a-f]+/lead/)[^/?]*`)
+
+// redactRun keeps a run key and a room's secret out of the log: whoever
+// reads the log must not be able to drive a visitor's run or a room.
+func redactRun(uri string) string {
+	return leadInURI.ReplaceAllString(runInURI.ReplaceAllString(uri, "${1}…"), "${1}…")
+}
 
 // isHTMX reports whether htmx sent the request, so a fragment will do.
 func isHTMX(c echo.Context) bool {

@@ -26,6 +26,8 @@ type cluster struct {
 	ports    []int // the replicas'
 	lb       int   // the balancer's
 	dir      string
+	// redisAddr is redis-server's host:port, for a replica started again.
+	redisAddr string
 }
 
 // proc is one process the command started, stopped when it ends.
@@ -126,16 +128,16 @@ func startCluster(ctx context.Context, bin, haproxy, redis, cfg string, port, lb
 		c.stop()
 		return nil, err
 	}
+	c.redisAddr = addr
 	for i := range 3 {
 		rp := port + 1 + i
-		args := append([]string{"-port", strconv.Itoa(rp), "-behind-proxy", "-trusted-proxies", "127.0.0.1/32",
-			"-follow-redis", "redis://" + addr + "/0", "-drain-wait", "0s"}, extra...)
-		p, err := launch(ctx, "replica "+strconv.Itoa(rp), dir, healthy("http://127.0.0.1:"+strconv.Itoa(rp)+"/healthz"), bin, args...)
+		c.ports = append(c.ports, rp)
+		p, err := c.replica(ctx, len(c.ports)-1, bin, extra)
 		if err != nil {
 			c.stop()
 			return nil, err
 		}
-		c.replicas, c.ports = append(c.replicas, p), append(c.ports, rp)
+		c.replicas = append(c.replicas, p)
 	}
 	text, err := os.ReadFile(cfg)
 	if err != nil {
@@ -158,6 +160,20 @@ func startCluster(ctx context.Context, bin, haproxy, redis, cfg string, port, lb
 		return nil, err
 	}
 	return c, nil
+}
+
+// replica starts replica i of bin on its port, with the documented flags
+// and extra.
+func (c *cluster) replica(ctx context.Context, i int, bin string, extra []string) (*proc, error) {
+	rp := c.ports[i]
+	args := append([]string{"-port", strconv.Itoa(rp), "-behind-proxy", "-trusted-proxies", "127.0.0.1/32",
+		"-follow-redis", "redis://" + c.redisAddr + "/0", "-drain-wait", "0s"}, extra...)
+	return launch(ctx, "replica "+strconv.Itoa(rp), c.dir, healthy("http://127.0.0.1:"+strconv.Itoa(rp)+"/healthz"), bin, args...)
+}
+
+// restart starts replica i again, after it was killed.
+func (c *cluster) restart(ctx context.Context, i int, bin string, extra []string) (*proc, error) {
+	return c.replica(ctx, i, bin, extra)
 }
 
 // cpu is the CPU time (user and system) each of the cluster's processes

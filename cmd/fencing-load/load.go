@@ -77,6 +77,8 @@ func loadCommand(ctx context.Context, name string, args []string, scenarios stri
 		return hostileRun(ctx, sc, args, stdout, stderr)
 	case "hostile-attack":
 		return attackRun(ctx, sc, args, stdout, stderr)
+	case "room":
+		return roomRun(ctx, sc, args, stdout, stderr) // room.go
 	}
 	return load(ctx, sc, args, stdout, stderr)
 }

@@ -11,6 +11,7 @@
 //	go run ./cmd/fencing-load soak -target http://127.0.0.1:8080 -students 1000
 //	go run ./cmd/fencing-load lecture -target http://127.0.0.1:8080 -followers 1000
 //	go run ./cmd/fencing-load hostile -bin /tmp/fd   # three replicas behind HAProxy under attack (hostile.go)
+//	go run ./cmd/fencing-load room -bin /tmp/fd      # a workshop room across them, one replica killed (room.go)
 //
 // It reads the scenarios from scenarios.yaml in the current directory, or
 // from the file that SCENARIOS names.
@@ -35,8 +36,8 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "load" && args[0] != "soak" && args[0] != "floor" && args[0] != "lecture" && args[0] != "hostile" && args[0] != "hostile-attack") {
-		fmt.Fprintln(stderr, "usage: fencing-load load|soak|floor|lecture|hostile [flags]   (fencing-load load -h lists them)")
+	if len(args) == 0 || (args[0] != "load" && args[0] != "soak" && args[0] != "floor" && args[0] != "lecture" && args[0] != "hostile" && args[0] != "hostile-attack" && args[0] != "room") {
+		fmt.Fprintln(stderr, "usage: fencing-load load|soak|floor|lecture|hostile|room [flags]   (fencing-load load -h lists them)")
 		return fmt.Errorf("name a command: load, soak, floor, lecture or hostile")
 	}
 	scenarios := getenv("SCENARIOS")

@@ -67,6 +67,11 @@ type Polls interface {
 	// address, which a full question's sharing goes by. ErrClosed when id
 	// is not the lecture's open question, ErrVoters as said above.
 	Answer(ctx context.Context, fid, id, voter, addr string, option int) error
+	// Again asks open question id a second time, after the room
+	// discussed it: a new question (Round 2) that remembers the first
+	// round's counts (First), each follower voting once more. ErrClosed
+	// when id is not the lecture's open first round.
+	Again(ctx context.Context, fid, id string) (Poll, error)
 	// Reveal closes question id: no answer changes its counts after.
 	Reveal(ctx context.Context, fid, id string) (Poll, error)
 	// Get is the lecture's poll, with ok false when it has none.
