@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/web/follow"
 )
 
 // A visitor's walk by the page's own controls: each click submits the form
@@ -82,5 +84,40 @@ func TestNoJSDoubleClickEcho(t *testing.T) {
 	}
 	if got := press("step", 2, 2*time.Second); got != "3" {
 		t.Errorf("a press a while later leads to step %s, want 3", got)
+	}
+}
+
+// The lecturer's browser Back or Forward (prefetch.js) posts the frame put
+// back on screen: the run moves there, as a click moves it, and its
+// followers with it; a visitor with no run has nothing to move, and no run
+// is made for them.
+func TestTraverseMovesTheRun(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	w := click(t, s, "step", place{from: 3, on: true, lang: "en"}, true)
+	testkit.MustStatus(t, w, http.StatusOK)
+	run := strings.TrimPrefix(runCookieOf(t, w), runCookieName+"=")
+	fid := follow.LectureID(run)
+	at := func() demo.Place {
+		lr, ok := s.runs.cache.Peek(fid)
+		if !ok {
+			t.Fatal("the run is gone")
+		}
+		lr.mu.Lock()
+		defer lr.mu.Unlock()
+		return lr.at
+	}
+	if got := at(); got.Step != 4 {
+		t.Fatalf("after Step from frame 3 the run is at frame %d, want 4", got.Step)
+	}
+	w = click(t, s, "traverse", place{run: run, from: 3, on: true, lang: "en"}, true)
+	testkit.MustStatus(t, w, http.StatusNoContent)
+	if got := at(); got.Step != 3 || !got.On {
+		t.Errorf("after Back to frame 3 the run is at frame %d (fencing %v), want frame 3, fencing on", got.Step, got.On)
+	}
+	runs := s.runs.Len()
+	w = click(t, s, "traverse", place{from: 5, on: true, lang: "en"}, true)
+	testkit.MustStatus(t, w, http.StatusNoContent)
+	if got := s.runs.Len(); got != runs {
+		t.Errorf("a traversal with no run made one: %d runs, want %d", got, runs)
 	}
 }
