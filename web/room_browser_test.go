@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,12 +44,23 @@ func TestPresenterRoom(t *testing.T) {
 				lect := testkit.NewTab(t, browser, 2*time.Minute)
 				do(t, lect, chromedp.EmulateViewport(size[0], size[1]), chromedp.Navigate(srv.URL+views.FrameURL(gc, on, asked-1, lang)+"&present=1"))
 				stepByScript(t, lect, asked, gc.Frames()) // the first click makes the run, and the room
+				var fol context.Context
+				if size[0] == 1280 {
+					link := testkit.WaitFor(t, lect, budget, "the follow link", `(document.querySelector('[data-testid="follow-link"]') || {}).pathname || ''`, func(s string) bool { return s != "" })
+					fol = testkit.NewTab(t, browser, 2*time.Minute)
+					do(t, fol, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile), chromedp.Navigate(srv.URL+link+"?lang="+lang))
+					testkit.WaitFor(t, fol, budget, "the stream live", `document.getElementById('follow').dataset.state`, func(s string) bool { return s == "live" })
+				}
 				clickJS(t, lect, `#demo [data-testid="ask"]`)
 				testkit.WaitFor(t, lect, budget, "the room open", `document.querySelector('[data-testid="room"]')?.dataset.open || ''`, func(s string) bool { return s == "true" })
 				ask := gc.Asked(asked).Ask.In(lang)
 				waitShown(t, lect, budget, `[data-testid="room-ask"]`, ask)
 				presenterFits(t, lect, where+", the question open", asked, gc.Frames(), size[1], `[data-testid="room-ask"]`)
 				shoot(t, lect, fmt.Sprintf("room-open-%d-%s-%s", size[0], lang, demo.OnOff(on)))
+				if fol != nil {
+					phoneSeesQuestion(t, fol, where, ask)
+					shoot(t, fol, fmt.Sprintf("follower-waiting-360-%s-%s", lang, demo.OnOff(on)))
+				}
 
 				clickJS(t, lect, `#demo .controls [data-testid="step"]`)
 				testkit.WaitFor(t, lect, budget, "the frame after the question", roomSettledJS(asked+1, gc.Frames()), func(ok bool) bool { return ok })
@@ -84,4 +96,31 @@ func presenterFits(t *testing.T, tab context.Context, where string, k, n int, h 
 // settled but for the room's reading of its totals, always under way.
 func roomSettledJS(k, n int) string {
 	return `(` + testkit.FrameShownJS(k, n) + ` && ![...document.querySelectorAll('.htmx-request, .htmx-added, .htmx-settling, .htmx-swapping')].some(e => !e.closest('#poll')))`
+}
+
+// phoneSeesQuestion waits for the follower's phone to say that the
+// lecturer's question (ask) waits: a notice whole at the top of the first
+// screen, leading to the question, and the question in the live region a
+// screen reader reads out.
+func phoneSeesQuestion(t *testing.T, fol context.Context, where, ask string) {
+	t.Helper()
+	type notice struct {
+		Top, Bottom float64
+		Leads       bool
+		Said        string
+	}
+	n := testkit.WaitFor(t, fol, 30*time.Second, "the question waiting on the phone", `(() => {
+  const a = document.querySelector('[data-testid="question-waiting"]');
+  if (!a || !a.checkVisibility()) return null;
+  window.scrollTo(0, 0);
+  const r = a.getBoundingClientRect(), to = document.querySelector(a.getAttribute('href'));
+  return {Top: r.top, Bottom: r.bottom, Leads: !!to && !!to.closest('[data-testid="room-question"]'), Said: document.getElementById('announce').textContent.replace(/\s+/g, ' ')};
+})()`, func(n *notice) bool { return n != nil })
+	if n.Top > 120 || n.Bottom > 740 {
+		t.Errorf("%s: on the phone the notice of the question stands at %.0f-%.0f px, not at the top of the first screen", where, n.Top, n.Bottom)
+	}
+	if !n.Leads {
+		t.Errorf("%s: the notice does not lead to the question", where)
+	}
+	testkit.WaitFor(t, fol, 30*time.Second, "the question read out", `document.getElementById('announce').textContent.replace(/\s+/g, ' ')`, func(s string) bool { return strings.Contains(s, ask) })
 }
