@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -146,5 +147,49 @@ func (b *tab) shoot(file string, w, h int64, mobile bool) {
 	b.waitJS("the layout at the new size", `document.readyState === 'complete'`)
 	if err := os.WriteFile(file, b.fullScreenshot(), 0o644); err != nil {
 		b.t.Fatal(err)
+	}
+}
+
+// Free play on a 360 px phone, where nothing hovers: every group of
+// actions stands open (none waits folded behind its count), and each
+// action that cannot happen now says why under its face, inside the
+// screen's width, in both languages.
+func TestFreePlayOnAPhone(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	t.Cleanup(s.follow.Close)
+	browser := testkit.Chromium(t, 2*time.Minute)
+	tab := testkit.NewTab(t, browser, time.Minute)
+	do(t, tab, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile))
+	for _, lang := range []string{"en", "ja"} {
+		path := "/scenarios/gc-pause?fencing=on&step=3&lang=" + lang + "&play="
+		do(t, tab, chromedp.Navigate(srv.URL+path))
+		type read struct {
+			Offers, Hidden, Disabled int
+			Unsaid                   []string
+		}
+		r := testkit.WaitFor(t, tab, waitBudget, "the offers on "+path, `(() => {
+  const bs = [...document.querySelectorAll('#demo .offer-fold:not(.free-history) button[data-testid=offer]')];
+  if (!bs.length) return null;
+  const out = {Offers: bs.length, Hidden: 0, Disabled: 0, Unsaid: []};
+  for (const b of bs) {
+    if (!b.checkVisibility()) out.Hidden++;
+    if (!b.disabled) continue;
+    out.Disabled++;
+    const why = b.querySelector('[data-testid=offer-why]'), r = why && why.getBoundingClientRect();
+    if (!why || !why.checkVisibility() || !why.textContent.trim() || r.right > innerWidth + 0.5 || r.left < -0.5) out.Unsaid.push(b.dataset.action);
+  }
+  return out;
+})()`, func(r *read) bool { return r != nil })
+		if r.Hidden > 0 {
+			t.Errorf("%s: %d of %d actions are folded away", path, r.Hidden, r.Offers)
+		}
+		if r.Disabled == 0 {
+			t.Errorf("%s: no action is disabled; the test needs a frame with one", path)
+		}
+		if len(r.Unsaid) > 0 {
+			t.Errorf("%s: disabled actions whose reason is not shown on the screen: %v", path, r.Unsaid)
+		}
 	}
 }
