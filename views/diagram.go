@@ -377,6 +377,11 @@ func (l *drawing) placeLabels() {
 	// each Redlock node) is named once, at its first mark: five "expired"
 	// labels would stack under the lanes and push the axis down.
 	named := map[[2]string]bool{}
+	// Nor do the labels of many marks at one moment (free play's writes
+	// and crashes between two ticks) stack in rows under the lanes: one
+	// there per moment, and the rest, which find no room by their mark,
+	// are left out (the narration lists every event).
+	hung := map[int]bool{}
 	for i := range d.Marks {
 		m := &d.Marks[i]
 		k := [2]string{strconv.Itoa(m.X / 6), m.Class + "\x00" + m.Label.Label}
@@ -389,7 +394,8 @@ func (l *drawing) placeLabels() {
 		named[k] = true
 		label := m.Label.Label
 		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), label)
-		if m.Label.Label == "" && label != "" {
+		if m.Label.Label == "" && label != "" && !hung[m.X/24] {
+			hung[m.X/24] = true
 			m.Label, m.Leader = p.underLanes(float64(m.X), float64(m.X), float64(m.Y+m.R), label)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // Free play in a real Chromium: a student takes over gc-pause with fencing
@@ -190,6 +191,39 @@ func TestFreePlayOnAPhone(t *testing.T) {
 		}
 		if len(r.Unsaid) > 0 {
 			t.Errorf("%s: disabled actions whose reason is not shown on the screen: %v", path, r.Unsaid)
+		}
+	}
+}
+
+// At 1280x720 free play draws its diagram as large as the script does: in
+// each store family's scenario of the most clients, taken over mid-script,
+// the diagram's type is the size the script's frame there has, in both
+// languages, and the frame still fits its first screen.
+func TestFreePlayDiagramAsTheScripts(t *testing.T) {
+	catalog := testkit.Catalog(t)
+	s := newTestServer(t, DefaultConfig())
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	t.Cleanup(s.follow.Close)
+	browser := testkit.Chromium(t, 4*time.Minute)
+	tab := testkit.NewTab(t, browser, 3*time.Minute)
+	viewport(t, tab, normalSizes[0])
+	read := func(path, ready string) *testkit.Layout {
+		t.Helper()
+		do(t, tab, chromedp.Navigate(srv.URL+path))
+		return testkit.WaitFor(t, tab, waitBudget, "the layout of "+path, testkit.SettledJS(ready, testkit.LayoutJS(`['fold']`)), func(l *testkit.Layout) bool { return l != nil })
+	}
+	for _, sc := range widestOfEachFamily(catalog.Scenarios) {
+		for _, lang := range []string{"en", "ja"} {
+			here := views.Place{Place: demo.Place{Sc: sc, On: sc.Default, Step: (sc.Frames() + 1) / 2}, Lang: lang, View: views.PageView}
+			script := read(here.URL(), testkit.FrameShownJS(here.Step, sc.Frames()))
+			free := read(here.TakeOver().URL(), testkit.FreeFrameShownJS(0))
+			for _, f := range free.Faults {
+				t.Errorf("1280x720 %s: %s", here.TakeOver().URL(), f)
+			}
+			if free.MinText < script.MinText-0.25 {
+				t.Errorf("1280x720 %s: free play draws the diagram's type at %.1f px, the script's frame at %.1f px", here.TakeOver().URL(), free.MinText, script.MinText)
+			}
 		}
 	}
 }

@@ -83,6 +83,7 @@ func presenterFits(t *testing.T, tab context.Context, where string, k, n int, h 
 	if l.MinText < 14 {
 		t.Errorf("%s: the diagram's smallest text is drawn at %.1f px, under 14", where, l.MinText)
 	}
+	t.Logf("%s: the diagram's smallest text %.1f px", where, l.MinText)
 	bottom, err := chromedp.Run(tab, chromedp.Evaluate[float64](`(() => { const e = document.querySelector('`+sel+`'); return e && e.checkVisibility() ? e.getBoundingClientRect().bottom : -1; })()`))
 	if err != nil {
 		t.Fatal(err)
