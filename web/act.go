@@ -42,7 +42,7 @@ func (s *Server) act(c echo.Context) error {
 	// page the first one loaded, and name that page's frame: it is the
 	// first press's echo, and leaves the run where the first one took it.
 	now := s.now()
-	if !isHTMX(c) && s.runs.echoes(k.run, k.here, k.action, now) {
+	if !isHTMX(c) && (s.runs.echoes(k.run, k.here, k.action, now) || s.runs.echoesElsewhere(c.Request().Context(), k.run, k.here, k.action, now)) {
 		there, guess = k.here, "" // the answer went with the first press
 	}
 	if there != k.here {
