@@ -409,6 +409,10 @@
       moves.shift();
       back();
       if (!moves.length && caughtUp) { caughtUp = false; say("back"); }
+      if (m.quiet) { // a traversal: nothing to paint, whatever the answer
+        if (moves.length) send(); else if (waiting) go();
+        return;
+      }
       var url = xhr.getResponseHeader("HX-Push-Url");
       if (xhr.status >= 200 && xhr.status <= 299 && !known) known = idsOf(xhr.responseText);
       if (xhr.status < 200 || xhr.status > 299) {
@@ -497,6 +501,27 @@
     clearTimeout(retry);
     refill();
   }
+
+  // The lecturer's browser Back and Forward move the room as Step does:
+  // the page put back on screen (by htmx from the server, from the
+  // browser's back-forward cache, or loaded anew) posts its own frame
+  // (its controls' hidden fields, "from" among them) to the run, in order
+  // after any moves still waiting. Only a page with a run has a room.
+  function traversed() {
+    var d = demo(), from = d && d.querySelector('form[hx-post] input[name="from"]');
+    var form = from && from.form, run = form && form.querySelector('input[name="run"]');
+    if (!run || !run.value) return;
+    var action = form.getAttribute("hx-post").replace(/\/[^\/]*$/, "/traverse");
+    var body = new URLSearchParams(new FormData(form));
+    moves.push({ action: action, body: body.toString(), quiet: true });
+    send();
+  }
+  doc.addEventListener("htmx:historyRestore", traversed);
+  window.addEventListener("pageshow", function (e) { if (e.persisted) traversed(); });
+  doc.addEventListener("DOMContentLoaded", function () {
+    var nav = window.performance && performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    if (nav && nav.type === "back_forward") traversed();
+  });
 
   window.addEventListener("online", function () { clearTimeout(retry); send(); });
   window.addEventListener("offline", function () { if (moves.length || sending) lost(); });

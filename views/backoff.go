@@ -46,8 +46,8 @@ const (
 )
 
 // Chart is the bar chart of calls per slot, laid out for a frame: one axis
-// for every frame of the scenario in both positions, so the two can be
-// compared by eye.
+// for every frame of a position, fitted to its calls (a jittered crowd done
+// in 400 ms is not drawn on the 3.7 s its herd needs).
 type Chart struct {
 	Width, Height int
 	Bars          []ChartBar
@@ -75,13 +75,16 @@ type ChartTick struct {
 func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 // NewChart lays out frame f's calls per slot. The time axis runs to the
-// scenario's horizon and a little more; the count axis to a quarter more
-// than the clients, so that the first rush and a retry in the same slot
-// still fit.
+// last call of the script in this position and a little more (or, in free
+// play, of f if it calls later), the same in every frame of the position,
+// so the calls fill the chart and a step moves nothing; the count axis to a
+// quarter more than the clients, so that the first rush and a retry in the
+// same slot still fit.
 func NewChart(f demo.Frame) Chart {
 	s, _ := backoff.Of(f)
 	c := Chart{Width: chartWidth, Height: chartHeight, Top: chartTop, Bottom: chartHeight - chartBottom, Left: chartLeft, Right: chartWidth - chartRight}
-	horizon := float64(max(f.Scenario.Horizon+f.Scenario.Horizon/20, 1))
+	end := chartEnd(f)
+	horizon := float64(max(end+end/20, 1))
 	plotW, plotH := float64(c.Right-c.Left), float64(c.Bottom-c.Top)
 	yMax := (s.Clients*5/4 + 4) / 5 * 5
 	yMax = max(yMax, 5)
@@ -103,7 +106,7 @@ func NewChart(f demo.Frame) Chart {
 	for n := 0; n <= yMax; n += 5 {
 		c.Grid = append(c.Grid, ChartTick{X: strconv.Itoa(c.Left - 6), Y: f1(y(n)), Label: strconv.Itoa(n)})
 	}
-	step := 500
+	step := tickStep(horizon)
 	for t := 0; float64(t) <= horizon; t += step {
 		label := strconv.Itoa(t)
 		if t+step > int(horizon) {
@@ -111,8 +114,47 @@ func NewChart(f demo.Frame) Chart {
 		}
 		c.Ticks = append(c.Ticks, ChartTick{X: f1(x(t)), Y: strconv.Itoa(c.Bottom + 20), Label: label})
 	}
-	c.NowX = f1(x(f.Now))
+	if float64(f.Now) <= horizon {
+		c.NowX = f1(x(f.Now))
+	}
 	return c
+}
+
+// chartEnd is when the last call of f's position ends: in the script's
+// last frame, or in f itself if it goes further (free play); the
+// scenario's horizon if the script cannot be played.
+func chartEnd(f demo.Frame) int {
+	end := callsEnd(f)
+	if r, err := demo.Replay(f.Scenario, f.On, f.Scenario.Frames()); err == nil {
+		end = max(end, callsEnd(r.Frame()))
+	} else {
+		end = max(end, f.Scenario.Horizon)
+	}
+	return end
+}
+
+// callsEnd is when the last call in f ends (its slot and the hold after
+// it), 0 with none.
+func callsEnd(f demo.Frame) int {
+	s, _ := backoff.Of(f)
+	end := 0
+	for _, sl := range s.Slots {
+		if sl.Calls > 0 {
+			end = max(end, sl.At+s.Hold)
+		}
+	}
+	return end
+}
+
+// tickStep is the time axis's step for an axis of horizon ms: a round
+// number that puts at most eight ticks on it.
+func tickStep(horizon float64) int {
+	for _, step := range []int{10, 20, 50, 100, 200, 250, 500, 1000, 2000, 5000} {
+		if horizon/float64(step) <= 8 {
+			return step
+		}
+	}
+	return 10000
 }
 
 // backoffWait is the policy's wait in words, as the switch sets it.

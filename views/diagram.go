@@ -108,7 +108,8 @@ const (
 // with now and the verdict's alerts, the bars and marks on the lanes, the
 // labels placed so that none overlaps another, and the time axis.
 func NewDiagram(lang string, f demo.Frame) Diagram {
-	l := &drawing{lang: lang, f: f, sc: f.Scenario, t: f.Timeline(), d: Diagram{Width: diagramWidth}, laneY: map[string]int{}}
+	t, flagged := timelineOf(f)
+	l := &drawing{lang: lang, f: f, sc: f.Scenario, t: t, flagged: flagged, d: Diagram{Width: diagramWidth}, laneY: map[string]int{}}
 	names := l.laneNames()
 	gutter := 40.0
 	for _, n := range names {
@@ -151,7 +152,8 @@ type drawing struct {
 	laneY   map[string]int
 	horizon int
 	since   int
-	lineOf  map[int]int // a write's mark -> its line
+	lineOf  map[int]int  // a write's mark -> its line
+	flagged map[int]bool // writes a finding names that the frame's timeline did not draw (timelineOf)
 }
 
 type laneName struct{ key, label string }
@@ -309,7 +311,7 @@ func (l *drawing) writes() {
 	d, x := &l.d, l.x
 	resY := l.laneY["\x00resource"]
 	l.lineOf = map[int]int{}
-	for _, e := range l.t.Writes {
+	for i, e := range l.t.Writes {
 		cls, glyph := "write ok", "✓"
 		switch {
 		case !e.OK:
@@ -318,6 +320,8 @@ func (l *drawing) writes() {
 			cls, glyph = "write stale", "!"
 		case Late(l.f, e):
 			cls, glyph = "write late", "!"
+		case l.flagged[i]:
+			cls, glyph = "write stale", "!"
 		}
 		d.Lines = append(d.Lines, Line{X1: x(e.At), Y1: l.laneY[e.Client], X2: x(e.At), Y2: resY, Class: cls, Fresh: l.fresh(e.At)})
 		label := e.Client
@@ -373,6 +377,11 @@ func (l *drawing) placeLabels() {
 	// each Redlock node) is named once, at its first mark: five "expired"
 	// labels would stack under the lanes and push the axis down.
 	named := map[[2]string]bool{}
+	// Nor do the labels of many marks at one moment (free play's writes
+	// and crashes between two ticks) stack in rows under the lanes: one
+	// there per moment, and the rest, which find no room by their mark,
+	// are left out (the narration lists every event).
+	hung := map[int]bool{}
 	for i := range d.Marks {
 		m := &d.Marks[i]
 		k := [2]string{strconv.Itoa(m.X / 6), m.Class + "\x00" + m.Label.Label}
@@ -385,7 +394,8 @@ func (l *drawing) placeLabels() {
 		named[k] = true
 		label := m.Label.Label
 		m.Label = p.markLabel(float64(m.X), float64(m.Y), float64(m.R), label)
-		if m.Label.Label == "" && label != "" {
+		if m.Label.Label == "" && label != "" && !hung[m.X/24] {
+			hung[m.X/24] = true
 			m.Label, m.Leader = p.underLanes(float64(m.X), float64(m.X), float64(m.Y+m.R), label)
 		}
 	}
@@ -759,7 +769,7 @@ func Clock(sc *demo.Scenario, at int) string { return demo.ShowTime(sc, at) }
 // frame, so a database's caption speaks of its connections' locks and
 // waits, not of a lock service's GC pause that it never has.
 func TimelineDesc(lang string, d Diagram, f demo.Frame) string {
-	t := f.Timeline()
+	t, _ := timelineOf(f)
 	var lanes []string
 	for _, l := range d.Lanes {
 		lanes = append(lanes, l.Label)
@@ -834,11 +844,12 @@ func usedLanes(f demo.Frame) map[string]bool {
 			used[m.Lane] = true
 		}
 	}
-	mark(f.Timeline())
+	t, _ := timelineOf(f)
+	mark(t)
 	if !f.Last() {
 		if r, err := demo.Replay(f.Scenario, f.On, f.Scenario.Frames()); err == nil {
-			last := r.Frame()
-			mark(last.Timeline())
+			last, _ := timelineOf(r.Frame())
+			mark(last)
 		}
 	}
 	return used

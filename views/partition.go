@@ -36,6 +36,7 @@ var partitionWords = map[string][2]string{
 	"part.newest":           {"ストアが知る最新のプロデューサーエポック", "Newest producer epoch the store has seen"},
 	"part.checked":          {"検査する", "checked"},
 	"part.unchecked":        {"検査しない", "not checked"},
+	"part.modelled.short":   {"モデルのみ: 実物のブローカーでは確かめていない", "Modelled, not checked against a real broker"},
 	"part.modelled":         {"このパーティションはモデルで、実物のブローカーでは確かめていない。モデルにしたのは Kafka のプロデューサーエポック: 新しい担当がパーティションの transactional.id でプロデューサーを始めるとエポックが上がり、エポックを検査するストアは古いエポックの書き込みを拒む。", "This partition is modelled, not checked against a real broker. It models Kafka's producer epoch: the new owner starts its producer with the partition's transactional.id, which bumps the epoch, and a store that checks it refuses a write with an older one."},
 	"ev.partition-assigned": {"リバランス: パーティション 0 が %[1]s に移り、%[1]s のプロデューサーが transactional.id を引き継ぐ (プロデューサーエポック %[2]d)", "rebalance: partition 0 goes to %[1]s, whose producer takes over the transactional.id (producer epoch %[2]d)"},
 	"ev.partition-write":    {"%[1]s が row-42 に %[2]q を書く (プロデューサーエポック %[3]d)", "%[1]s writes %[2]q to row-42 (producer epoch %[3]d)"},

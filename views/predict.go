@@ -314,6 +314,7 @@ var pollWords = map[string][2]string{
 	"poll.share":        {"%[1]d 人 (%[2]d%%)", "%[1]d (%[2]d%%)"},
 	"poll.right":        {"正解", "right"},
 	"poll.question":     {"講師からの問い", "The lecturer asks"},
+	"poll.waiting":      {"講師からの問い: 下で答える", "The lecturer asks: answer below"},
 	"poll.answer":       {"答える", "Your answer"},
 	"poll.mine":         {"あなたの答え: %s (答えが明かされるまで変えられる)", "Your answer: %s (you may change it until the reveal)"},
 	"poll.change":       {"答えが明かされるまで、何度でも選び直せる。", "You may change your answer until the lecturer reveals it."},

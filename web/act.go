@@ -24,6 +24,9 @@ func (s *Server) act(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if k.action == "traverse" {
+		return s.traverse(c, k)
+	}
 	there, err := k.move()
 	if err != nil {
 		return err
@@ -39,7 +42,7 @@ func (s *Server) act(c echo.Context) error {
 	// page the first one loaded, and name that page's frame: it is the
 	// first press's echo, and leaves the run where the first one took it.
 	now := s.now()
-	if !isHTMX(c) && s.runs.echoes(k.run, k.here, k.action, now) {
+	if !isHTMX(c) && (s.runs.echoes(k.run, k.here, k.action, now) || s.runs.echoesElsewhere(c.Request().Context(), k.run, k.here, k.action, now)) {
 		there, guess = k.here, "" // the answer went with the first press
 	}
 	if there != k.here {
@@ -52,12 +55,27 @@ func (s *Server) act(c echo.Context) error {
 	return s.answerClick(c, there, guess, m)
 }
 
+// traverse handles the lecturer's browser Back or Forward (prefetch.js): the
+// page put back on screen posts its own frame, as a click names the frame
+// it was made on, and the run moves there, telling its followers as a click
+// does. A visitor with no run has no room to move, and nothing is made.
+func (s *Server) traverse(c echo.Context, k clickForm) error {
+	if k.run == "" {
+		return c.NoContent(http.StatusNoContent)
+	}
+	if err := s.admitRun(c, k.run, k.here.URL()); err != nil { // a key this server forgot counts as a new run
+		return err
+	}
+	s.runs.goTo(k.run, k.here, k.action, s.now())
+	return c.NoContent(http.StatusNoContent)
+}
+
 // clickForm is what a click's form says: the frame it was made on, the
 // visitor's run, and what its control adds (free play's offered action, a
 // question's answer). readClick is the one place that reads it.
 type clickForm struct {
 	here   views.Place
-	action string // the control: step, back, reset, last, switch, or free play's (play.go)
+	action string // the control: step, back, reset, last, switch, free play's (play.go), or traverse
 	run    string // the visitor's run key; "" before their first click
 	act    string // free play's do: the offered action, as its script line
 	guess  string // the reader's answer to the frame's question, unchecked (answer)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -139,12 +140,13 @@ func (s *Server) errorPage(c echo.Context, p *problem, lang string) views.ErrorP
 	}
 	page := views.ErrorPage{
 		Page: views.Page{
-			Lang:   lang,
-			Title:  fmt.Sprintf("%d %s · %s", p.status, views.T(lang, heading), views.T(lang, "site")),
-			Assets: s.assetURLs(),
-			Home:   views.HomeURL(lang),
-			Index:  views.IndexURL(lang),
-			Chrome: viewOf(c) != views.EmbedView,
+			Lang:      lang,
+			Title:     fmt.Sprintf("%d %s · %s", p.status, views.T(lang, heading), views.T(lang, "site")),
+			Assets:    s.assetURLs(),
+			Home:      views.HomeURL(lang),
+			Index:     views.IndexURL(lang),
+			Chrome:    viewOf(c) != views.EmbedView,
+			OtherLang: inOtherLang(c, cont, lang),
 		},
 		Status:   p.status,
 		Heading:  views.T(lang, heading),
@@ -155,6 +157,25 @@ func (s *Server) errorPage(c echo.Context, p *problem, lang string) views.ErrorP
 		page.Known = s.catalog.IDs()
 	}
 	return page
+}
+
+// inOtherLang is where an error page's language link leads: the same
+// address in the other language for a GET, else (a click's post) the way on
+// in it; "" when neither is an address of this site.
+func inOtherLang(c echo.Context, cont, lang string) string {
+	u := c.Request().URL
+	if c.Request().Method != http.MethodGet {
+		var err error
+		if u, err = url.Parse(cont); err != nil {
+			return ""
+		}
+	}
+	if !strings.HasPrefix(u.Path, "/") || u.Host != "" || u.Scheme != "" {
+		return ""
+	}
+	q := u.Query()
+	q.Set(views.LangParam, views.OtherLang(lang))
+	return u.Path + "?" + q.Encode()
 }
 
 // errorHeadingOf is the message key of p's heading: its own, or its

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // An error answered for a request whose context is already cancelled (a body
@@ -192,5 +193,41 @@ func TestExpectedRefusalsNotErrors(t *testing.T) {
 	}
 	if out := log.String(); strings.Contains(out, "level=ERROR") || strings.Count(out, "level=INFO msg=request") != 1 || !strings.Contains(out, "refusals=1") {
 		t.Fatalf("want one INFO request line with refusals=1 (the second within the second) and no ERROR:\n%s", out)
+	}
+}
+
+// An error page has a language link, as every page does: to the same
+// address in the other language, or for a click's post to the way on in
+// it, and the page there speaks that language.
+func TestErrorPageLanguageLink(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	for _, c := range []struct {
+		name, lang string
+		req        *http.Request
+		want       string
+	}{
+		{"unknown scenario", "en", httptest.NewRequest(http.MethodGet, "/scenarios/no-such?lang=en&step=2", nil), "/scenarios/no-such?lang=ja&step=2"},
+		{"unknown page", "ja", httptest.NewRequest(http.MethodGet, "/no-such-page?lang=ja", nil), "/no-such-page?lang=en"},
+		{"a click past the end", "en", func() *http.Request {
+			r := httptest.NewRequest(http.MethodPost, "/scenarios/gc-pause/nope", strings.NewReader("from=2&fencing=on&lang=en"))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			return r
+		}(), "/scenarios/gc-pause?fencing=on&lang=ja&step=2"},
+	} {
+		w := testkit.Do(t, s, c.req)
+		doc := testkit.Parse(t, w.Body.Bytes())
+		link := doc.Find(`[data-testid="lang"]`)
+		href, ok := link.Attr("href")
+		if !ok {
+			t.Errorf("%s: the %d page has no language link", c.name, w.Code)
+			continue
+		}
+		if href != c.want {
+			t.Errorf("%s: the language link leads to %q, want %q", c.name, href, c.want)
+		}
+		other := testkit.Get(t, s, href)
+		if got, want := testkit.Parse(t, other.Body.Bytes()).Find("html").AttrOr("lang", ""), views.OtherLang(c.lang); got != want {
+			t.Errorf("%s: the page the link leads to is in %q, want %q", c.name, got, want)
+		}
 	}
 }

@@ -73,3 +73,32 @@ func TestBrowserFinderMeetsExpectations(t *testing.T) {
 		}
 	}
 }
+
+// The finder's answer is on the first screen at 1280x720, where the
+// visitor who asked for it looks: in the script and in free play, in both
+// languages, its first line and "Play it as frames" stand inside 720 px.
+func TestFinderAnswerOnFirstScreen(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	t.Cleanup(s.follow.Close)
+	browser := testkit.Chromium(t, 3*time.Minute)
+	tab := testkit.NewTab(t, browser, 2*time.Minute)
+	do(t, tab, chromedp.EmulateViewport(1280, 720))
+	for _, lang := range []string{"en", "ja"} {
+		for _, path := range []string{"/scenarios/gc-pause?fencing=off&step=1&lang=" + lang, "/scenarios/gc-pause?fencing=off&step=3&lang=" + lang + "&play="} {
+			do(t, tab, chromedp.Navigate(srv.URL+path))
+			testkit.WaitFor(t, tab, waitBudget, "htmx", `!!window.htmx`, func(ok bool) bool { return ok })
+			clickJS(t, tab, `[data-testid="find"]`)
+			at := testkit.WaitFor(t, tab, waitBudget, "the finder's answer on "+path, `(() => {
+  const r = document.querySelector('#find-result [data-testid="find-result"]'), p = r && r.querySelector('[data-testid="find-play"]');
+  if (!r || !p) return null;
+  window.scrollTo(0, 0);
+  return [r.getBoundingClientRect().top, p.getBoundingClientRect().bottom];
+})()`, func(at []float64) bool { return at != nil })
+			if at[0] < 0 || at[1] > 720 {
+				t.Errorf("1280x720 %s: the finder's answer stands at %.0f px and its \"Play it as frames\" ends at %.0f px, not on the first screen of 720", path, at[0], at[1])
+			}
+		}
+	}
+}

@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/internal/testkit"
+	"github.com/distlock/fencing-demo/views"
 )
 
 // Free play in a real Chromium: a student takes over gc-pause with fencing
@@ -146,5 +148,82 @@ func (b *tab) shoot(file string, w, h int64, mobile bool) {
 	b.waitJS("the layout at the new size", `document.readyState === 'complete'`)
 	if err := os.WriteFile(file, b.fullScreenshot(), 0o644); err != nil {
 		b.t.Fatal(err)
+	}
+}
+
+// Free play on a 360 px phone, where nothing hovers: every group of
+// actions stands open (none waits folded behind its count), and each
+// action that cannot happen now says why under its face, inside the
+// screen's width, in both languages.
+func TestFreePlayOnAPhone(t *testing.T) {
+	s := newTestServer(t, DefaultConfig())
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	t.Cleanup(s.follow.Close)
+	browser := testkit.Chromium(t, 2*time.Minute)
+	tab := testkit.NewTab(t, browser, time.Minute)
+	do(t, tab, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile))
+	for _, lang := range []string{"en", "ja"} {
+		path := "/scenarios/gc-pause?fencing=on&step=3&lang=" + lang + "&play="
+		do(t, tab, chromedp.Navigate(srv.URL+path))
+		type read struct {
+			Offers, Hidden, Disabled int
+			Unsaid                   []string
+		}
+		r := testkit.WaitFor(t, tab, waitBudget, "the offers on "+path, `(() => {
+  const bs = [...document.querySelectorAll('#demo .offer-fold:not(.free-history) button[data-testid=offer]')];
+  if (!bs.length) return null;
+  const out = {Offers: bs.length, Hidden: 0, Disabled: 0, Unsaid: []};
+  for (const b of bs) {
+    if (!b.checkVisibility()) out.Hidden++;
+    if (!b.disabled) continue;
+    out.Disabled++;
+    const why = b.querySelector('[data-testid=offer-why]'), r = why && why.getBoundingClientRect();
+    if (!why || !why.checkVisibility() || !why.textContent.trim() || r.right > innerWidth + 0.5 || r.left < -0.5) out.Unsaid.push(b.dataset.action);
+  }
+  return out;
+})()`, func(r *read) bool { return r != nil })
+		if r.Hidden > 0 {
+			t.Errorf("%s: %d of %d actions are folded away", path, r.Hidden, r.Offers)
+		}
+		if r.Disabled == 0 {
+			t.Errorf("%s: no action is disabled; the test needs a frame with one", path)
+		}
+		if len(r.Unsaid) > 0 {
+			t.Errorf("%s: disabled actions whose reason is not shown on the screen: %v", path, r.Unsaid)
+		}
+	}
+}
+
+// At 1280x720 free play draws its diagram as large as the script does: in
+// each store family's scenario of the most clients, taken over mid-script,
+// the diagram's type is the size the script's frame there has, in both
+// languages, and the frame still fits its first screen.
+func TestFreePlayDiagramAsTheScripts(t *testing.T) {
+	catalog := testkit.Catalog(t)
+	s := newTestServer(t, DefaultConfig())
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	t.Cleanup(s.follow.Close)
+	browser := testkit.Chromium(t, 4*time.Minute)
+	tab := testkit.NewTab(t, browser, 3*time.Minute)
+	viewport(t, tab, normalSizes[0])
+	read := func(path, ready string) *testkit.Layout {
+		t.Helper()
+		do(t, tab, chromedp.Navigate(srv.URL+path))
+		return testkit.WaitFor(t, tab, waitBudget, "the layout of "+path, testkit.SettledJS(ready, testkit.LayoutJS(`['fold']`)), func(l *testkit.Layout) bool { return l != nil })
+	}
+	for _, sc := range widestOfEachFamily(catalog.Scenarios) {
+		for _, lang := range []string{"en", "ja"} {
+			here := views.Place{Place: demo.Place{Sc: sc, On: sc.Default, Step: (sc.Frames() + 1) / 2}, Lang: lang, View: views.PageView}
+			script := read(here.URL(), testkit.FrameShownJS(here.Step, sc.Frames()))
+			free := read(here.TakeOver().URL(), testkit.FreeFrameShownJS(0))
+			for _, f := range free.Faults {
+				t.Errorf("1280x720 %s: %s", here.TakeOver().URL(), f)
+			}
+			if free.MinText < script.MinText-0.25 {
+				t.Errorf("1280x720 %s: free play draws the diagram's type at %.1f px, the script's frame at %.1f px", here.TakeOver().URL(), free.MinText, script.MinText)
+			}
+		}
 	}
 }

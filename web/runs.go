@@ -66,6 +66,34 @@ func (rs *runs) echoes(id string, here views.Place, action string, now time.Time
 		lr.at == here.Place
 }
 
+// echoesElsewhere is echoes for a double click whose first press another
+// replica took (a balancer spreads one browser's posts): the relay keeps
+// the lecture's latest place and its version, the milliseconds of the
+// clock it moved at. A relative move from that very place within a double
+// click's gap is the first press's echo, unless this replica made that
+// move itself, where echoes, which knows the control, has answered.
+func (rs *runs) echoesElsewhere(ctx context.Context, id string, here views.Place, action string, now time.Time) bool {
+	if id == "" || !rs.follow.Relayed() || (action != "step" && action != "back" && action != "switch") {
+		return false
+	}
+	fid := follow.LectureID(id)
+	at, v, ok := rs.follow.Current(ctx, fid)
+	if !ok || at != here.Place {
+		return false
+	}
+	movedAt := time.UnixMilli(int64(v))
+	if now.Sub(movedAt) >= doubleClick || now.Sub(movedAt) < -doubleClick {
+		return false
+	}
+	if lr, ok := rs.cache.Peek(fid); ok {
+		lr.mu.Lock()
+		mine := lr.at == at && !lr.movedAt.Before(movedAt.Add(-time.Millisecond))
+		lr.mu.Unlock()
+		return !mine
+	}
+	return true
+}
+
 // moved is the run goTo moved: its key and its lecture's follow id, the
 // ids its answer carries.
 type moved struct {

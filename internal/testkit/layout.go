@@ -22,8 +22,9 @@ type Layout struct {
 //   - "fold": the verdict, the move's narration, the diagram and, on the
 //     last frame, the lesson end inside the first screen;
 //   - "overlap": no two of the frame's blocks (verdict, panels, narration,
-//     lesson, diagram) overlap, one inside another aside, and no panel's
-//     text runs out of its panel;
+//     lesson, diagram, the room's answers or the reader's, the sources)
+//     overlap, one inside another aside, and no panel's text runs out of
+//     its panel;
 //   - "scroll": neither the page nor any box in it scrolls or cuts what it
 //     holds (the phone's diagram, which scrolls sideways by design, aside);
 //   - "clip": as "scroll", but the page may be longer than the screen;
@@ -76,7 +77,7 @@ func LayoutJS(checks string) string {
   }
 
   if (checks.has('overlap')) {
-    const blocks = [verdict, narration, lesson, svg.closest('section'), ...document.querySelectorAll('#demo .panels > .panel')].filter(shown);
+    const blocks = [verdict, narration, lesson, svg.closest('section'), ...document.querySelectorAll('#demo .panels > .panel, #demo > #poll > section, #demo > [data-testid=predict-result], #demo > [data-testid=sources]')].filter(shown);
     for (let i = 0; i < blocks.length; i++) for (let j = i + 1; j < blocks.length; j++) {
       // A block inside another (the projector's lesson in the narration's
       // place) is part of it, not in its way.
