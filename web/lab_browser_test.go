@@ -300,6 +300,9 @@ func labFollowAlong(t *testing.T, env *browserEnv, s *Server) {
 	lect.click("step")
 	lect.waitJS("the build's second frame", `document.querySelector('[data-testid="step-index"]').innerText.trim() === `+strconv.Quote(index(2)))
 	lect.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid=share]').open = true`))
+	// A prefetched frame is painted at once; the server's answer, which
+	// brings the lecture's follow link, comes after it.
+	lect.waitJS("the follow link", `!!document.querySelector('[data-testid="follow-link"]')`)
 	link, err := chromedp.Run(lect.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="follow-link"]').getAttribute('href')`))
 	if err != nil || link == "" {
 		t.Fatalf("the lecturer's share box has no follow link: %v", err)
