@@ -28,17 +28,7 @@ func TestLabSentencesTrue(t *testing.T) {
 			var a audit
 			a.script(t, b, b.Default)
 			start := demo.Place{Sc: b, On: b.Default, Step: 1}
-			_, err := find.Walk(start, find.Options{Depth: depth, MaxStates: states}, func(trace []demo.Action) bool {
-				p := start
-				for _, act := range trace {
-					p = p.Then(act)
-				}
-				a.place(t, p)
-				return !t.Failed()
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			a.walk(t, start, find.Options{Depth: depth, MaxStates: states})
 			j, err := find.Judge(start, find.Options{MaxStates: judged})
 			if err != nil {
 				t.Fatal(err)

@@ -58,18 +58,7 @@ func TestEverySentenceTrue(t *testing.T) {
 				a.script(t, sc, on)
 				if sc.Family.Offers != nil {
 					for _, step := range starts(sc) {
-						start := demo.Place{Sc: sc, On: on, Step: step}
-						_, err := find.Walk(start, find.Options{Depth: depth, MaxStates: states}, func(trace []demo.Action) bool {
-							p := start
-							for _, act := range trace {
-								p = p.Then(act)
-							}
-							a.place(t, p)
-							return !t.Failed()
-						})
-						if err != nil {
-							t.Fatal(err)
-						}
+						a.walk(t, demo.Place{Sc: sc, On: on, Step: step}, find.Options{Depth: depth, MaxStates: states})
 					}
 				}
 				mu.Lock()
@@ -81,6 +70,23 @@ func TestEverySentenceTrue(t *testing.T) {
 				mu.Unlock()
 			})
 		}
+	}
+}
+
+// walk reads every frame the finder's own search reaches from start,
+// within opt, and stops at the first frame that fails.
+func (a *audit) walk(t *testing.T, start demo.Place, opt find.Options) {
+	t.Helper()
+	_, err := find.Walk(start, opt, func(trace []demo.Action) bool {
+		p := start
+		for _, act := range trace {
+			p = p.Then(act)
+		}
+		a.place(t, p)
+		return !t.Failed()
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

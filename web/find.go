@@ -8,11 +8,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -53,25 +51,14 @@ type finder struct {
 	states  int           // distinct states one search explores at most
 	time    time.Duration // the longest one search runs
 	gate    *gate
-	results *lru.Cache[demo.Place, find.Result]
+	results *answers[demo.Place, find.Result]
 	shared  *follow.Redis // nil: this server alone
 
-	mu       sync.Mutex
-	running  map[demo.Place]*search // searches under way, by place
-	searches atomic.Int64           // searches run
-}
-
-// search is one search under way, whose result every asker of its place
-// shares.
-type search struct {
-	done chan struct{}
-	r    find.Result
-	err  error
+	searches atomic.Int64 // searches run
 }
 
 func newFinder(states int, limit time.Duration, g *gate) *finder {
-	c, _ := lru.New[demo.Place, find.Result](findResults) // a size above 0 never fails
-	return &finder{states: states, time: limit, gate: g, results: c, running: map[demo.Place]*search{}}
+	return &finder{states: states, time: limit, gate: g, results: newAnswers[demo.Place, find.Result](findResults)}
 }
 
 // errBusy is a search turned away by the gate; busyError says how long to
@@ -88,47 +75,27 @@ func (e busyError) Unwrap() error { return errBusy }
 // its own through the gate. A result cut short by the deadline is not
 // kept: another moment, or a quieter machine, may get further.
 func (f *finder) search(ctx context.Context, addr string, p demo.Place, prop demo.Property) (find.Result, error) {
-	if r, ok := f.results.Get(p); ok {
-		return r, nil
-	}
-	f.mu.Lock()
-	if s := f.running[p]; s != nil {
-		f.mu.Unlock()
-		select {
-		case <-s.done:
-			return s.r, s.err
-		case <-ctx.Done():
-			return find.Result{}, ctx.Err()
+	return f.results.get(ctx, p, func() (find.Result, bool, error) {
+		if r, ok := f.sharedResult(ctx, p, prop); ok {
+			return r, true, nil
 		}
-	}
-	s := &search{done: make(chan struct{})}
-	f.running[p] = s
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		delete(f.running, p)
-		f.mu.Unlock()
-		close(s.done)
-	}()
-	if r, ok := f.sharedResult(ctx, p, prop); ok {
-		f.results.Add(p, r)
-		s.r = r
-		return r, nil
-	}
-	leave, retry, ok := f.gate.enter(ctx, addr)
-	if !ok {
-		s.err = busyError{retry}
-		return find.Result{}, s.err
-	}
-	defer leave()
-	f.searches.Add(1)
-	var timedOut bool
-	lowPriority(func() { s.r, timedOut, s.err = f.run(ctx, p, prop) })
-	if s.err == nil && !timedOut {
-		f.results.Add(p, s.r)
-		f.keep(p, s.r)
-	}
-	return s.r, s.err
+		leave, retry, ok := f.gate.enter(ctx, addr)
+		if !ok {
+			return find.Result{}, false, busyError{retry}
+		}
+		defer leave()
+		f.searches.Add(1)
+		var (
+			r        find.Result
+			timedOut bool
+			err      error
+		)
+		lowPriority(func() { r, timedOut, err = f.run(ctx, p, prop) })
+		if err == nil && !timedOut {
+			f.keep(p, r)
+		}
+		return r, !timedOut, err
+	})
 }
 
 // run is one search within the operator's budget: f.time of its thread's

@@ -35,8 +35,8 @@ func TestFindFromThePage(t *testing.T) {
 	if got := testkit.Attr(t, testkit.Parse(t, broken.Body.Bytes()), "verdict", "data-verdict"); got != demo.StaleWrite.String() {
 		t.Fatalf("the trace played as frames ends with %q, want a stale write", got)
 	}
-	if s.finder.results.Len() != 1 {
-		t.Fatalf("%d results kept, want the one", s.finder.results.Len())
+	if s.finder.results.kept.Len() != 1 {
+		t.Fatalf("%d results kept, want the one", s.finder.results.kept.Len())
 	}
 
 	// Fencing on, and without JavaScript: a page of its own.

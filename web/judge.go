@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -31,14 +29,11 @@ import (
 // hundred bytes.
 const judgesKept = 1024
 
-// judges keeps the judge's answers and the searches under way.
+// judges keeps the judge's answers and the judgements under way.
 type judges struct {
-	states  int           // distinct states one judgement explores at most
-	time    time.Duration // the longest one judgement runs
-	results *lru.Cache[judgeKey, find.Judgement]
-
-	mu       sync.Mutex
-	running  map[judgeKey]*judging
+	states   int           // distinct states one judgement explores at most
+	time     time.Duration // the longest one judgement runs
+	answers  *answers[judgeKey, judgeAnswer]
 	searches atomic.Int64 // judgements searched, not found kept or under way
 }
 
@@ -48,66 +43,44 @@ type judgeKey struct {
 	text string
 }
 
-// judging is one judgement under way, whose answer every asker of its
-// build shares.
-type judging struct {
-	done chan struct{}
-	j    find.Judgement
-	cut  bool // the time ran out first: the answer holds only to a depth
-	err  error
+// judgeAnswer is a judgement, and whether the time ran out first (the answer
+// holds only to a depth).
+type judgeAnswer struct {
+	j   find.Judgement
+	cut bool
 }
 
 func newJudges(states int, limit time.Duration) *judges {
-	c, _ := lru.New[judgeKey, find.Judgement](judgesKept) // a size above 0 never fails
-	return &judges{states: states, time: limit, results: c, running: map[judgeKey]*judging{}}
+	return &judges{states: states, time: limit, answers: newAnswers[judgeKey, judgeAnswer](judgesKept)}
 }
 
 // judge judges built, the build text of lab scenario lab, for the visitor
 // at addr: from the answers kept, from a judgement of the same build under
-// way, or by one of its own through the finder's gate. An answer the time
-// cut short is not kept: another moment may get further.
+// way, or by one of its own through the gate. An answer the time cut short
+// is not kept: another moment may get further.
 func (s *Server) judge(ctx context.Context, addr string, lab, built *demo.Scenario) (find.Judgement, bool, error) {
-	js, k := s.judges, judgeKey{lab, built.Built}
-	if j, ok := js.results.Get(k); ok {
-		return j, false, nil
-	}
-	js.mu.Lock()
-	if w := js.running[k]; w != nil {
-		js.mu.Unlock()
-		select {
-		case <-w.done:
-			return w.j, w.cut, w.err
-		case <-ctx.Done():
-			return find.Judgement{}, false, ctx.Err()
+	js := s.judges
+	a, err := js.answers.get(ctx, judgeKey{lab, built.Built}, func() (judgeAnswer, bool, error) {
+		leave, retry, ok := s.expensive.enter(ctx, addr) // gate.go: shared fairly with the searches and saves
+		if !ok {
+			return judgeAnswer{}, false, busyError{retry}
 		}
-	}
-	w := &judging{done: make(chan struct{})}
-	js.running[k] = w
-	js.mu.Unlock()
-	defer func() {
-		js.mu.Lock()
-		delete(js.running, k)
-		js.mu.Unlock()
-		close(w.done)
-	}()
-	leave, retry, ok := s.expensive.enter(ctx, addr) // gate.go: shared fairly with the searches and saves
-	if !ok {
-		w.err = busyError{retry}
-		return find.Judgement{}, false, w.err
-	}
-	defer leave()
-	js.searches.Add(1)
-	spent, waited := searchClock(), wallClock()
-	lowPriority(func() {
-		w.j, w.err = find.Judge(demo.Place{Sc: built, On: built.Default, Step: 1}, find.Options{MaxStates: js.states, Stop: func() bool {
-			w.cut = w.cut || ctx.Err() != nil || spent() > js.time || waited() > findStretch*js.time
-			return w.cut
-		}})
+		defer leave()
+		js.searches.Add(1)
+		var (
+			a   judgeAnswer
+			err error
+		)
+		spent, waited := searchClock(), wallClock()
+		lowPriority(func() {
+			a.j, err = find.Judge(demo.Place{Sc: built, On: built.Default, Step: 1}, find.Options{MaxStates: js.states, Stop: func() bool {
+				a.cut = a.cut || ctx.Err() != nil || spent() > js.time || waited() > findStretch*js.time
+				return a.cut
+			}})
+		})
+		return a, !a.cut, err
 	})
-	if w.err == nil && !w.cut {
-		js.results.Add(k, w.j)
-	}
-	return w.j, w.cut, w.err
+	return a.j, a.cut, err
 }
 
 // judgePage answers the judge: GET with the build in the address, or POST

@@ -2,7 +2,6 @@ package find_test
 
 import (
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,9 +34,9 @@ func benchFind(b *testing.B, id string, on bool) {
 	perState := heapPerState(b, start, prop)
 	states, cpu := 0, time.Duration(0)
 	for b.Loop() {
-		before := cpuTime()
+		before := testkit.CPUTime(b)
 		res, err := find.Find(start, prop, find.Options{Depth: 12, MaxStates: benchStates})
-		cpu += cpuTime() - before
+		cpu += testkit.CPUTime(b) - before
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -72,13 +71,4 @@ func heapPerState(b *testing.B, start demo.Place, prop demo.Property) float64 {
 		b.Fatal(err)
 	}
 	return perState
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

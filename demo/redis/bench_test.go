@@ -1,7 +1,6 @@
 package redis_test
 
 import (
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,9 +50,9 @@ func benchFind(b *testing.B, sc *demo.Scenario) {
 	prop, _ := sc.Promise()
 	states, cpu := 0, time.Duration(0)
 	for b.Loop() {
-		start := cpuTime()
+		start := testkit.CPUTime(b)
 		res, err := find.Find(demo.Place{Sc: sc, On: true, Step: 1}, prop, find.Options{Depth: 8, MaxStates: 2_000_000})
-		cpu += cpuTime() - start
+		cpu += testkit.CPUTime(b) - start
 		if err != nil || res.Found || res.OutOfBudget {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -61,12 +60,6 @@ func benchFind(b *testing.B, sc *demo.Scenario) {
 	}
 	b.ReportMetric(float64(states)/float64(b.N), "states/op")
 	b.ReportMetric(float64(states)/cpu.Seconds(), "states/cpu-s")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkFindReleaseUnlock searches with the built-in compare-and-delete

@@ -4,9 +4,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/script"
@@ -28,24 +26,15 @@ func BenchmarkLoad(b *testing.B) {
 		b.Run(map[bool]string{true: "one-cpu", false: "all-cpus"}[procs == 1], func(b *testing.B) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			b.SetBytes(int64(len(data)))
-			cpu := cpuTime(b)
+			cpu := testkit.CPUTime(b)
 			for b.Loop() {
 				if _, err := script.Load("scenarios.yaml", data); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((testkit.CPUTime(b)-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkSave200 saves a free-play history of 200 actions (demo.MaxPlay),
