@@ -28,13 +28,20 @@ type Lab struct {
 	// Scripts are the scenario's scripts (Scenario.Scripts) the learner
 	// rewrites.
 	Scripts []string
+	// Property is the promise the judge holds a fix to, where it is not the
+	// scenario's own: naive-renewal's scenario promises no stale write,
+	// which no renewal script can keep through a pause (only fencing can),
+	// so its lab holds the script to what the script alone decides.
+	Property string
 	// Sometimes is the good thing a fix must still let happen (a sometimes
 	// property), so that a fix that stops everyone is told from a fix.
 	Sometimes string
 	// Time bounds how far the judge lets time move, in the scenario's
 	// unit: with programs run once and faults bounded, the judge can then
-	// try every history.
+	// try every history. Steps, when set, are the amounts time moves by at
+	// a time (Scenario.TimeSteps).
 	Time    int
+	Steps   []int
 	Starter Build
 	Tries   []Try
 }
@@ -106,7 +113,8 @@ func (e *BuildError) Error() string {
 // b's programs (one move a line, client by client), then the world does
 // what the script has it do (time, pauses, nodes); the switch and $NAME
 // settings take b's values; b's scripts replace the scenario's. Its
-// property is the scenario's, its Sometimes the lab's. It is a scenario of
+// property is the lab's when it names one (else the scenario's), its
+// Sometimes the lab's. It is a scenario of
 // its own, which plays, saves and is judged as any.
 func Apply(sc *Scenario, b Build) (*Scenario, error) {
 	lab := sc.Lab
@@ -121,7 +129,10 @@ func Apply(sc *Scenario, b Build) (*Scenario, error) {
 	d.Challenges = nil               // nor does it set the lab's challenges: it answers one
 	d.Lesson = lab.Goal
 	d.Sometimes = lab.Sometimes
-	d.TimeBound = lab.Time
+	if lab.Property != "" {
+		d.Property = lab.Property
+	}
+	d.TimeBound, d.TimeSteps = lab.Time, slices.Clone(lab.Steps)
 	d.Expect, d.Guide = [2]Expected{}, GuideLinks{}
 	if v, ok := b.Settings[sc.Switch]; ok {
 		d.Default = v == "on"

@@ -60,14 +60,14 @@ var EngineProperties = []Property{
 	{Name: "a-write-lands", Reached: func(r *Run) bool { return r.res.Writes() > 0 },
 		Says: Text{EN: "the work gets done: some client's write reaches the resource and is taken",
 			JA: "仕事が済む: どれかのクライアントの書き込みが資源に届き、受け付けられる"}},
-	{Name: "every-client-writes", Reached: everyoneWrote,
+	{Name: "every-client-writes", Reached: (*Run).EveryoneWrote,
 		Says: Text{EN: "the work gets done: every client gets a write taken by the resource",
 			JA: "仕事が済む: どのクライアントも、書き込みを資源に受け付けてもらえる"}},
 }
 
-// everyoneWrote reports whether every client of r has had a write taken;
+// EveryoneWrote reports whether every client of r has had a write taken;
 // a lean run keeps the writes the resource took, so it can tell.
-func everyoneWrote(r *Run) bool {
+func (r *Run) EveryoneWrote() bool {
 	for _, c := range r.clients {
 		if !slices.ContainsFunc(r.events, func(e Event) bool {
 			w, ok := e.(WriteResult)

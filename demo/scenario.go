@@ -82,9 +82,13 @@ type Scenario struct {
 	// Sometimes names a sometimes property (the work gets done) the judge
 	// holds a fix to beside Property, so that a fix that stops everyone is
 	// told from a fix; "" for none. TimeBound bounds how far the judge
-	// lets time move; 0 for no bound but the depth.
+	// lets time move; 0 for no bound but the depth. TimeSteps, when set,
+	// are the only amounts the judge lets time move by at a time (a lab's
+	// lease), so that a search with a lease of 10 s does not also try
+	// every way of making it up of the script's half seconds.
 	Sometimes string
 	TimeBound int
+	TimeSteps []int
 	// Lab is what a learner may build in the scenario; nil for none. Built
 	// is the build a scenario was made from by Apply (Build.String), ""
 	// for a scenario as its file writes it.

@@ -89,7 +89,10 @@ func (j Judgement) Verdict() string {
 // history" means.
 func (j Judgement) Bounds() demo.Text {
 	sc := j.Start.Sc
-	steps := timeSteps(j)
+	var steps []string
+	for _, d := range j.Steps() {
+		steps = append(steps, strconv.Itoa(d))
+	}
 	ja, en := strings.Join(steps, "、"), strings.Join(steps, ", ")
 	unit := demo.Text{JA: " ティック", EN: " ticks"}
 	if sc.Unit() == "ms" {
@@ -106,24 +109,24 @@ func (j Judgement) Bounds() demo.Text {
 	return t
 }
 
-// timeSteps are the amounts time moves by in the judge's space, smallest
-// first.
-func timeSteps(j Judgement) []string {
+// Steps are the amounts time moves by at a time in the judge's space,
+// smallest first: those the family offers (or the scenario's TimeSteps),
+// less any longer than the time bound, which no history can take.
+func (j Judgement) Steps() []int {
 	r, err := j.Start.Run()
 	if err != nil {
 		return nil
 	}
 	offers, _ := r.Offers()
 	var ds []int
-	for _, o := range offers {
-		if o.Action.Verb == demo.Tick {
-			ds = append(ds, o.Action.Args.(demo.TickArgs).Forward)
+	for _, o := range worldOffers(j.Start.Sc, offers) {
+		if o.Action.Verb != demo.Tick {
+			continue
+		}
+		if d := o.Action.Args.(demo.TickArgs).Forward; j.Opt.MaxTime <= 0 || d <= j.Opt.MaxTime {
+			ds = append(ds, d)
 		}
 	}
 	slices.Sort(ds)
-	var out []string
-	for _, d := range slices.Compact(ds) {
-		out = append(out, strconv.Itoa(d))
-	}
-	return out
+	return slices.Compact(ds)
 }

@@ -34,6 +34,9 @@ func TestLabTries(t *testing.T) {
 					states += j.Sometimes.States
 				}
 				t.Logf("%s: %s, %d states, %s", try.Name, j.Verdict(), states, time.Since(start).Round(time.Millisecond))
+				if len(j.Steps()) == 0 {
+					t.Errorf("the judge lets no time pass: every step time moves by is longer than the lab's time %d (%s)", built.TimeBound, j.Bounds().EN)
+				}
 				if got := j.Verdict(); got != try.Expect {
 					t.Errorf("the judge says %q, the lab states %q (trace %v)", got, try.Expect, j.Always.Trace)
 				}

@@ -114,12 +114,25 @@ func newSpace(start demo.Place, root *demo.Run) (*space, error) {
 	}
 	sp.shareDuties(clients, full)
 	sp.borrow(sc, clients, full, offers)
-	for _, o := range offers {
+	for _, o := range worldOffers(sc, offers) {
 		if !o.Beyond && root.Client(o.Action.Who) == nil {
 			sp.world = append(sp.world, o.Action)
 		}
 	}
 	return sp, nil
+}
+
+// worldOffers are the offers the finder may take: the family's, with time
+// moving only by the scenario's TimeSteps where it names them.
+func worldOffers(sc *demo.Scenario, offers []demo.Offer) []demo.Offer {
+	if len(sc.TimeSteps) == 0 {
+		return offers
+	}
+	out := slices.DeleteFunc(slices.Clone(offers), func(o demo.Offer) bool { return o.Action.Verb == demo.Tick })
+	for _, d := range sc.TimeSteps {
+		out = append(out, demo.TickOffer(sc, d))
+	}
+	return out
 }
 
 // isDuty reports whether a is a background thread's call: one the store

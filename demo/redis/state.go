@@ -84,7 +84,7 @@ func (s *redisNodes) Key(b []byte, now int) []byte {
 			b = append(b, ',')
 			b = demo.KeyInt(b, int64(v))
 		}
-		b = append(b, demo.KeyBit(k.watchdog))
+		b = append(b, demo.KeyBit(k.watchdog), demo.KeyBit(k.renewed))
 		if k.unconfirmed {
 			// The lease it will trust, relative to now as the keys' are.
 			b = demo.KeyInt(append(b, 'u'), int64(k.until-now))

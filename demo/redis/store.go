@@ -43,6 +43,10 @@ type client struct {
 	// trusts the lock, which then runs until until (-1: never).
 	unconfirmed bool
 	until       int
+	// renewed: a renewal of its own lock went through (an EXPIRE or a
+	// renew script that answered 1 on its own value), for the sometimes
+	// property that asks for one.
+	renewed bool
 }
 
 func (s *redisNodes) of(c *demo.Client) *client {
@@ -217,6 +221,7 @@ func (s *redisNodes) answer(r *demo.Run, c *demo.Client, n *Node, cmd Command) C
 		if e.OK = n.ExpireIfEq(e.Key, e.Value, e.PX, now); e.OK {
 			e.Expiry = now + e.PX
 			r.ExtendHold(c, e.Expiry)
+			s.of(c).renewed = true
 		} else {
 			r.LetGo(c) // the watchdog finds the lock gone and tells the client
 		}
@@ -264,6 +269,7 @@ func (s *redisNodes) letGo(r *demo.Run, c *demo.Client) {
 func (s *redisNodes) renewed(r *demo.Run, c *demo.Client, key, value string, until int) {
 	if value == c.Value {
 		r.ExtendHold(c, until)
+		s.of(c).renewed = true
 		return
 	}
 	c.Until = until

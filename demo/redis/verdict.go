@@ -43,4 +43,24 @@ var RenewedOther = demo.NewKind(demo.KindSpec{Name: "renewed-other", Class: demo
 var properties = []demo.Property{
 	{Name: "no-renewing-others", Kind: RenewedOther,
 		Says: demo.Text{EN: "a renewal never extends another client's lock", JA: "更新がほかのクライアントのロックを延ばすことはない"}},
+	{Name: "every-client-renews-and-writes", Reached: everyoneRenewedAndWrote,
+		Says: demo.Text{EN: "the work gets done: every client renews its own lock and gets a write taken by the resource",
+			JA: "仕事が済む: どのクライアントも自分のロックを延長し、書き込みを資源に受け付けてもらえる"}},
+}
+
+// everyoneRenewedAndWrote reports whether every client has renewed its
+// own lock and had a write taken: a renewal lab's good thing, so that a
+// fix that drops the renewal, or one whose renewal never goes through, is
+// told from a renewal that works.
+func everyoneRenewedAndWrote(r *demo.Run) bool {
+	s, ok := r.Store().(*redisNodes)
+	if !ok || !r.EveryoneWrote() {
+		return false
+	}
+	for _, k := range s.clients {
+		if !k.renewed {
+			return false
+		}
+	}
+	return true
 }

@@ -84,6 +84,7 @@ type scenario struct {
 	Property      string    `yaml:"property,omitempty"`
 	Sometimes     string    `yaml:"sometimes,omitempty"`
 	TimeBound     int       `yaml:"time-bound,omitempty"`
+	TimeSteps     []int     `yaml:"time-steps,omitempty,flow"`
 	Expect        expect    `yaml:"expect,omitempty"`
 	Lab           *lab      `yaml:"lab,omitempty"`
 	Challenges    tasks     `yaml:"challenges,omitempty"`
@@ -134,7 +135,7 @@ func (s *scenario) scenario() *demo.Scenario {
 		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
 		MaxConns: s.MaxConns,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
-		Initial: s.Initial.demo(), Property: s.Property, Sometimes: s.Sometimes, TimeBound: s.TimeBound,
+		Initial: s.Initial.demo(), Property: s.Property, Sometimes: s.Sometimes, TimeBound: s.TimeBound, TimeSteps: s.TimeSteps,
 		Expect: s.Expect.pos, Guide: s.Expect.guide,
 		Lab:     s.Lab.demo(),
 		Scripts: s.Scripts.demo(),
@@ -164,7 +165,7 @@ func scenarioOf(sc *demo.Scenario) *scenario {
 		MaxConns: sc.MaxConns,
 		Switch:   sc.Switch, SwitchAliases: sc.SwitchAliases, SwitchLabel: textOf(sc.SwitchLabel), Default: sc.Default,
 		Fencing: sc.Fencing, Resource: sc.Resource, Clients: sc.Clients,
-		Property: sc.Property, Sometimes: sc.Sometimes, TimeBound: sc.TimeBound,
+		Property: sc.Property, Sometimes: sc.Sometimes, TimeBound: sc.TimeBound, TimeSteps: sc.TimeSteps,
 		Expect: expect{pos: sc.Expect, guide: sc.Guide}, Lab: labOf(sc.Lab),
 		Scripts: scriptsOf(sc.Scripts),
 		Setup:   actionsOf(sc.Setup),

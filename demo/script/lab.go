@@ -20,8 +20,10 @@ type lab struct {
 	Palette   []block   `yaml:"palette,omitempty"`
 	Settings  []setting `yaml:"settings,omitempty"`
 	Scripts   words     `yaml:"scripts,omitempty"`
+	Property  string    `yaml:"property,omitempty"`
 	Sometimes string    `yaml:"sometimes,omitempty"`
 	Time      int       `yaml:"time,omitempty"`
+	Steps     []int     `yaml:"steps,omitempty,flow"`
 	Starter   labBuild  `yaml:"starter"`
 	Tries     []try     `yaml:"tries,omitempty"`
 	line      int
@@ -136,7 +138,7 @@ func (l *lab) demo() *demo.Lab {
 	if l == nil {
 		return nil
 	}
-	d := &demo.Lab{Goal: l.Goal.demo(), Clients: l.Clients, Scripts: l.Scripts, Sometimes: l.Sometimes, Time: l.Time, Starter: l.Starter.Build}
+	d := &demo.Lab{Goal: l.Goal.demo(), Clients: l.Clients, Scripts: l.Scripts, Property: l.Property, Sometimes: l.Sometimes, Time: l.Time, Steps: l.Steps, Starter: l.Starter.Build}
 	for _, b := range l.Palette {
 		d.Palette = append(d.Palette, demo.Block{Line: b.Line, Label: b.Label.demo(), Client: b.Client})
 	}
@@ -153,7 +155,7 @@ func labOf(d *demo.Lab) *lab {
 	if d == nil {
 		return nil
 	}
-	l := &lab{Goal: textOf(d.Goal), Clients: d.Clients, Scripts: d.Scripts, Sometimes: d.Sometimes, Time: d.Time, Starter: labBuild{d.Starter}}
+	l := &lab{Goal: textOf(d.Goal), Clients: d.Clients, Scripts: d.Scripts, Property: d.Property, Sometimes: d.Sometimes, Time: d.Time, Steps: d.Steps, Starter: labBuild{d.Starter}}
 	for _, b := range d.Palette {
 		l.Palette = append(l.Palette, block{Line: b.Line, Label: textOf(b.Label), Client: b.Client})
 	}
@@ -191,8 +193,11 @@ func checkLab(sc *demo.Scenario, line int) *checkError {
 	if p, ok := demo.PropertyOf(sc.Family, l.Sometimes); l.Sometimes != "" && (!ok || !p.Sometimes()) {
 		return fail(line, "lab: sometimes %q is not a sometimes property", l.Sometimes)
 	}
-	if sc.Property == "" {
-		return fail(line, "lab: the judge holds a fix to the scenario's property, and it names none")
+	if p, ok := demo.PropertyOf(sc.Family, l.Property); l.Property != "" && (!ok || p.Sometimes()) {
+		return fail(line, "lab: property %q is not an always property of the %s family", l.Property, sc.Family.Name)
+	}
+	if sc.Property == "" && l.Property == "" {
+		return fail(line, "lab: the judge holds a fix to the lab's property or the scenario's, and neither names one")
 	}
 	for _, s := range l.Settings {
 		if s.Name == sc.Switch && !slices.Equal(slices.Sorted(slices.Values(s.Values)), []string{"off", "on"}) {
