@@ -60,6 +60,11 @@ type Family struct {
 	// (pause, resume, crash, write, time). Nil for a family with no free
 	// play: its scenarios play as scripts only.
 	Offers func(r *Run) []Offer
+	// Configure sets the store's configuration name to value in sc, for a
+	// lab setting that is neither the switch nor a value its lines name
+	// (Redis's appendfsync); false when the family has no such setting.
+	// Nil: none.
+	Configure func(sc *Scenario, name, value string) bool
 	// Duty reports whether a client's call a, which the script plays in
 	// position on, is made by the client's background thread rather than
 	// its program: a renewal that runs while the client holds the lock

@@ -137,6 +137,11 @@ func Apply(sc *Scenario, b Build) (*Scenario, error) {
 	if v, ok := b.Settings[sc.Switch]; ok {
 		d.Default = v == "on"
 	}
+	for name, v := range b.Settings {
+		if name != sc.Switch && d.Family.Configure != nil {
+			d.Family.Configure(&d, name, v)
+		}
+	}
 	d.Scripts = slices.Clone(sc.Scripts)
 	for i, s := range d.Scripts {
 		if text, ok := b.Scripts[s.Name]; ok {

@@ -54,6 +54,11 @@ type Scenario struct {
 	Latency int       // redlock: ms a reachable node takes to answer
 	Timeout int       // redlock: ms the client waits for a node before giving up
 	Pool    int       // database: server connections behind a transaction-mode pooler; 0 for none
+	// Appendfsync is Redis's: "always" when every node writes each write to
+	// its append-only file and fsyncs it before it answers, so that a node
+	// that dies and starts again comes back with its keys; "" (or "no")
+	// for the demo's nodes, which persist nothing.
+	Appendfsync string
 	// MaxConns is the database's max_connections: a client connects at its
 	// first statement and is refused once that many are open; 0 for no limit.
 	MaxConns int

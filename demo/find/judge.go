@@ -106,6 +106,36 @@ func (j Judgement) Bounds() demo.Text {
 	} else {
 		t = t.Join(demo.Text{JA: "る。", EN: "."})
 	}
+	return t.Join(j.worldWords())
+}
+
+// worldWords name what the world does to the nodes in the judge's space,
+// as the program text writes it, and say so when a node that goes down
+// never comes back (its coming back is offered by hand, not searched).
+func (j Judgement) worldWords() demo.Text {
+	r, err := j.Start.Run()
+	if err != nil {
+		return demo.Text{}
+	}
+	offers, _ := r.Offers()
+	var does []string
+	down, up := false, false
+	for _, o := range worldOffers(j.Start.Sc, offers) {
+		if o.Beyond || o.Action.Verb == demo.Tick || r.Client(o.Action.Who) != nil {
+			continue
+		}
+		does = append(does, o.Action.Source)
+		down = down || o.Action.Verb == "down"
+		up = up || o.Action.Verb == "up"
+	}
+	if len(does) == 0 {
+		return demo.Text{}
+	}
+	t := demo.Says(" 世界はどこででも %[1]s を起こしうる。", " The world may also, at any point: %[2]s.",
+		strings.Join(does, "、"), strings.Join(does, ", "))
+	if down && !up {
+		t = t.Join(demo.Text{JA: "落ちたノードは戻らない。", EN: " A node that goes down does not come back."})
+	}
 	return t
 }
 

@@ -25,12 +25,16 @@ const (
 	CutOff demo.Kind = "cut"    // Partition: the network drops the client's packets to some nodes
 	Healed demo.Kind = "healed" // Partition: it reaches every node again
 
-	NodeDown   demo.Kind = "node-down"  // NodeChange
-	NodeUp     demo.Kind = "node-up"    // NodeChange
-	Promoted   demo.Kind = "promoted"   // NodeChange
-	Replicated demo.Kind = "replicated" // Replication
-	ClockJump  demo.Kind = "clock-jump" // ClockJumped
-	ClockSlew  demo.Kind = "clock-slew" // ClockSlewing
+	NodeDown demo.Kind = "node-down" // NodeChange
+	NodeUp   demo.Kind = "node-up"   // NodeChange
+	// With appendfsync always the node's keys are on disk: it goes down
+	// with them and comes back with them.
+	NodeDownKept demo.Kind = "node-down-kept" // NodeChange
+	NodeUpKept   demo.Kind = "node-up-kept"   // NodeChange
+	Promoted     demo.Kind = "promoted"       // NodeChange
+	Replicated   demo.Kind = "replicated"     // Replication
+	ClockJump    demo.Kind = "clock-jump"     // ClockJumped
+	ClockSlew    demo.Kind = "clock-slew"     // ClockSlewing
 
 	RLockCmd        demo.Kind = "rlock"            // RedissonLock: lock() or tryLock()
 	RRenewCmd       demo.Kind = "rrenew"           // RedissonRenew
@@ -96,7 +100,7 @@ func (q Quorum) Held() bool { return q.Locked >= q.Need && q.Validity > 0 }
 // NodeChange is a node going down or up, or being promoted.
 type NodeChange struct {
 	demo.Head
-	What demo.Kind // NodeDown, NodeUp or Promoted
+	What demo.Kind // NodeDown, NodeUp, their Kept kinds, or Promoted
 }
 
 func (e NodeChange) Kind() demo.Kind { return e.What }
@@ -106,7 +110,11 @@ func (e NodeChange) Draw(d *demo.Drawing) {
 	case NodeDown:
 		d.Stop(e.Node, "", e.At)
 		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "down"})
-	case NodeUp:
+	case NodeDownKept:
+		// The key stays on disk: the span goes on, and the node comes
+		// back with it.
+		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "down"})
+	case NodeUp, NodeUpKept:
 		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "up"})
 	case Promoted:
 		d.Mark(demo.Mark{Lane: e.Node, At: e.At, What: "promoted"})

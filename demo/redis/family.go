@@ -86,7 +86,7 @@ var Verbs = []demo.VerbSpec{
 	{Verb: Hold, Form: "MS", Node: true, Help: "the operator's delayed restart: once down, the node comes back no sooner than MS later", Parse: parseHold},
 	{Verb: Jump, Form: "MS", Node: true, Help: "the node's wall clock is stepped forward at once", Parse: parseJump},
 	{Verb: Slew, Form: "MS PPM", Node: true, Help: "the node's wall clock is corrected by MS, at most PPM of elapsed time", Parse: parseSlew},
-	{Verb: Restart, Node: true, Help: "the node restarts at once without persistence: it comes back empty, and a replica copies its primary again if the primary is up", Kinds: replicated},
+	{Verb: Restart, Node: true, Help: "the node dies and starts again at once: it comes back with what it persisted (nothing, unless appendfsync always), and a replica copies its primary again if the primary is up", Kinds: replicated},
 	{Verb: Promote, Node: true, Help: "the replica becomes the primary", Kinds: replicated},
 	{Verb: Replicate, Node: true, Help: "the primary ships what the replica lacks", Kinds: replicated},
 }
@@ -111,6 +111,7 @@ var Family = &demo.Family{
 	Duty:       duty,
 	Transcript: transcript,
 	Narrate:    narrate,
+	Configure:  configure,
 	Failures:   []demo.ViolationKind{RenewedOther},
 	Properties: properties,
 }
@@ -134,6 +135,13 @@ func nodeNames(sc *demo.Scenario) []string {
 // check gives Redlock its defaults (five nodes, 2 ms to answer, 50 ms before
 // giving up) and keeps the other kinds from setting them.
 func check(sc *demo.Scenario) error {
+	switch sc.Appendfsync {
+	case "", "always":
+	case "no":
+		sc.Appendfsync = ""
+	default:
+		return fmt.Errorf("appendfsync: %q; the demo plays no (its default: nothing on disk) or always", sc.Appendfsync)
+	}
 	if sc.Pool != 0 {
 		return fmt.Errorf("pool: %d; a pooler of 1 to 9 server connections is for the database store only", sc.Pool)
 	}
@@ -440,3 +448,16 @@ func transcript(b *strings.Builder, f *demo.Frame) bool {
 
 // NodeList names the nodes of a cut, for the loader's check that they exist.
 func (a NodesArgs) NodeList() []string { return a.Nodes }
+
+// configure is a lab's setting of the nodes' persistence: appendfsync no
+// or always, as redis.conf writes it.
+func configure(sc *demo.Scenario, name, value string) bool {
+	if name != "appendfsync" {
+		return false
+	}
+	sc.Appendfsync = value
+	if value == "no" {
+		sc.Appendfsync = ""
+	}
+	return true
+}

@@ -66,11 +66,22 @@ func dedupe(in []demo.Offer) []demo.Offer {
 
 // narrate words the family's own world actions that the verb table's help
 // says too loosely for a page; the rest take the table's wording.
-func narrate(_ *demo.Scenario, a demo.Action) (demo.Narration, bool) {
+func narrate(sc *demo.Scenario, a demo.Action) (demo.Narration, bool) {
 	if a.Verb != Restart {
 		return demo.Narration{}, false
 	}
 	n := a.Who
+	if sc.Appendfsync == "always" {
+		return demo.Narration{
+			Title: demo.Text{EN: "The " + n + " restarts", JA: n + " が再起動する"},
+			Text: demo.Text{
+				EN: "The " + n + "'s process dies and starts again at once. It fsynced every write to its append-only file before it answered (appendfsync always), " +
+					"so it comes back with every key it had. If its primary is up, it copies every key from it again (a full sync).",
+				JA: n + " のプロセスが落ち、すぐに起動し直す。書き込みはどれも、応答する前に追記専用ファイルへ fsync してあった (appendfsync always) ので、" +
+					"持っていたキーをすべて持って戻ってくる。プライマリが生きていれば、すべてのキーをもう一度写し取る (フル同期)。",
+			},
+		}, true
+	}
 	return demo.Narration{
 		Title: demo.Text{EN: "The " + n + " restarts", JA: n + " が再起動する"},
 		Text: demo.Text{

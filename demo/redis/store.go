@@ -443,6 +443,18 @@ func (s *redisNodes) reach(r *demo.Run, c *demo.Client, n *Node, sent func(demo.
 
 // logChange logs a node's change of state, when r keeps events no rule
 // reads back: the finder's lean run would box it only to drop it.
+// persists reports whether the nodes fsync every write to an append-only
+// file (appendfsync always), so that one that dies keeps its keys.
+func (s *redisNodes) persists() bool { return s.sc.Appendfsync == "always" }
+
+// kept is a node change's kind, plain or with the keys kept on disk.
+func (s *redisNodes) kept(plain, kept demo.Kind) demo.Kind {
+	if s.persists() {
+		return kept
+	}
+	return plain
+}
+
 func logChange(r *demo.Run, h demo.Head, what demo.Kind) {
 	if r.Logs() {
 		r.Log(NodeChange{Head: h, What: what})
@@ -571,12 +583,16 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 		case Down:
 			// A node that goes down without persistence comes back empty.
 			// Its lists are emptied, not dropped, so the finder's copies
-			// that reuse them do not allocate them again.
+			// that reuse them do not allocate them again. With
+			// appendfsync always its keys are on disk.
 			if n.Up {
 				n.downAt = r.Now()
 			}
-			n.Up, n.keys, n.backlog = false, n.keys[:0], n.backlog[:0]
-			logChange(r, h, NodeDown)
+			n.Up = false
+			if !s.persists() {
+				n.keys, n.backlog = n.keys[:0], n.backlog[:0]
+			}
+			logChange(r, h, s.kept(NodeDown, NodeDownKept))
 		case Hold:
 			n.hold = a.Args.(HoldArgs).MS
 		case Up:
@@ -595,7 +611,7 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 			}
 			s.resync(n)
 			n.Up = true
-			logChange(r, h, NodeUp)
+			logChange(r, h, s.kept(NodeUp, NodeUpKept))
 			s.unblock(r, n)
 		case Restart:
 			// Down and up in one instant, as a crashed process that a
@@ -603,9 +619,11 @@ func (s *redisNodes) nodeAction(r *demo.Run, a demo.Action) error {
 			if !n.Up || n.Role != "replica" {
 				return &demo.ActionError{Action: a, Msg: n.Name + " restarts here only as an up replica (a primary restarting empty loses the lock in either position)"}
 			}
-			n.keys, n.backlog = n.keys[:0], n.backlog[:0]
-			logChange(r, h, NodeDown)
-			logChange(r, h, NodeUp)
+			if !s.persists() {
+				n.keys, n.backlog = n.keys[:0], n.backlog[:0]
+			}
+			logChange(r, h, s.kept(NodeDown, NodeDownKept))
+			logChange(r, h, s.kept(NodeUp, NodeUpKept))
 			s.resync(n)
 			s.unblock(r, n)
 		case Jump:

@@ -72,6 +72,7 @@ type scenario struct {
 	Nodes         int       `yaml:"nodes,omitempty"`
 	Latency       int       `yaml:"latency,omitempty"`
 	Timeout       int       `yaml:"timeout,omitempty"`
+	Appendfsync   string    `yaml:"appendfsync,omitempty"`
 	Pool          int       `yaml:"pool,omitempty"`
 	MaxConns      int       `yaml:"max-connections,omitempty"`
 	Switch        string    `yaml:"switch"`
@@ -132,7 +133,7 @@ func (s *scenario) scenario() *demo.Scenario {
 		ID: s.ID, Seed: s.Seed, Title: s.Title.demo(), Summary: s.Summary.demo(), Lesson: s.Lesson.demo(),
 		Purpose: s.Purpose, Topology: s.Topology,
 		Switch: s.Switch, SwitchAliases: s.SwitchAliases, SwitchLabel: s.SwitchLabel.demo(), Default: s.Default,
-		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool,
+		Store: demo.StoreKind(s.Store), Nodes: s.Nodes, Latency: s.Latency, Timeout: s.Timeout, Pool: s.Pool, Appendfsync: s.Appendfsync,
 		MaxConns: s.MaxConns,
 		Resource: s.Resource, Fencing: s.Fencing, Clients: s.Clients,
 		Initial: s.Initial.demo(), Property: s.Property, Sometimes: s.Sometimes, TimeBound: s.TimeBound, TimeSteps: s.TimeSteps,
@@ -161,7 +162,7 @@ func scenarioOf(sc *demo.Scenario) *scenario {
 	s := &scenario{
 		ID: sc.ID, Seed: sc.Seed, Title: textOf(sc.Title), Summary: textOf(sc.Summary), Lesson: textOf(sc.Lesson),
 		Purpose: sc.Purpose, Topology: sc.Topology,
-		Store: string(sc.Store), Nodes: sc.Nodes, Latency: sc.Latency, Timeout: sc.Timeout, Pool: sc.Pool,
+		Store: string(sc.Store), Nodes: sc.Nodes, Latency: sc.Latency, Timeout: sc.Timeout, Pool: sc.Pool, Appendfsync: sc.Appendfsync,
 		MaxConns: sc.MaxConns,
 		Switch:   sc.Switch, SwitchAliases: sc.SwitchAliases, SwitchLabel: textOf(sc.SwitchLabel), Default: sc.Default,
 		Fencing: sc.Fencing, Resource: sc.Resource, Clients: sc.Clients,
