@@ -1,12 +1,15 @@
 package history_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/conformance/history"
+	"github.com/distlock/fencing-demo/demo/redis"
+	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
@@ -113,5 +116,49 @@ func TestEveryScenarioHasHistories(t *testing.T) {
 				t.Errorf("%s/%s: %d histories, want the script and two walks at least", sc.ID, demo.OnOff(on), len(hs))
 			}
 		}
+	}
+}
+
+// Every lab of a Redis or database scenario gives each of its tries the
+// histories the suites replay: its script, which plays to its last frame,
+// and, for a try the judge breaks, the judge's break of the length the try
+// states, the history the lab's page plays for it.
+func TestEveryLabTryHasHistories(t *testing.T) {
+	stores := []demo.StoreKind{redis.SingleStore, redis.ReplicatedStore, redis.RedlockStore, sql.DatabaseStore}
+	labs := map[string]int{}
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		if sc.Lab == nil || !slices.Contains(stores, sc.Store) {
+			continue
+		}
+		tries, err := history.Labs(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labs[sc.Family.Name]++
+		if len(tries) != len(sc.Lab.Tries) || len(tries) == 0 {
+			t.Errorf("lab %s: %d tries with histories, the lab has %d", sc.ID, len(tries), len(sc.Lab.Tries))
+		}
+		for _, try := range tries {
+			if len(try.Histories) == 0 || try.Histories[0].Kind != history.LabScript {
+				t.Errorf("lab %s/%s: histories %v, want its script first", sc.ID, try.Name, try.Histories)
+				continue
+			}
+			if _, err := try.Histories[0].Run(); err != nil {
+				t.Errorf("%s: %v", try.Histories[0], err)
+			}
+			n, broken := strings.CutPrefix(try.Expect, "broken in ")
+			i := slices.IndexFunc(try.Histories, func(h history.History) bool { return h.Kind == history.LabBreak })
+			switch {
+			case broken && i < 0:
+				t.Errorf("lab %s/%s: the judge says %s, but there is no history of its break", sc.ID, try.Name, try.Expect)
+			case broken && n != fmt.Sprint(strings.Count(try.Histories[i].Play, "\n")+1):
+				t.Errorf("%s: the break has %d actions, the try says %s", try.Histories[i], strings.Count(try.Histories[i].Play, "\n")+1, try.Expect)
+			case !broken && i >= 0:
+				t.Errorf("lab %s/%s: the try says %s, but the judge broke it: %s", sc.ID, try.Name, try.Expect, try.Histories[i])
+			}
+		}
+	}
+	if labs["redis"] == 0 || labs["sql"] == 0 {
+		t.Errorf("labs by family %v: want a lab of Redis and one of a database at least", labs)
 	}
 }

@@ -1,0 +1,75 @@
+package history
+
+import (
+	"fmt"
+
+	"github.com/distlock/fencing-demo/demo"
+	"github.com/distlock/fencing-demo/demo/find"
+)
+
+// The kinds of a lab try's history.
+const (
+	LabScript Kind = "lab script"      // the built scenario's scripted frames
+	LabBreak  Kind = "judge's break"   // the judge's shortest history that breaks the build
+	LabGood   Kind = "judge's example" // the judge's shortest history to the good thing
+)
+
+// JudgeStates is the judge's budget of states for a try, the check
+// command's: the same answer `go run . check` prints for it.
+const JudgeStates = 2_000_000
+
+// Try is one of a lab's tries, built, with the histories a suite replays.
+type Try struct {
+	demo.Try
+	Built     *demo.Scenario
+	Verdict   string // the judge's answer, in the words a try states it in
+	Histories []History
+}
+
+// Labs returns, for each try of sc's lab (its reference solutions and the
+// classic wrong tries), the histories a learner sees it play: the built
+// scenario's script, from its first frame to its last; the judge's break
+// when the judge finds one, the trace the lab's page plays; and, when
+// nothing breaks it, the judge's example of the good thing the lab's
+// Sometimes names, when it finds one. Each is named by lab and try, "lab
+// release-other/starter: judge's break". A scenario with no lab has none;
+// a try that does not build is an error, as it is to the check command.
+func Labs(sc *demo.Scenario) ([]Try, error) {
+	if sc.Lab == nil {
+		return nil, nil
+	}
+	var out []Try
+	for _, t := range sc.Lab.Tries {
+		try, err := labTry(sc, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, try)
+	}
+	return out, nil
+}
+
+func labTry(sc *demo.Scenario, t demo.Try) (Try, error) {
+	built, err := demo.Apply(sc, t.Build)
+	if err != nil {
+		return Try{}, fmt.Errorf("lab %s, try %s: %w", sc.ID, t.Name, err)
+	}
+	name := func(k Kind) string { return fmt.Sprintf("lab %s/%s: %s", sc.ID, t.Name, k) }
+	try := Try{Try: t, Built: built}
+	try.Histories = append(try.Histories, History{
+		Place: demo.Place{Sc: built, On: built.Default, Step: built.Frames()}, Kind: LabScript, Name: name(LabScript)})
+	start := demo.Place{Sc: built, On: built.Default, Step: 1}
+	j, err := find.Judge(start, find.Options{MaxStates: JudgeStates})
+	if err != nil {
+		return Try{}, fmt.Errorf("lab %s, try %s: the judge: %w", sc.ID, t.Name, err)
+	}
+	try.Verdict = j.Verdict()
+	if j.Always.Found && len(j.Always.Trace) > 0 {
+		try.Histories = append(try.Histories, History{Place: j.Always.Place(), Kind: LabBreak, Name: name(LabBreak)})
+	}
+	if s := j.Sometimes; s != nil && s.Found && len(s.Trace) > 0 {
+		try.Histories = append(try.Histories, History{Place: s.Place(), Kind: LabGood, Name: name(LabGood)})
+	}
+	try.Histories = dedupe(try.Histories)
+	return try, nil
+}
