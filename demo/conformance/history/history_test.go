@@ -139,6 +139,10 @@ func TestEveryLabTryHasHistories(t *testing.T) {
 			t.Errorf("lab %s: %d tries with histories, the lab has %d", sc.ID, len(tries), len(sc.Lab.Tries))
 		}
 		for _, try := range tries {
+			if try.Unbuilt != nil {
+				t.Errorf("lab %s/%s: the model does not build it: %v", sc.ID, try.Name, try.Unbuilt)
+				continue
+			}
 			if len(try.Histories) == 0 || try.Histories[0].Kind != history.LabScript {
 				t.Errorf("lab %s/%s: histories %v, want its script first", sc.ID, try.Name, try.Histories)
 				continue
@@ -160,5 +164,29 @@ func TestEveryLabTryHasHistories(t *testing.T) {
 	}
 	if labs["redis"] == 0 || labs["sql"] == 0 {
 		t.Errorf("labs by family %v: want a lab of Redis and one of a database at least", labs)
+	}
+}
+
+// A try whose script the sandbox stops on a bound real Redis does not have
+// (an endless loop) has no histories to replay, and says why in the
+// model's words, for the suites to log.
+func TestLabTryTheModelDoesNotBuild(t *testing.T) {
+	sc := *testkit.Scenario(t, "release-other")
+	lab := *sc.Lab
+	loop := lab.Tries[0]
+	loop.Name, loop.Build.Scripts = "endless", map[string]string{"release": "while true do end"}
+	lab.Tries = []demo.Try{loop}
+	sc.Lab = &lab
+	tries, err := history.Labs(&sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tries) != 1 || tries[0].Unbuilt == nil || len(tries[0].Histories) != 0 {
+		t.Fatalf("an endless release: %+v; want no histories and why", tries)
+	}
+	msg := tries[0].Unbuilt.Error()
+	t.Log(msg)
+	if !strings.Contains(msg, "instructions") {
+		t.Errorf("an endless release: %q does not say the script ran out of instructions", msg)
 	}
 }

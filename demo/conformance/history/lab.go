@@ -24,6 +24,10 @@ type Try struct {
 	Built     *demo.Scenario
 	Verdict   string // the judge's answer, in the words a try states it in
 	Histories []History
+	// Unbuilt is why the model does not build the try (a bound of the
+	// sandbox's the script runs into, a command it does not play): it has
+	// no histories, and a suite says so.
+	Unbuilt error
 }
 
 // Labs returns, for each try of sc's lab (its reference solutions and the
@@ -32,8 +36,9 @@ type Try struct {
 // when the judge finds one, the trace the lab's page plays; and, when
 // nothing breaks it, the judge's example of the good thing the lab's
 // Sometimes names, when it finds one. Each is named by lab and try, "lab
-// release-other/starter: judge's break". A scenario with no lab has none;
-// a try that does not build is an error, as it is to the check command.
+// release-other/starter: judge's break". A try the model does not build
+// has none, and says why (Unbuilt), as the check command does; a scenario
+// with no lab has no tries.
 func Labs(sc *demo.Scenario) ([]Try, error) {
 	if sc.Lab == nil {
 		return nil, nil
@@ -52,7 +57,7 @@ func Labs(sc *demo.Scenario) ([]Try, error) {
 func labTry(sc *demo.Scenario, t demo.Try) (Try, error) {
 	built, err := demo.Apply(sc, t.Build)
 	if err != nil {
-		return Try{}, fmt.Errorf("lab %s, try %s: %w", sc.ID, t.Name, err)
+		return Try{Try: t, Unbuilt: err}, nil
 	}
 	name := func(k Kind) string { return fmt.Sprintf("lab %s/%s: %s", sc.ID, t.Name, k) }
 	try := Try{Try: t, Built: built}
