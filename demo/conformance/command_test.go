@@ -135,7 +135,7 @@ func readBack(line string, cmd model.Command, values []string) (args []string, d
 	case slices.Equal(args, shown):
 		return sent, "", false
 	case emptyWords(args, shown):
-		return sent, fmt.Sprintf("known: the page prints %q, leaving out the empty value the model sent (%q): redis-cli would print \"\"", line, sent[len(sent)-1]), true
+		return sent, fmt.Sprintf("known: the page prints %q, leaving out its word %d, the empty value the model sent: redis-cli would print \"\"", line, slices.Index(sent, "")+1), true
 	}
 	return nil, fmt.Sprintf("the page prints a command other than the model sent:\n\tpage:  %s\n\tmodel: %s", shortArgs(args), shortArgs(shown)), false
 }
