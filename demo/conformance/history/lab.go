@@ -12,6 +12,7 @@ const (
 	LabScript Kind = "lab script"      // the built scenario's scripted frames
 	LabBreak  Kind = "judge's break"   // the judge's shortest history that breaks the build
 	LabGood   Kind = "judge's example" // the judge's shortest history to the good thing
+	LabNear   Kind = "judge's closest" // for a try that never gets there, the history that came closest
 )
 
 // JudgeStates is the judge's budget of states for a try, the check
@@ -32,10 +33,11 @@ type Try struct {
 
 // Labs returns, for each try of sc's lab (its reference solutions and the
 // classic wrong tries), the histories a learner sees it play: the built
-// scenario's script, from its first frame to its last; the judge's break
-// when the judge finds one, the trace the lab's page plays; and, when
-// nothing breaks it, the judge's example of the good thing the lab's
-// Sometimes names, when it finds one. Each is named by lab and try, "lab
+// scenario's script, from its first frame to its last; and the history
+// the lab's page plays with the judge's answer: the judge's shortest break
+// when it finds one; when nothing breaks it, its example of the good thing
+// the lab's Sometimes names, or, when that never happens, the history that
+// came closest. Each is named by lab and try, "lab
 // release-other/starter: judge's break". A try the model does not build
 // has none, and says why (Unbuilt), as the check command does; a scenario
 // with no lab has no tries.
@@ -74,6 +76,12 @@ func labTry(sc *demo.Scenario, t demo.Try) (Try, error) {
 	}
 	if s := j.Sometimes; s != nil && s.Found && len(s.Trace) > 0 {
 		try.Histories = append(try.Histories, History{Place: s.Place(), Kind: LabGood, Name: name(LabGood)})
+	} else if s != nil && !s.Found && len(s.Closest) > 0 {
+		p := start
+		for _, a := range s.Closest {
+			p = p.Then(a)
+		}
+		try.Histories = append(try.Histories, History{Place: p, Kind: LabNear, Name: name(LabNear)})
 	}
 	try.Histories = dedupe(try.Histories)
 	return try, nil
