@@ -5,8 +5,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/conformance/history"
-	model "github.com/distlock/fencing-demo/demo/redis"
 	"github.com/distlock/fencing-demo/internal/realserver"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
@@ -28,40 +28,20 @@ func TestConformanceLabTries(t *testing.T) {
 	redis.SetLogger(quiet{})
 	tl := history.NewTally("redis labs")
 	t.Cleanup(func() { tl.Report(t) })
-	labs := 0
-	for _, sc := range testkit.Catalog(t).Scenarios {
-		onRedis := sc.Store == model.SingleStore || sc.Store == model.ReplicatedStore || sc.Store == model.RedlockStore
-		if sc.Lab == nil || !onRedis {
-			continue
+	history.EachLabTry(t, testkit.Catalog(t).Scenarios, onRedis, tl, func(sc *demo.Scenario, try history.Try) {
+		for _, h := range try.Histories {
+			t.Run(sc.ID+"/"+try.Name+"/"+string(h.Kind), func(t *testing.T) {
+				t.Parallel()
+				if why := unplayableAt(t, h); why != "" {
+					tl.Add("not replayed", 1)
+					t.Logf("not replayed: %s: %s", h, why)
+					return
+				}
+				t.Logf("history: %s", h)
+				play(t, h, tl)
+			})
 		}
-		labs++
-		tries, err := history.Labs(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, try := range tries {
-			if try.Unbuilt != nil {
-				tl.Add("tries the model does not build", 1)
-				t.Logf("not replayed: lab %s, try %s: the model does not build it: %v", sc.ID, try.Name, try.Unbuilt)
-				continue
-			}
-			for _, h := range try.Histories {
-				t.Run(sc.ID+"/"+try.Name+"/"+string(h.Kind), func(t *testing.T) {
-					t.Parallel()
-					if why := unplayableAt(t, h); why != "" {
-						tl.Add("not replayed", 1)
-						t.Logf("not replayed: %s: %s", h, why)
-						return
-					}
-					t.Logf("history: %s", h)
-					play(t, h, tl)
-				})
-			}
-		}
-	}
-	if labs == 0 {
-		t.Fatal("no lab of a Redis scenario in scenarios.yaml: nothing replayed")
-	}
+	})
 }
 
 // unplayableAt says why the suite cannot play h on real servers, or "".

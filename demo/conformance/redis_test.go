@@ -65,10 +65,14 @@ func (cl *cluster) agrees(what string) {
 	}
 }
 
+// onRedis says whether sc runs on Redis: one node, replicated or Redlock's.
+func onRedis(sc *demo.Scenario) bool {
+	return sc.Store == model.SingleStore || sc.Store == model.ReplicatedStore || sc.Store == model.RedlockStore
+}
+
 func TestConformanceCoversFamily(t *testing.T) {
 	for _, sc := range testkit.Catalog(t).Scenarios {
-		redis := sc.Store == model.SingleStore || sc.Store == model.ReplicatedStore || sc.Store == model.RedlockStore
-		if redis && !slices.Contains(family, sc.ID) {
+		if onRedis(sc) && !slices.Contains(family, sc.ID) {
 			t.Errorf("scenario %q runs on Redis (store %s) but the conformance suite does not play it", sc.ID, sc.Store)
 		}
 	}

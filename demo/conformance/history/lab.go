@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
@@ -85,4 +86,35 @@ func labTry(sc *demo.Scenario, t demo.Try) (Try, error) {
 	}
 	try.Histories = dedupe(try.Histories)
 	return try, nil
+}
+
+// EachLabTry calls each with every try that builds of every lab of a
+// scenario in scs that replay says a suite replays, as a suite's lab test
+// walks them: a try the model does not build is logged in a line and
+// counted in tl, not replayed. It fails tb when no lab is replayed, so
+// that a suite cannot pass having replayed nothing.
+func EachLabTry(tb testing.TB, scs []*demo.Scenario, replay func(*demo.Scenario) bool, tl *Tally, each func(*demo.Scenario, Try)) {
+	tb.Helper()
+	labs := 0
+	for _, sc := range scs {
+		if sc.Lab == nil || !replay(sc) {
+			continue
+		}
+		labs++
+		tries, err := Labs(sc)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, try := range tries {
+			if try.Unbuilt != nil {
+				tl.Add("tries the model does not build", 1)
+				tb.Logf("not replayed: lab %s, try %s: the model does not build it: %v", sc.ID, try.Name, try.Unbuilt)
+				continue
+			}
+			each(sc, try)
+		}
+	}
+	if labs == 0 {
+		tb.Fatalf("%s: no lab of the family's in the catalog: nothing replayed", tl.Family)
+	}
 }

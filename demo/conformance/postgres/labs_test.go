@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/conformance/history"
 	model "github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
@@ -23,26 +24,8 @@ func TestPostgresLabTries(t *testing.T) {
 	pg := startPostgres(t)
 	tl := history.NewTally("postgres labs")
 	t.Cleanup(func() { tl.Report(t) })
-	labs := 0
-	for _, sc := range testkit.Catalog(t).Scenarios {
-		if sc.Lab == nil || sc.Store != model.DatabaseStore {
-			continue
-		}
-		labs++
-		tries, err := history.Labs(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, try := range tries {
-			if try.Unbuilt != nil {
-				tl.Add("tries the model does not build", 1)
-				t.Logf("not replayed: lab %s, try %s: the model does not build it: %v", sc.ID, try.Name, try.Unbuilt)
-				continue
-			}
-			replayAll(t, pg, sc.ID+"/"+try.Name, try.Histories, tl, func(h history.History) string { return string(h.Kind) })
-		}
-	}
-	if labs == 0 {
-		t.Fatal("no lab of a database scenario in scenarios.yaml: nothing replayed")
-	}
+	onDatabase := func(sc *demo.Scenario) bool { return sc.Store == model.DatabaseStore }
+	history.EachLabTry(t, testkit.Catalog(t).Scenarios, onDatabase, tl, func(sc *demo.Scenario, try history.Try) {
+		replayAll(t, pg, sc.ID+"/"+try.Name, try.Histories, tl, func(h history.History) string { return string(h.Kind) })
+	})
 }
