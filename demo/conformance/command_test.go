@@ -121,9 +121,8 @@ func drawn(known []string, cmd model.Command) []string {
 
 // readBack reads the command line the page prints for cmd back into the
 // words to send, and says how it differs from what the model sent: "" when
-// it does not; known is true for a difference the suite knows of and
-// reports (emptyWords), where the words the model sent are returned.
-func readBack(line string, cmd model.Command, values []string) (args []string, diff string, known bool) {
+// it does not.
+func readBack(line string, cmd model.Command, values []string) (args []string, diff string) {
 	args, err := parseCall(line, values)
 	sent, shown := cmd.Args(), cmd.Args()
 	if one := onOneLine(cmd); one != nil {
@@ -131,13 +130,11 @@ func readBack(line string, cmd model.Command, values []string) (args []string, d
 	}
 	switch {
 	case err != nil:
-		return nil, fmt.Sprintf("the page prints a command the suite cannot read: %v", err), false
+		return nil, fmt.Sprintf("the page prints a command the suite cannot read: %v", err)
 	case slices.Equal(args, shown):
-		return sent, "", false
-	case emptyWords(args, shown):
-		return sent, fmt.Sprintf("known: the page prints %q, leaving out the empty value the model sent (%q): redis-cli would print \"\"", line, sent[len(sent)-1]), true
+		return sent, ""
 	}
-	return nil, fmt.Sprintf("the page prints a command other than the model sent:\n\tpage:  %s\n\tmodel: %s", shortArgs(args), shortArgs(shown)), false
+	return nil, fmt.Sprintf("the page prints a command other than the model sent:\n\tpage:  %s\n\tmodel: %s", shortArgs(args), shortArgs(shown))
 }
 
 // onOneLine is cmd's words with a learner's script on one line, as the page
@@ -150,14 +147,6 @@ func onOneLine(cmd model.Command) []string {
 	args := cmd.Args()
 	args[1] = strings.Join(strings.Fields(e.Text), " ")
 	return args
-}
-
-// emptyWords reports whether the page's words are the model's but for
-// empty words the page does not show: a client that never drew a value
-// sends "" as its value (a Redlock unlock before any lock), and the page
-// prints nothing where redis-cli would print "".
-func emptyWords(page, sent []string) bool {
-	return len(page) < len(sent) && slices.Equal(page, slices.DeleteFunc(slices.Clone(sent), func(w string) bool { return w == "" }))
 }
 
 // scaled returns the command's arguments with every duration it carries

@@ -65,11 +65,15 @@ func (e EvalCommand) Args() []string {
 
 func (e EvalCommand) Reply() string { return e.Answer.String() }
 
-// Wire is EVAL "<script>" 1 KEY ARGV on one line, the value shortened.
+// Wire is EVAL "<script>" 1 KEY ARGV on one line, the value shortened, an
+// empty word as "" (a client that drew no value sends one).
 func (e EvalCommand) Wire() (string, string) {
 	words := []string{"EVAL", strconv.Quote(strings.Join(strings.Fields(e.Text), " ")), "1", e.Key}
 	for _, a := range e.Argv {
-		if a == e.Value && a != "" {
+		switch {
+		case a == "":
+			a = `""`
+		case a == e.Value:
 			a = demo.Short(a)
 		}
 		words = append(words, a)

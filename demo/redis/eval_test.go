@@ -153,6 +153,22 @@ func TestEvalOnTheWire(t *testing.T) {
 	}
 }
 
+// A client that drew no value sends an empty one, which the wire prints as
+// redis-cli takes it, "", not as nothing: read back, the line is the
+// command sent.
+func TestEvalOfAnEmptyValueOnTheWire(t *testing.T) {
+	sc := labScenario(t, scriptYAML("release", "release", "return redis.call('del', KEYS[1])"),
+		"A set lock:row-42 NX PX 10000", "tick 1000", "B eval release lock:row-42 $value")
+	e := evalOf(t, lastFrame(t, sc))
+	want := `EVAL "return redis.call('del', KEYS[1])" 1 lock:row-42 ""`
+	if call, _ := e.Wire(); call != want {
+		t.Errorf("Wire()=\n\t%s\nwant\n\t%s", call, want)
+	}
+	if got := e.Args(); got[len(got)-1] != "" {
+		t.Errorf("Args()=%q, want B's empty value last", got)
+	}
+}
+
 // A script that the sandbox stops is refused, in both languages with its
 // line, and leaves the keys and the client as they were, even what it
 // deleted before it ran into its bound.

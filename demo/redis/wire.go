@@ -89,12 +89,15 @@ func shortLatch(latch string) string {
 }
 
 // redissonWire spells a Redisson script call for the screen: the script as
-// its one-line rendering, the field and the latch cut short.
+// its one-line rendering, the field and the latch cut short, an empty word
+// as "".
 func redissonWire(args []string, rendering, field string) string {
 	words := slices.Clone(args)
 	words[1] = rendering
 	for i, w := range words[2:] {
 		switch {
+		case w == "":
+			words[i+2] = `""`
 		case w == field:
 			words[i+2] = demo.Short(w)
 		case strings.HasPrefix(w, "redisson_unlock_latch:"):
@@ -105,13 +108,15 @@ func redissonWire(args []string, rendering, field string) string {
 }
 
 // wire spells args for the screen: the random value shortened, a script in
-// quotes, as one types it into redis-cli.
+// quotes, an empty word as "", as one types it into redis-cli.
 func wire(args []string, value string) string {
 	words := make([]string, len(args))
 	for i, a := range args {
 		switch {
 		case i == 1 && args[0] == "EVAL":
 			words[i] = "'" + a + "'"
+		case a == "":
+			words[i] = `""`
 		case a == value && i > 1:
 			words[i] = demo.Short(a)
 		default:

@@ -5,8 +5,9 @@
 // other violation it met on the way (the "also met" list), as `go run .
 // check` finds them; and a sample of free-play histories, each a walk over
 // the actions the page offers, drawn from a fixed seed so that every run
-// replays the same ones. The suites compare the real server with what the
-// page shows at every frame of each.
+// replays the same ones; and for a lab, each try's built script and the
+// history the judge's answer plays (Labs). The suites compare the real
+// server with what the page shows at every frame of each.
 package history
 
 import (

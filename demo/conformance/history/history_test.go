@@ -1,12 +1,15 @@
 package history_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/conformance/history"
+	"github.com/distlock/fencing-demo/demo/redis"
+	"github.com/distlock/fencing-demo/demo/sql"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
@@ -113,5 +116,89 @@ func TestEveryScenarioHasHistories(t *testing.T) {
 				t.Errorf("%s/%s: %d histories, want the script and two walks at least", sc.ID, demo.OnOff(on), len(hs))
 			}
 		}
+	}
+}
+
+// Every lab of a Redis or database scenario gives each of its tries the
+// histories the suites replay: its script, which plays to its last frame,
+// and the history the lab's page plays beside the judge's answer: for a
+// try the judge breaks, its break, of the length the try states; for one
+// that holds, its example of the good thing; for one that never gets the
+// work done, the history that came closest.
+func TestEveryLabTryHasHistories(t *testing.T) {
+	stores := []demo.StoreKind{redis.SingleStore, redis.ReplicatedStore, redis.RedlockStore, sql.DatabaseStore}
+	labs := map[string]int{}
+	for _, sc := range testkit.Catalog(t).Scenarios {
+		if sc.Lab == nil || !slices.Contains(stores, sc.Store) {
+			continue
+		}
+		tries, err := history.Labs(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labs[sc.Family.Name]++
+		if len(tries) != len(sc.Lab.Tries) || len(tries) == 0 {
+			t.Errorf("lab %s: %d tries with histories, the lab has %d", sc.ID, len(tries), len(sc.Lab.Tries))
+		}
+		for _, try := range tries {
+			if try.Unbuilt != nil {
+				t.Errorf("lab %s/%s: the model does not build it: %v", sc.ID, try.Name, try.Unbuilt)
+				continue
+			}
+			if len(try.Histories) == 0 || try.Histories[0].Kind != history.LabScript {
+				t.Errorf("lab %s/%s: histories %v, want its script first", sc.ID, try.Name, try.Histories)
+				continue
+			}
+			if _, err := try.Histories[0].Run(); err != nil {
+				t.Errorf("%s: %v", try.Histories[0], err)
+			}
+			// The history the lab's page plays beside the judge's answer.
+			want := history.LabGood
+			switch {
+			case strings.HasPrefix(try.Expect, "broken in "):
+				want = history.LabBreak
+			case strings.HasPrefix(try.Expect, "never"):
+				want = history.LabNear
+			}
+			if len(try.Histories) != 2 || try.Histories[1].Kind != want {
+				t.Errorf("lab %s/%s, %s: histories %v, want the script and the %s", sc.ID, try.Name, try.Expect, try.Histories, want)
+				continue
+			}
+			h := try.Histories[1]
+			n := strings.Count(h.Play, "\n") + 1
+			if want == history.LabBreak && try.Expect != fmt.Sprintf("broken in %d", n) {
+				t.Errorf("%s: the break has %d actions, the try says %s", h, n, try.Expect)
+			}
+			if _, err := h.Run(); err != nil {
+				t.Errorf("%s: %v", h, err)
+			}
+		}
+	}
+	if labs["redis"] == 0 || labs["sql"] == 0 {
+		t.Errorf("labs by family %v: want a lab of Redis and one of a database at least", labs)
+	}
+}
+
+// A try whose script the sandbox stops on a bound real Redis does not have
+// (an endless loop) has no histories to replay, and says why in the
+// model's words, for the suites to log.
+func TestLabTryTheModelDoesNotBuild(t *testing.T) {
+	sc := *testkit.Scenario(t, "release-other")
+	lab := *sc.Lab
+	loop := lab.Tries[0]
+	loop.Name, loop.Build.Scripts = "endless", map[string]string{"release": "while true do end"}
+	lab.Tries = []demo.Try{loop}
+	sc.Lab = &lab
+	tries, err := history.Labs(&sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tries) != 1 || tries[0].Unbuilt == nil || len(tries[0].Histories) != 0 {
+		t.Fatalf("an endless release: %+v; want no histories and why", tries)
+	}
+	msg := tries[0].Unbuilt.Error()
+	t.Log(msg)
+	if !strings.Contains(msg, "instructions") {
+		t.Errorf("an endless release: %q does not say the script ran out of instructions", msg)
 	}
 }
