@@ -52,3 +52,54 @@ func unplayableAt(t *testing.T, h history.History) string {
 	}
 	return unplayable(as)
 }
+
+// TestConformanceRestartWithAppendfsync replays, on real nodes that fsync
+// every write (appendfsync always, as incr-token's lab may set them), the
+// history where the replica that acknowledged A's token restarts while the
+// primary is down and is then promoted: the page says it comes back with
+// the counter, so B's token is 2, not A's 1 again. Without the setting the
+// same history hands out 1 twice; both are compared with real Redis, every
+// reply and every frame's keys.
+func TestConformanceRestartWithAppendfsync(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real redis-server processes: not under -short")
+	}
+	realserver.Binary(t, "redis-server", "redis-server")
+	redis.SetLogger(quiet{})
+	sc := testkit.Scenario(t, "incr-token")
+	tl := history.NewTally("redis appendfsync")
+	t.Cleanup(func() { tl.Report(t) })
+	for _, fsync := range []string{"no", "always"} {
+		t.Run("appendfsync "+fsync, func(t *testing.T) {
+			b := demo.Build{
+				Programs: map[string][]string{
+					"A": {"eval token lock:row-42:token", "wait 1 0", "set lock:row-42 NX PX 10000", "write $me"},
+					"B": {"eval token lock:row-42:token", "set lock:row-42 NX PX 10000", "write $me"},
+				},
+				Settings: map[string]string{"appendfsync": fsync},
+			}
+			built, err := demo.Apply(sc, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := demo.Place{Sc: built, On: built.Default, Step: 1}
+			for _, line := range []string{"A eval token lock:row-42:token", "A wait 1 0", "primary down", "replica restart",
+				"replica promote", "B eval token lock:row-42:token"} {
+				a, err := demo.ParseAction(built.Family, built.Store, line)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p = p.Then(a)
+			}
+			r, err := p.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]int64{"no": 1, "always": 2}[fsync]
+			if got := r.Client("B").Token; got != want {
+				t.Fatalf("with appendfsync %s the page gives B token %d, want %d", fsync, got, want)
+			}
+			play(t, history.History{Place: p, Kind: history.Walk, Name: "restart-" + fsync}, tl)
+		})
+	}
+}

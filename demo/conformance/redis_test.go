@@ -182,8 +182,13 @@ func play(t *testing.T, h history.History, tl *history.Tally) {
 		known: map[string][]string{}, offset: map[string]int{}, slew: map[string]int{}, exp: newExpiries(),
 	}
 	t.Cleanup(func() { cl.hangUp("", "") })
+	var persist []string
+	if sc.Appendfsync == "always" {
+		// The scenario's nodes keep every write on disk before they answer.
+		persist = []string{"appendonly yes", "appendfsync always"}
+	}
 	for _, n := range sc.NodeNames() {
-		cl.nodes[n] = realserver.StartRedis(t, n)
+		cl.nodes[n] = realserver.StartRedis(t, n, persist...)
 	}
 	if sc.Store == model.ReplicatedStore {
 		// The replica follows the primary through a relay that holds the
@@ -193,6 +198,9 @@ func play(t *testing.T, h history.History, tl *history.Tally) {
 		cl.relay = realserver.NewRelay(t, cl.nodes["primary"].Addr())
 		cl.nodes["replica"].ReplicaOf(t, cl.relay.Addr())
 		cl.relay.Hold()
+	}
+	if persist != nil {
+		cl.rewritten(sc.NodeNames())
 	}
 	cl.server = cl.info(sc.NodeNames()[0], "server", "redis_version")
 	// Every page is rendered before the replay starts, so that the time
@@ -344,10 +352,12 @@ func (cl *cluster) apply(e demo.Event, f demo.Frame) {
 // when that is up, as the model's full sync), or being promoted.
 func (cl *cluster) nodeChange(node string, what demo.Kind, f demo.Frame) {
 	switch what {
-	case model.NodeDown:
+	case model.NodeDown, model.NodeDownKept:
 		cl.nodes[node].Kill()
 		cl.hangUp("", node)
-	case model.NodeUp:
+	case model.NodeUp, model.NodeUpKept:
+		// With appendfsync always it comes back with its append-only
+		// file's keys; a replica then follows its primary as below.
 		was := cl.nodes[node].Running()
 		cl.nodes[node].Start()
 		cl.hangUp("", node)
@@ -635,6 +645,23 @@ func (cl *cluster) reply(val any, err error) string {
 }
 
 // info returns one field of INFO section on node.
+// rewritten waits until no node is rewriting its append-only file. A
+// replica rewrites it after its first full sync, and until that is done
+// Redis 7.0 does not log the writes it is sent to the file, whatever
+// appendfsync says (Redis 7.2's WAITAOF waits for exactly that): the
+// model's nodes, which keep every write, stand for nodes past that window.
+func (cl *cluster) rewritten(nodes []string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for _, n := range nodes {
+		for cl.info(n, "persistence", "aof_rewrite_in_progress") != "0" || cl.info(n, "persistence", "aof_rewrite_scheduled") != "0" {
+			if time.Now().After(deadline) {
+				cl.t.Fatalf("%s: still rewriting its append-only file after 10 s", n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
 func (cl *cluster) info(node, section, field string) string {
 	s, err := cl.conn("", node).Info(context.Background(), section).Result()
 	if err != nil {
