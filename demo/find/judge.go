@@ -131,7 +131,7 @@ func (j Judgement) worldWords() demo.Text {
 	if len(does) == 0 {
 		return demo.Text{}
 	}
-	t := demo.Says(" 世界はどこででも %[1]s を起こしうる。", " The world may also, at any point: %[2]s.",
+	t := demo.Says("世界はどこででも %[1]s を起こしうる。", " The world may also, at any point: %[2]s.",
 		strings.Join(does, "、"), strings.Join(does, ", "))
 	if down && !up {
 		t = t.Join(demo.Text{JA: "落ちたノードは戻らない。", EN: " A node that goes down does not come back."})
