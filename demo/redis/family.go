@@ -391,7 +391,7 @@ func (s *redisNodes) owner(r *demo.Run, v string) string {
 		return ""
 	}
 	for _, c := range r.Clients() {
-		if c.Value == v || redissonField(s.sc.RandomSeed(), c.Name) == v {
+		if c.Value == v || s.field(c.Name) == v {
 			return c.Name
 		}
 	}

@@ -28,6 +28,18 @@ type redisNodes struct {
 	// runs, to put them back if the sandbox stops it.
 	lua  *scripts
 	undo []entry
+	// fields are each client's Redisson hash field, by the client's place,
+	// worked out once: naming a key's owner compares them for every key,
+	// and each is a SHA-256.
+	fields []string
+}
+
+// field is client's Redisson hash field.
+func (s *redisNodes) field(client string) string {
+	if i := slices.Index(s.sc.Clients, client); i >= 0 {
+		return s.fields[i]
+	}
+	return redissonField(s.sc.RandomSeed(), client)
 }
 
 // client is what a Redis client keeps beyond its belief: the attempts that
@@ -58,6 +70,9 @@ func (s *redisNodes) of(c *demo.Client) *client {
 
 func newRedisNodes(sc *demo.Scenario) *redisNodes {
 	s := &redisNodes{sc: sc, latency: sc.Latency, timeout: sc.Timeout, clients: make([]client, len(sc.Clients)), lua: newScripts()}
+	for _, c := range sc.Clients {
+		s.fields = append(s.fields, redissonField(sc.RandomSeed(), c))
+	}
 	for _, name := range sc.NodeNames() {
 		n := &Node{Name: name, Up: true}
 		switch name {
@@ -465,7 +480,7 @@ func logChange(r *demo.Run, h demo.Head, what demo.Kind) {
 func (s *redisNodes) redisson(r *demo.Run, c *demo.Client, a demo.Action) error {
 	n := s.primary()
 	h := r.Head(c.Name, n.Name)
-	field := redissonField(s.sc.RandomSeed(), c.Name)
+	field := s.field(c.Name)
 	var cmd Command
 	var err error
 	switch a.Verb {
@@ -736,8 +751,8 @@ func (s *redisNodes) Forever(r *demo.Run) string {
 			continue
 		}
 		for _, e := range n.keys {
-			if e.ttl != 0 {
-				continue
+			if e.ttl != 0 || e.counter {
+				continue // a counter is nobody's lock
 			}
 			if c := r.Client(s.owner(r, e.value)); c != nil && c.Crashed {
 				return c.Name
