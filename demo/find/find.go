@@ -291,10 +291,12 @@ func (s *search) key(r *demo.Run, n node) [2]uint64 {
 	return hash128(s.buf)
 }
 
-// hash128 hashes a key eight bytes at a time in two lanes of 64 bits, each
-// a multiply and a rotation per word with its own odd constants, then mixes
-// each lane's bits through the other's: a key is hashed for every state
-// tried, and FNV-1a's byte at a time was a tenth of a search.
+// hash128 hashes a key sixteen bytes at a time in two lanes of 64 bits:
+// each lane multiplies the block's two words, each mixed with both lanes,
+// into 128 bits and folds the product's halves, so every bit of the block
+// reaches every bit of both lanes; then each lane's bits are mixed through
+// the other's. A key is hashed for every state tried: a multiply per lane
+// per sixteen bytes is a third of what two per lane per eight bytes took.
 func hash128(b []byte) [2]uint64 {
 	const (
 		k1 = 0x9e3779b97f4a7c15
@@ -303,19 +305,24 @@ func hash128(b []byte) [2]uint64 {
 		k4 = 0xff51afd7ed558ccd
 	)
 	h1, h2 := uint64(len(b))*k3, ^uint64(len(b))*k4
-	for ; len(b) >= 8; b = b[8:] {
-		w := binary.LittleEndian.Uint64(b)
-		h1 = bits.RotateLeft64(h1^w*k1, 29) * k2
-		h2 = bits.RotateLeft64(h2+w*k3, 37) * k4
+	for ; len(b) >= 16; b = b[16:] {
+		w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		h1, h2 = fold(w0^h1^k1, w1^h2^k2), fold(w1^h2^k3, w0^h1^k4)
 	}
 	if len(b) > 0 {
-		var tail [8]byte
+		var tail [16]byte
 		copy(tail[:], b)
-		w := binary.LittleEndian.Uint64(tail[:]) ^ uint64(len(b))<<59
-		h1 = bits.RotateLeft64(h1^w*k1, 29) * k2
-		h2 = bits.RotateLeft64(h2+w*k3, 37) * k4
+		w0 := binary.LittleEndian.Uint64(tail[:])
+		w1 := binary.LittleEndian.Uint64(tail[8:]) ^ uint64(len(b))<<59
+		h1, h2 = fold(w0^h1^k1, w1^h2^k2), fold(w1^h2^k3, w0^h1^k4)
 	}
 	return [2]uint64{fmix(h1 ^ h2>>31), fmix(h2 ^ h1>>29)}
+}
+
+// fold multiplies a and b into 128 bits and folds the halves together.
+func fold(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
 }
 
 // fmix spreads every bit of h over all of them (MurmurHash3's finalizer).
