@@ -51,7 +51,7 @@ func (n *Renaming) Slot(name string) int {
 		return -1
 	}
 	for i, c := range n.names {
-		if c == name {
+		if sameName(c, name) {
 			return n.to[i]
 		}
 	}

@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"encoding/binary"
 	"slices"
 )
 
@@ -41,16 +40,18 @@ func RelTime(b []byte, t, now int) []byte {
 	return KeyInt(append(b, '='), int64(t-now))
 }
 
-// KeyInt appends v to a key as a varint: a key is hashed, never read, and
-// a varint is a few shifts where a number in base 36 took a division a
-// digit. It ends itself, so what follows it is not taken for more of it.
+// KeyInt appends v to a key as a varint (binary.AppendVarint's bytes): a
+// key is hashed, never read, and a varint is a few shifts where a number in
+// base 36 took a division a digit. It ends itself, so what follows it is
+// not taken for more of it. Written out, it is small enough to be inlined
+// where a key is written.
 func KeyInt(b []byte, v int64) []byte {
-	// Most numbers in a key are small: one byte, without AppendVarint's
-	// loop.
-	if u := uint64(v)<<1 ^ uint64(v>>63); u < 0x80 {
-		return append(b, byte(u))
+	u := uint64(v)<<1 ^ uint64(v>>63)
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
 	}
-	return binary.AppendVarint(b, v)
+	return append(b, byte(u))
 }
 
 // Clone returns a copy of the run to play on without changing r, or false

@@ -201,11 +201,12 @@ func (s *search) tick(d int) demo.Action {
 // lock and is not paused, appending each one played to played. A duty the
 // store refuses is left out, unless the store's budget is spent.
 func (s *search) duties(c *demo.Run, played []demo.Action) ([]demo.Action, error) {
-	for _, d := range s.space.duties {
+	clients := c.Clients() // a duty is its client's, at the client's place
+	for i, d := range s.space.duties {
 		if d.Verb == "" {
 			continue
 		}
-		if cl := c.Client(d.Who); cl == nil || !cl.Holds || cl.Paused {
+		if cl := &clients[i]; !cl.Holds || cl.Paused {
 			continue // a thread of a client that holds nothing, or stopped
 		}
 		if err := c.Free(d); err == nil {

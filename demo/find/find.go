@@ -310,13 +310,25 @@ func hash128(b []byte) [2]uint64 {
 		h1, h2 = fold(w0^h1^k1, w1^h2^k2), fold(w1^h2^k3, w0^h1^k4)
 	}
 	if len(b) > 0 {
-		var tail [16]byte
-		copy(tail[:], b)
-		w0 := binary.LittleEndian.Uint64(tail[:])
-		w1 := binary.LittleEndian.Uint64(tail[8:]) ^ uint64(len(b))<<59
+		w0, w1 := tail(b)
 		h1, h2 = fold(w0^h1^k1, w1^h2^k2), fold(w1^h2^k3, w0^h1^k4)
 	}
 	return [2]uint64{fmix(h1 ^ h2>>31), fmix(h2 ^ h1>>29)}
+}
+
+// tail is the last 1 to 15 bytes of a key as two words, read in place
+// rather than copied into a block: the two words may overlap, but they
+// cover every byte, and the key's length, in both lanes from the start,
+// tells how.
+func tail(b []byte) (uint64, uint64) {
+	n := len(b)
+	switch {
+	case n >= 8:
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		return uint64(binary.LittleEndian.Uint32(b)), uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	}
+	return uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16, uint64(n)
 }
 
 // fold multiplies a and b into 128 bits and folds the halves together.
