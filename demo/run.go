@@ -270,7 +270,9 @@ func (r *Run) playEngine(c *Client, a *Action) error {
 		before, max := r.res.Data(), r.res.MaxToken()
 		w := WriteResult{Head: h, Token: c.Token, Value: value, Before: before, Max: max}
 		w.OK = r.res.Write(c.Token, value)
-		r.Log(w)
+		if w.OK || r.Logs() { // a lean run keeps only the writes taken: boxing a refused one would allocate for nothing
+			r.Log(w)
+		}
 		r.JudgeWrite(c, w, "")
 	case Pause:
 		c.Paused = true
