@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -125,19 +126,19 @@ func (s *service) KeyShared(b []byte, now int, n *demo.Renaming) []byte {
 // nil renames nobody.
 func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
 	for _, z := range s.entries { // sorted by path
-		b = append(append(b, '|'), z.path...)
-		b = demo.KeyInt(append(b, ','), z.zxid)
+		b = binary.LittleEndian.AppendUint64(append(b, '|'), z.key)
+		b = demo.KeyInt(b, z.zxid)
 		b = append(s.appendOwner(append(b, ','), z.owner, n), ',', demo.KeyBit(z.ephemeral), ',')
 		b = demo.KeyInt(b, z.lockIndex)
 		b = demo.RelTime(append(b, ','), max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
 	}
 	for _, c := range s.cversion {
-		b = demo.KeyInt(append(append(append(b, '|'), c.path...), '='), int64(c.n))
+		b = demo.KeyInt(binary.LittleEndian.AppendUint64(append(b, '|'), c.key), int64(c.n))
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {
 		b = n.AppendName(append(b, ' '), w.client)
-		b = append(append(append(b, ','), w.path...), ',', demo.KeyBit(w.children))
+		b = append(binary.LittleEndian.AppendUint64(append(b, ','), w.key), demo.KeyBit(w.children))
 	}
 	return b
 }
@@ -166,8 +167,8 @@ func (s *service) place(ss *session) int {
 func (ss *session) key(b []byte, now int) []byte {
 	b = append(b, ss.fixed...)
 	b = appendKnown(b, ss.known)
-	b = append(append(b, ' '), ss.mine...)
-	b = append(append(b, ' '), ss.waitOn...)
+	b = binary.LittleEndian.AppendUint64(append(b, ' '), ss.mineKey)
+	b = binary.LittleEndian.AppendUint64(b, ss.waitKey)
 	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
 	return ss.keyTimes(b, now)
 }

@@ -47,8 +47,10 @@ type session struct {
 	deadline  int // when the service ends the session unless it hears again
 	ended     int // when the service ended it; -1 while alive
 	known     string
-	mine      string // the lock node or key this client created
-	waitOn    string // what its watch waits on; "" when it waits on nothing
+	mine      string // the lock node or key this client created (setMine)
+	waitOn    string // what its watch waits on; "" when it waits on nothing (setWaitOn)
+	mineKey   uint64 // pathKey(mine)
+	waitKey   uint64 // pathKey(waitOn)
 	herd      bool   // it watches the parent's children, not its predecessor
 	fixed     string // fixedKey, written when the session opens
 	place     int    // its place in the service's sessions, which are only added
@@ -66,6 +68,7 @@ func (s *session) life(kind demo.StoreKind) int {
 // znode is a znode, an etcd key or a Consul key: one shape serves all three.
 type znode struct {
 	path       string
+	key        uint64   // pathKey(path), set by newZnode
 	zxid       int64    // czxid, create revision, or Consul's CreateIndex
 	owner      *session // ephemeral owner, lease, or Consul lock session; nil for none
 	ephemeral  bool
@@ -77,7 +80,12 @@ type znode struct {
 type watch struct {
 	client   string
 	path     string
-	children bool // ZooKeeper's child watch (ls -w), not a watch on the node itself
+	key      uint64 // pathKey(path)
+	children bool   // ZooKeeper's child watch (ls -w), not a watch on the node itself
+}
+
+func newWatch(client, path string, children bool) watch {
+	return watch{client: client, path: path, key: pathKey(path), children: children}
 }
 
 // service plays ZooKeeper, etcd or Consul, by its kind.
@@ -250,7 +258,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	case ZooKeeperStore:
 		ss.herd = a.Herd
 		n := s.createNode(r, c, a.Path, ss)
-		ss.mine = n.path
+		ss.setMine(n.path)
 		s.zkCheck(r, c, ss)
 	case EtcdStore:
 		// concurrency.Mutex: one Txn that creates our key under the session's
@@ -260,7 +268,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		e.Path, e.Session = key, ss.id
 		s.zxid++
 		s.entries.put(s.newZnode(znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true}))
-		ss.mine = key
+		ss.setMine(key)
 		var queue [8]*znode
 		owner := s.under(queue[:0], a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
@@ -296,7 +304,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		e.Rev = s.zxid
 		demo.Note(r, e)
 		if e.OK {
-			ss.mine = a.Path
+			ss.setMine(a.Path)
 			s.grant(r, c, ss, k.lockIndex)
 		}
 	}
@@ -335,14 +343,14 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Path, e.Children, e.Watch, e.OK = parent, names, ss.herd, true
 	s.reads++
 	if ss.herd {
-		s.arm(watch{client: c.Name, path: parent, children: true})
-		ss.waitOn = parent
+		s.arm(newWatch(c.Name, parent, true))
+		ss.setWaitOn(parent)
 	}
 	demo.Note(r, e)
 	if at == 0 {
 		// A child watch left by ls -w stays armed on the server even now
 		// that this client holds the lock: it will fire once more, for nothing.
-		ss.waitOn = ""
+		ss.setWaitOn("")
 		s.grant(r, c, ss, s.entries.get(ss.mine).zxid)
 		return
 	}
@@ -352,8 +360,8 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	prev := kids[at-1]
 	x := s.call(r, c, OpExists)
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
-	s.arm(watch{client: c.Name, path: prev.path})
-	ss.waitOn = prev.path
+	s.arm(newWatch(c.Name, prev.path, false))
+	ss.setWaitOn(prev.path)
 	demo.Note(r, x)
 }
 
@@ -385,13 +393,13 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	s.reads++
 	if prev == nil {
 		demo.Note(r, e)
-		ss.waitOn = ""
+		ss.setWaitOn("")
 		s.grant(r, c, ss, mine.zxid)
 		return
 	}
 	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
-	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
-	ss.waitOn = prev.path
+	s.watches = append(s.watches, newWatch(c.Name, prev.path, false))
+	ss.setWaitOn(prev.path)
 	demo.Note(r, e)
 }
 
@@ -469,6 +477,7 @@ func (s *service) newZnode(z znode) *znode {
 		c = new(znode)
 	}
 	*c = z
+	c.key = pathKey(z.path)
 	return c
 }
 
@@ -486,7 +495,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		e.Rev = s.zxid
 		demo.Note(r, e)
 		r.LetGo(c)
-		ss.mine = ""
+		ss.setMine("")
 		return
 	}
 	if n := s.entries.get(ss.mine); n != nil && n.owner == ss {
@@ -502,7 +511,8 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 	demo.Note(r, e)
 	r.LetGo(c)
 	mine := ss.mine
-	ss.mine, ss.waitOn = "", ""
+	ss.setMine("")
+	ss.setWaitOn("")
 	if e.OK {
 		s.fire(r, []string{parentOf(mine)}, []string{mine})
 	}
@@ -523,7 +533,8 @@ func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 			ss.known = "invalidated"
 		}
 		r.LetGo(c)
-		ss.mine, ss.waitOn = "", ""
+		ss.setMine("")
+		ss.setWaitOn("")
 	}
 	e.Known = ss.known
 	demo.Note(r, e)
