@@ -166,9 +166,8 @@ func (s *service) place(ss *session) int {
 // key appends the session without its client or id.
 func (ss *session) key(b []byte, now int) []byte {
 	b = append(b, ss.fixed...)
-	b = appendKnown(b, ss.known)
-	b = binary.LittleEndian.AppendUint64(append(b, ' '), ss.mineKey)
-	b = binary.LittleEndian.AppendUint64(b, ss.waitKey)
+	b = appendKnown(b, ss.known, ss.knownKey)
+	b = appendPathKey(appendPathKey(append(b, ' '), ss.mineKey), ss.waitKey)
 	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
 	return ss.keyTimes(b, now)
 }
@@ -188,14 +187,33 @@ func (ss *session) fixedKey() string {
 var knownWords = [...]string{"CONNECTED", "keep-alive", "valid", "LOST", "Done()", "invalidated"}
 
 // appendKnown appends what the client knows of its session: one of
-// knownWords by its place (a byte no word starts with), any other as it is.
-func appendKnown(b []byte, known string) []byte {
-	for i, w := range knownWords {
-		if known == w {
-			return append(b, ' ', byte(i))
-		}
+// knownWords by its place (k-1, a byte no word starts with; setKnown), any
+// other as it is.
+func appendKnown(b []byte, known string, k byte) []byte {
+	if k > 0 {
+		return append(b, ' ', k-1)
 	}
 	return append(append(b, ' '), known...)
+}
+
+// setKnown sets what the client knows of its session, and its place among
+// knownWords, looked up once here rather than for every key.
+func (ss *session) setKnown(known string) {
+	ss.known, ss.knownKey = known, 0
+	for i, w := range knownWords {
+		if known == w {
+			ss.knownKey = byte(i + 1)
+		}
+	}
+}
+
+// appendPathKey appends a path's key (pathKey): a zero byte for no path,
+// as most sessions wait on nothing, else a one and its eight bytes.
+func appendPathKey(b []byte, k uint64) []byte {
+	if k == 0 {
+		return append(b, 0)
+	}
+	return binary.LittleEndian.AppendUint64(append(b, 1), k)
 }
 
 // keyTimes appends what the session's times can still decide. An ended

@@ -43,10 +43,11 @@ type session struct {
 	per       int // keep-alives per timeout: 3 (ZooKeeper, etcd) or 2 (Consul)
 	lockDelay int // Consul: how long the lock stays reserved after the session ends
 	start     int
-	beat      int // the last keep-alive the service heard
-	deadline  int // when the service ends the session unless it hears again
-	ended     int // when the service ended it; -1 while alive
-	known     string
+	beat      int    // the last keep-alive the service heard
+	deadline  int    // when the service ends the session unless it hears again
+	ended     int    // when the service ended it; -1 while alive
+	known     string // what the client knows of its session (setKnown)
+	knownKey  byte   // 1 + known's place among knownWords; 0 for another
 	mine      string // the lock node or key this client created (setMine)
 	waitOn    string // what its watch waits on; "" when it waits on nothing (setWaitOn)
 	mineKey   uint64 // pathKey(mine)
@@ -185,7 +186,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	case ZooKeeperStore:
 		ss.ttl = min(max(sa.TTL, 2*zkTickTime), 20*zkTickTime)
 		ss.per = 3 // the client pings when idle for a third of the timeout
-		ss.known = "CONNECTED"
+		ss.setKnown("CONNECTED")
 		s.zxid++ // createSession is a transaction of its own
 	case EtcdStore:
 		if sa.TTL%1000 != 0 {
@@ -193,7 +194,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 		}
 		ss.ttl = max(sa.TTL, etcdMinTTL)
 		ss.per = 3 // clientv3's KeepAlive sends every TTL/3
-		ss.known = "keep-alive"
+		ss.setKnown("keep-alive")
 	case ConsulStore:
 		if sa.TTL%1000 != 0 || sa.Delay%1000 != 0 {
 			return &demo.ActionError{Action: a, Msg: "Consul takes the TTL and the lock-delay in whole seconds here"}
@@ -201,7 +202,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 		ss.ttl = max(sa.TTL, consulMinTTL)
 		ss.per = 2
 		ss.lockDelay = sa.Delay
-		ss.known = "valid"
+		ss.setKnown("valid")
 		s.zxid++
 	}
 	ss.every = ss.ttl / ss.per
@@ -526,11 +527,11 @@ func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 	if ss.ended >= 0 {
 		switch s.kind {
 		case ZooKeeperStore:
-			ss.known = "LOST" // Curator: SUSPENDED when the connection dropped, LOST when the server says Expired
+			ss.setKnown("LOST") // Curator: SUSPENDED when the connection dropped, LOST when the server says Expired
 		case EtcdStore:
-			ss.known = "Done()"
+			ss.setKnown("Done()")
 		case ConsulStore:
-			ss.known = "invalidated"
+			ss.setKnown("invalidated")
 		}
 		r.LetGo(c)
 		ss.setMine("")

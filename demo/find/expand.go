@@ -92,16 +92,14 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 			}
 			continue // the store refused it here: no state to explore
 		}
-		k := s.key(c, cand.next)
-		if s.seen.has(k) {
-			continue
+		if !s.seen.add(s.key(c, cand.next)) {
+			continue // seen: one look at the table, which adds it when not
 		}
 		step, ok := s.intern(played)
 		if !ok {
-			s.res.OutOfBudget = true
+			s.res.OutOfBudget = true // the search ends: the key added leads nowhere
 			return true, nil
 		}
-		s.seen.add(k)
 		child := cand.next
 		child.parent, child.step = id, step
 		s.addNode(child)
