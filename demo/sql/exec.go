@@ -56,7 +56,7 @@ func (d *database) exec(r *demo.Run, s *backend, w *wait, e *SQLStatement, at in
 // whose key is taken is refused with PostgreSQL's unique violation, or, with
 // ON CONFLICT DO NOTHING, inserts nothing and says so in its tag. The row is
 // committed at once: the lessons send an INSERT as a transaction of its own.
-func (d *database) insert(r *demo.Run, client string, st statement, e *SQLStatement, at int) {
+func (d *database) insert(r *demo.Run, client string, st *statement, e *SQLStatement, at int) {
 	t := d.table(st.table)
 	if t == nil {
 		t = &table{name: st.table, cols: st.cols}
@@ -153,7 +153,7 @@ func (c cond) holds(v string) bool {
 
 // candidates returns the rows of t that s sees matching where, in the order
 // asked for (by id when none).
-func candidates(t *table, s *backend, st statement) []*row {
+func candidates(t *table, s *backend, st *statement) []*row {
 	var out []*row
 	for _, w := range t.rows {
 		if matches(visible(w, s), st.where) {

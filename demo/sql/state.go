@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -131,9 +132,8 @@ func (w *row) rekeyPending() {
 
 // appendWait writes a statement that waits for a lock.
 func (d *database) appendWait(b []byte, w *wait, now int) []byte {
-	// The text with its length before it: as plain to tell apart as a
-	// quoted one, without a look at each character.
-	b = append(demo.KeyInt(b, int64(len(w.sql))), w.sql...)
+	// The text by its hash, worked out when it was parsed (textKey).
+	b = binary.LittleEndian.AppendUint64(b, w.st.text)
 	b = append(append(b, ' '), w.client...)
 	b = demo.KeyInt(append(b, ' '), int64(w.sent-now))
 	b = demo.KeyInt(append(b, ' '), int64(w.from-now))
