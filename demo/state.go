@@ -87,12 +87,7 @@ func (r *Run) Holdings() []Holding { return r.holdings }
 // when they were found) and the store's key, with every time relative to
 // now. Two runs with the same key play every later action alike.
 func (r *Run) Key(b []byte) []byte {
-	var buf [32]int
-	past := r.past(buf[:0])
-	for i := range r.clients {
-		b = r.clientKey(append(b, '|'), i, past)
-	}
-	b = r.keyShared(b, nil, past)
+	b = r.keyRun(b)
 	if k, ok := r.store.(Keyer); ok {
 		return k.Key(b, r.now)
 	}
@@ -104,6 +99,35 @@ func (r *Run) Key(b []byte) []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// keyRun appends all of Key but the store's own part.
+func (r *Run) keyRun(b []byte) []byte {
+	var buf [32]int
+	past := r.past(buf[:0])
+	for i := range r.clients {
+		b = r.clientKey(append(b, '|'), i, past)
+	}
+	return r.keyShared(b, nil, past)
+}
+
+// StoreKey appends the store's own key, the last part of Key, or reports
+// false for a store without one (Keyer). A step that leaves the store as
+// it is (Touches) and lets no time pass leaves this part as it was: the
+// finder writes it once for all such steps it tries from one state, and
+// keys each with KeyWith.
+func (r *Run) StoreKey(b []byte) ([]byte, bool) {
+	k, ok := r.store.(Keyer)
+	if !ok {
+		return b, false
+	}
+	return k.Key(b, r.now), true
+}
+
+// KeyWith is Key, with the store's part already written (StoreKey) for
+// the same store at the same moment.
+func (r *Run) KeyWith(b, store []byte) []byte {
+	return append(r.keyRun(b), store...)
 }
 
 // keyShared appends the resource, the holdings and the violations, every

@@ -74,6 +74,8 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	}
 	cands := s.candidates(r, s.nodes[id])
 	last := s.lastTried(r, cands, path)
+	s.store.reset()
+	now := r.Now()
 	for i, cand := range cands {
 		if s.refused[i] {
 			continue // refused for its client: no need of a copy to know
@@ -92,7 +94,11 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 			}
 			continue // the store refused it here: no state to explore
 		}
-		if !s.seen.add(s.key(c, cand.next)) {
+		// A step that leaves the store and the time as they were leaves
+		// the store's part of the key as it was at r (the last step, which
+		// plays on r itself, comes after every other).
+		same := !c.Touches(cand.a) && c.Now() == now
+		if !s.seen.add(s.keyAfter(c, cand.next, same)) {
 			continue // seen: one look at the table, which adds it when not
 		}
 		step, ok := s.intern(played)

@@ -126,6 +126,10 @@ type search struct {
 	canon     func(alone [][]byte) *demo.Renaming // canonical for the node keyed (renamedKey)
 	node      node                                // the node keyed
 	order     []int                               // a group in that order
+	// The store's part of the key of the state expanded (keyAfter),
+	// written once for all the steps from it that leave the store and the
+	// time as they are: a pause, a resume, a write, a check.
+	store storeKey
 	// visit is Walk's: shown every new state's history; false ends it.
 	visit func(trace []demo.Action) bool
 	// goal is a sometimes property looked for in the same search as prop,
@@ -281,14 +285,68 @@ func (s *search) reach(r *demo.Run, id int32) {
 // place in its program, hashed to 128 bits: two different states share one
 // with a chance far below a lifetime's.
 func (s *search) key(r *demo.Run, n node) [2]uint64 {
+	return s.keyAfter(r, n, false)
+}
+
+// keyAfter is key, for a run that a step led to from the state expanded;
+// same: the step left the store and the time as they were, so the store's
+// part of the key is the one written for the state (storeKey).
+func (s *search) keyAfter(r *demo.Run, n node, same bool) [2]uint64 {
 	if len(s.space.groups) > 0 {
-		s.buf = s.renamedKey(s.buf[:0], r, n)
+		var store [][]byte
+		if same {
+			store = s.store.parts(r, len(s.alone))
+		}
+		s.buf = s.renamedKey(s.buf[:0], r, n, store)
 		return hash128(s.buf)
 	}
-	s.buf = r.Key(s.buf[:0])
+	if store, ok := s.store.key(r, same); ok {
+		s.buf = r.KeyWith(s.buf[:0], store)
+	} else {
+		s.buf = r.Key(s.buf[:0])
+	}
 	s.buf = binary.LittleEndian.AppendUint16(s.buf, n.paused)
 	s.buf = binary.LittleEndian.AppendUint64(s.buf, n.pcs)
 	return hash128(s.buf)
+}
+
+// storeKey is the store's part of the key of the state expanded: the
+// whole of it (Run.StoreKey), or each client's (Run.StoreClientKeys) for a
+// renamed key, each written at its first use from that state.
+type storeKey struct {
+	whole          []byte
+	keyed, written bool // whole holds the store's key; it was asked for
+	alone          [][]byte
+	aloneWritten   bool
+}
+
+// reset forgets the state's, for the next state expanded.
+func (k *storeKey) reset() { k.written, k.aloneWritten = false, false }
+
+// key is the store's key, written from r at its first use; false when the
+// step changed the store or the time (same false), or the store has none.
+func (k *storeKey) key(r *demo.Run, same bool) ([]byte, bool) {
+	if !same {
+		return nil, false
+	}
+	if !k.written {
+		k.whole, k.keyed = r.StoreKey(k.whole[:0])
+		k.written = true
+	}
+	return k.whole, k.keyed
+}
+
+// parts is what the store keeps for each of n clients alone, written from
+// r at its first use.
+func (k *storeKey) parts(r *demo.Run, n int) [][]byte {
+	if !k.aloneWritten {
+		for len(k.alone) < n {
+			k.alone = append(k.alone, nil)
+		}
+		r.StoreClientKeys(k.alone[:n])
+		k.aloneWritten = true
+	}
+	return k.alone[:n]
 }
 
 // hash128 hashes a key sixteen bytes at a time in two lanes of 64 bits:

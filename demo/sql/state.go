@@ -45,9 +45,9 @@ func (d *database) Key(b []byte, now int) []byte {
 		b = demo.KeyInt(append(b, ' '), int64(s.pid))
 		b = append(append(b, ' '), s.client...)
 		b = append(b, ' ', demo.KeyBit(s.inTx), demo.KeyBit(s.aborted))
-		for _, v := range []int{s.timeout, s.stmt, s.back - now} {
-			b = demo.KeyInt(append(b, ' '), int64(v))
-		}
+		b = demo.KeyInt(append(b, ' '), int64(s.timeout))
+		b = demo.KeyInt(append(b, ' '), int64(s.stmt))
+		b = demo.KeyInt(append(b, ' '), int64(s.back-now))
 		for _, w := range s.rows {
 			b = d.appendRow(append(b, ' '), w)
 		}
@@ -138,9 +138,9 @@ func (d *database) appendWait(b []byte, w *wait, now int) []byte {
 	b = demo.KeyInt(append(b, ' '), int64(w.sent-now))
 	b = demo.KeyInt(append(b, ' '), int64(w.from-now))
 	b = append(b, ' ', demo.KeyBit(w.checked), demo.KeyBit(w.started), demo.KeyBit(w.implicit), ' ')
-	for _, r := range []*row{w.row, w.first, w.freed} {
-		b = d.appendRow(append(b, ' '), r)
-	}
+	b = d.appendRow(append(b, ' '), w.row)
+	b = d.appendRow(append(b, ' '), w.first)
+	b = d.appendRow(append(b, ' '), w.freed)
 	b = append(append(b, ' '), w.firstBy...)
 	if w.adv != nil {
 		b = demo.KeyInt(append(b, " adv "...), w.adv.key)
