@@ -214,6 +214,7 @@ func (s *search) explore() (Result, error) {
 		s.kinds[v.Kind] = true
 	}
 	s.addNode(node{parent: -1})
+	defer s.release()
 	s.seen.add(s.key(s.root, node{}))
 	s.res.States = 1
 	err := s.run()
@@ -264,9 +265,7 @@ func (s *search) addNode(n node) {
 		if room <= len(s.nodes) {
 			room = 2*len(s.nodes) + 1 // a caller past the budget (Walk's root)
 		}
-		grown := make([]node, len(s.nodes), room)
-		copy(grown, s.nodes)
-		s.nodes = grown
+		s.nodes = append(newNodes(room), s.nodes...)
 	}
 	s.nodes = append(s.nodes, n)
 }

@@ -67,7 +67,7 @@ func (s *keySet) put(k [2]uint64) bool {
 // grow doubles the slots, and puts every key in its new one.
 func (s *keySet) grow() {
 	old := s.slots
-	s.slots = make([][2]uint64, max(1024, 2*len(old)))
+	s.slots = newSlots(max(1024, 2*len(old)))
 	for _, k := range old {
 		if k != ([2]uint64{}) {
 			s.put(k)
