@@ -125,15 +125,20 @@ func (s *service) KeyShared(b []byte, now int, n *demo.Renaming) []byte {
 // keyRest is the znodes, the child versions and the watches, renamed by n;
 // nil renames nobody.
 func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
+	// Each list by its length, then its items, each of parts that end
+	// themselves: no separators to write.
+	b = demo.KeyInt(b, int64(len(s.entries)))
 	for _, z := range s.entries { // sorted by path
-		b = binary.LittleEndian.AppendUint64(append(b, '|'), z.key)
-		b = demo.KeyInt(b, z.zxid)
-		b = append(s.appendOwner(append(b, ','), z.owner, n), ',', demo.KeyBit(z.ephemeral), ',')
-		b = demo.KeyInt(b, z.lockIndex)
-		b = demo.RelTime(append(b, ','), max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
+		b = demo.KeyInt(binary.LittleEndian.AppendUint64(b, z.key), z.zxid)
+		b = append(s.appendOwner(b, z.owner, n), demo.KeyBit(z.ephemeral))
+		if s.kind == ConsulStore { // only a Consul lock counts its holders and keeps a lock-delay
+			b = demo.KeyInt(b, z.lockIndex)
+			b = demo.RelTime(b, max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
+		}
 	}
+	b = demo.KeyInt(b, int64(len(s.cversion)))
 	for _, c := range s.cversion {
-		b = demo.KeyInt(binary.LittleEndian.AppendUint64(append(b, '|'), c.key), int64(c.n))
+		b = demo.KeyInt(binary.LittleEndian.AppendUint64(b, c.key), int64(c.n))
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {
