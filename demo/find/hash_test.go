@@ -72,3 +72,20 @@ func TestKeySetIsASet(t *testing.T) {
 		t.Errorf("%d keys in slots and zero %v, want %d and the zero key", s.n, s.zero, len(want)-1)
 	}
 }
+
+// The hash of a long key, 500 bytes (a state's is 200 to 400):
+//
+//	go test -run '^$' -bench Hash ./demo/find/
+func BenchmarkHash(b *testing.B) {
+	key := make([]byte, 500)
+	for i := range key {
+		key[i] = byte(i * 7)
+	}
+	var h [2]uint64
+	for b.Loop() {
+		h = hash128(key)
+	}
+	if h == ([2]uint64{}) {
+		b.Fatal("no hash")
+	}
+}
