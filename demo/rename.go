@@ -51,7 +51,7 @@ func (n *Renaming) Slot(name string) int {
 		return -1
 	}
 	for i, c := range n.names {
-		if c == name {
+		if sameName(c, name) {
 			return n.to[i]
 		}
 	}
@@ -120,14 +120,32 @@ func (r *Run) Renames() bool {
 // Renames. Each is part of r's key renamed (KeyRenamed).
 func (r *Run) ClientKeys(alone [][]byte) {
 	var buf [32]int
-	r.clientKeys(alone, r.past(buf[:0]))
+	r.clientKeys(alone, r.past(buf[:0]), nil)
 }
 
-func (r *Run) clientKeys(alone [][]byte, past []int) {
+// clientKeys sets alone as ClientKeys does; with the store's parts
+// written already (StoreClientKeys), it appends those.
+func (r *Run) clientKeys(alone [][]byte, past []int, store [][]byte) {
 	for i := range r.clients {
 		alone[i] = r.clientKey(alone[i][:0], i, past)
+		if store != nil {
+			alone[i] = append(alone[i], store[i]...)
+		}
 	}
-	r.store.(Renamer).ClientKeys(alone, r.now)
+	if store == nil {
+		r.store.(Renamer).ClientKeys(alone, r.now)
+	}
+}
+
+// StoreClientKeys sets parts[i] to what the store alone keeps for client
+// i (Renamer.ClientKeys appends each to the client's part): as StoreKey,
+// written once for the steps tried from one state that leave the store
+// and the time as they are, and given to KeyCanonicalWith.
+func (r *Run) StoreClientKeys(parts [][]byte) {
+	for i := range parts {
+		parts[i] = parts[i][:0]
+	}
+	r.store.(Renamer).ClientKeys(parts, r.now)
 }
 
 // KeyShared appends the rest of r's key renamed by n, for a run that
@@ -148,9 +166,16 @@ func (r *Run) keyRenamedShared(b []byte, n *Renaming, past []int) []byte {
 // canon to add to): KeyRenamed's, with the past moments worked out once
 // for both parts. The finder keys every state it tries so.
 func (r *Run) KeyCanonical(b []byte, alone [][]byte, canon func(alone [][]byte) *Renaming) []byte {
+	return r.KeyCanonicalWith(b, alone, nil, canon)
+}
+
+// KeyCanonicalWith is KeyCanonical with the store's part of each client's
+// written already (StoreClientKeys) for the same store at the same moment;
+// nil: written here.
+func (r *Run) KeyCanonicalWith(b []byte, alone, store [][]byte, canon func(alone [][]byte) *Renaming) []byte {
 	var buf [32]int
 	past := r.past(buf[:0])
-	r.clientKeys(alone, past)
+	r.clientKeys(alone, past, store)
 	n := canon(alone)
 	for j := range alone {
 		part := alone[n.From(j)]

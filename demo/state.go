@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"encoding/binary"
 	"slices"
 )
 
@@ -41,16 +40,18 @@ func RelTime(b []byte, t, now int) []byte {
 	return KeyInt(append(b, '='), int64(t-now))
 }
 
-// KeyInt appends v to a key as a varint: a key is hashed, never read, and
-// a varint is a few shifts where a number in base 36 took a division a
-// digit. It ends itself, so what follows it is not taken for more of it.
+// KeyInt appends v to a key as a varint (binary.AppendVarint's bytes): a
+// key is hashed, never read, and a varint is a few shifts where a number in
+// base 36 took a division a digit. It ends itself, so what follows it is
+// not taken for more of it. Written out, it is small enough to be inlined
+// where a key is written.
 func KeyInt(b []byte, v int64) []byte {
-	// Most numbers in a key are small: one byte, without AppendVarint's
-	// loop.
-	if u := uint64(v)<<1 ^ uint64(v>>63); u < 0x80 {
-		return append(b, byte(u))
+	u := uint64(v)<<1 ^ uint64(v>>63)
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
 	}
-	return binary.AppendVarint(b, v)
+	return append(b, byte(u))
 }
 
 // Clone returns a copy of the run to play on without changing r, or false
@@ -86,12 +87,7 @@ func (r *Run) Holdings() []Holding { return r.holdings }
 // when they were found) and the store's key, with every time relative to
 // now. Two runs with the same key play every later action alike.
 func (r *Run) Key(b []byte) []byte {
-	var buf [32]int
-	past := r.past(buf[:0])
-	for i := range r.clients {
-		b = r.clientKey(append(b, '|'), i, past)
-	}
-	b = r.keyShared(b, nil, past)
+	b = r.keyRun(b)
 	if k, ok := r.store.(Keyer); ok {
 		return k.Key(b, r.now)
 	}
@@ -103,6 +99,35 @@ func (r *Run) Key(b []byte) []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// keyRun appends all of Key but the store's own part.
+func (r *Run) keyRun(b []byte) []byte {
+	var buf [32]int
+	past := r.past(buf[:0])
+	for i := range r.clients {
+		b = r.clientKey(append(b, '|'), i, past)
+	}
+	return r.keyShared(b, nil, past)
+}
+
+// StoreKey appends the store's own key, the last part of Key, or reports
+// false for a store without one (Keyer). A step that leaves the store as
+// it is (Touches) and lets no time pass leaves this part as it was: the
+// finder writes it once for all such steps it tries from one state, and
+// keys each with KeyWith.
+func (r *Run) StoreKey(b []byte) ([]byte, bool) {
+	k, ok := r.store.(Keyer)
+	if !ok {
+		return b, false
+	}
+	return k.Key(b, r.now), true
+}
+
+// KeyWith is Key, with the store's part already written (StoreKey) for
+// the same store at the same moment.
+func (r *Run) KeyWith(b, store []byte) []byte {
+	return append(r.keyRun(b), store...)
 }
 
 // keyShared appends the resource, the holdings and the violations, every

@@ -43,6 +43,7 @@ func (zs *znodes) del(path string) {
 // count is a parent's child version (ZooKeeper's cversion).
 type count struct {
 	path string
+	key  uint64 // pathKey(path)
 	n    int
 }
 
@@ -66,7 +67,30 @@ func (cs counts) get(path string) int {
 func (cs *counts) inc(path string) {
 	i, ok := cs.find(path)
 	if !ok {
-		*cs = slices.Insert(*cs, i, count{path: path})
+		*cs = slices.Insert(*cs, i, count{path: path, key: pathKey(path)})
 	}
 	(*cs)[i].n++
 }
+
+// pathKey is a path as the state's key writes it: its FNV-1a hash of 64
+// bits, worked out once where a znode, a watch, a count or a session takes
+// the path, rather than the path's bytes written and hashed for every
+// state the finder tries (paths were half of a ZooKeeper key). A search
+// meets a few dozen paths, so two of them share a hash with a chance near
+// 2^-55; "" (no path) is 0, which no path's hash is.
+func pathKey(p string) uint64 {
+	if p == "" {
+		return 0
+	}
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(p); i++ {
+		h = (h ^ uint64(p[i])) * 1099511628211
+	}
+	return max(h, 1)
+}
+
+// setMine sets the lock node or key ss's client created.
+func (ss *session) setMine(p string) { ss.mine, ss.mineKey = p, pathKey(p) }
+
+// setWaitOn sets what ss's watch waits on.
+func (ss *session) setWaitOn(p string) { ss.waitOn, ss.waitKey = p, pathKey(p) }

@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -124,20 +125,25 @@ func (s *service) KeyShared(b []byte, now int, n *demo.Renaming) []byte {
 // keyRest is the znodes, the child versions and the watches, renamed by n;
 // nil renames nobody.
 func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
+	// Each list by its length, then its items, each of parts that end
+	// themselves: no separators to write.
+	b = demo.KeyInt(b, int64(len(s.entries)))
 	for _, z := range s.entries { // sorted by path
-		b = append(append(b, '|'), z.path...)
-		b = demo.KeyInt(append(b, ','), z.zxid)
-		b = append(s.appendOwner(append(b, ','), z.owner, n), ',', demo.KeyBit(z.ephemeral), ',')
-		b = demo.KeyInt(b, z.lockIndex)
-		b = demo.RelTime(append(b, ','), max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
+		b = demo.KeyInt(binary.LittleEndian.AppendUint64(b, z.key), z.zxid)
+		b = append(s.appendOwner(b, z.owner, n), demo.KeyBit(z.ephemeral))
+		if s.kind == ConsulStore { // only a Consul lock counts its holders and keeps a lock-delay
+			b = demo.KeyInt(b, z.lockIndex)
+			b = demo.RelTime(b, max(z.delayUntil, now), now) // a lock-delay over, now or before, is no delay
+		}
 	}
+	b = demo.KeyInt(b, int64(len(s.cversion)))
 	for _, c := range s.cversion {
-		b = demo.KeyInt(append(append(append(b, '|'), c.path...), '='), int64(c.n))
+		b = demo.KeyInt(binary.LittleEndian.AppendUint64(b, c.key), int64(c.n))
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {
 		b = n.AppendName(append(b, ' '), w.client)
-		b = append(append(append(b, ','), w.path...), ',', demo.KeyBit(w.children))
+		b = append(binary.LittleEndian.AppendUint64(append(b, ','), w.key), demo.KeyBit(w.children))
 	}
 	return b
 }
@@ -165,9 +171,8 @@ func (s *service) place(ss *session) int {
 // key appends the session without its client or id.
 func (ss *session) key(b []byte, now int) []byte {
 	b = append(b, ss.fixed...)
-	b = appendKnown(b, ss.known)
-	b = append(append(b, ' '), ss.mine...)
-	b = append(append(b, ' '), ss.waitOn...)
+	b = appendKnown(b, ss.known, ss.knownKey)
+	b = appendPathKey(appendPathKey(append(b, ' '), ss.mineKey), ss.waitKey)
 	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
 	return ss.keyTimes(b, now)
 }
@@ -187,14 +192,33 @@ func (ss *session) fixedKey() string {
 var knownWords = [...]string{"CONNECTED", "keep-alive", "valid", "LOST", "Done()", "invalidated"}
 
 // appendKnown appends what the client knows of its session: one of
-// knownWords by its place (a byte no word starts with), any other as it is.
-func appendKnown(b []byte, known string) []byte {
-	for i, w := range knownWords {
-		if known == w {
-			return append(b, ' ', byte(i))
-		}
+// knownWords by its place (k-1, a byte no word starts with; setKnown), any
+// other as it is.
+func appendKnown(b []byte, known string, k byte) []byte {
+	if k > 0 {
+		return append(b, ' ', k-1)
 	}
 	return append(append(b, ' '), known...)
+}
+
+// setKnown sets what the client knows of its session, and its place among
+// knownWords, looked up once here rather than for every key.
+func (ss *session) setKnown(known string) {
+	ss.known, ss.knownKey = known, 0
+	for i, w := range knownWords {
+		if known == w {
+			ss.knownKey = byte(i + 1)
+		}
+	}
+}
+
+// appendPathKey appends a path's key (pathKey): a zero byte for no path,
+// as most sessions wait on nothing, else a one and its eight bytes.
+func appendPathKey(b []byte, k uint64) []byte {
+	if k == 0 {
+		return append(b, 0)
+	}
+	return binary.LittleEndian.AppendUint64(append(b, 1), k)
 }
 
 // keyTimes appends what the session's times can still decide. An ended

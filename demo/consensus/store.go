@@ -43,12 +43,15 @@ type session struct {
 	per       int // keep-alives per timeout: 3 (ZooKeeper, etcd) or 2 (Consul)
 	lockDelay int // Consul: how long the lock stays reserved after the session ends
 	start     int
-	beat      int // the last keep-alive the service heard
-	deadline  int // when the service ends the session unless it hears again
-	ended     int // when the service ended it; -1 while alive
-	known     string
-	mine      string // the lock node or key this client created
-	waitOn    string // what its watch waits on; "" when it waits on nothing
+	beat      int    // the last keep-alive the service heard
+	deadline  int    // when the service ends the session unless it hears again
+	ended     int    // when the service ended it; -1 while alive
+	known     string // what the client knows of its session (setKnown)
+	knownKey  byte   // 1 + known's place among knownWords; 0 for another
+	mine      string // the lock node or key this client created (setMine)
+	waitOn    string // what its watch waits on; "" when it waits on nothing (setWaitOn)
+	mineKey   uint64 // pathKey(mine)
+	waitKey   uint64 // pathKey(waitOn)
 	herd      bool   // it watches the parent's children, not its predecessor
 	fixed     string // fixedKey, written when the session opens
 	place     int    // its place in the service's sessions, which are only added
@@ -66,6 +69,7 @@ func (s *session) life(kind demo.StoreKind) int {
 // znode is a znode, an etcd key or a Consul key: one shape serves all three.
 type znode struct {
 	path       string
+	key        uint64   // pathKey(path), set by newZnode
 	zxid       int64    // czxid, create revision, or Consul's CreateIndex
 	owner      *session // ephemeral owner, lease, or Consul lock session; nil for none
 	ephemeral  bool
@@ -77,7 +81,12 @@ type znode struct {
 type watch struct {
 	client   string
 	path     string
-	children bool // ZooKeeper's child watch (ls -w), not a watch on the node itself
+	key      uint64 // pathKey(path)
+	children bool   // ZooKeeper's child watch (ls -w), not a watch on the node itself
+}
+
+func newWatch(client, path string, children bool) watch {
+	return watch{client: client, path: path, key: pathKey(path), children: children}
 }
 
 // service plays ZooKeeper, etcd or Consul, by its kind.
@@ -177,7 +186,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 	case ZooKeeperStore:
 		ss.ttl = min(max(sa.TTL, 2*zkTickTime), 20*zkTickTime)
 		ss.per = 3 // the client pings when idle for a third of the timeout
-		ss.known = "CONNECTED"
+		ss.setKnown("CONNECTED")
 		s.zxid++ // createSession is a transaction of its own
 	case EtcdStore:
 		if sa.TTL%1000 != 0 {
@@ -185,7 +194,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 		}
 		ss.ttl = max(sa.TTL, etcdMinTTL)
 		ss.per = 3 // clientv3's KeepAlive sends every TTL/3
-		ss.known = "keep-alive"
+		ss.setKnown("keep-alive")
 	case ConsulStore:
 		if sa.TTL%1000 != 0 || sa.Delay%1000 != 0 {
 			return &demo.ActionError{Action: a, Msg: "Consul takes the TTL and the lock-delay in whole seconds here"}
@@ -193,7 +202,7 @@ func (s *service) open(r *demo.Run, c *demo.Client, a demo.Action) error {
 		ss.ttl = max(sa.TTL, consulMinTTL)
 		ss.per = 2
 		ss.lockDelay = sa.Delay
-		ss.known = "valid"
+		ss.setKnown("valid")
 		s.zxid++
 	}
 	ss.every = ss.ttl / ss.per
@@ -250,7 +259,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	case ZooKeeperStore:
 		ss.herd = a.Herd
 		n := s.createNode(r, c, a.Path, ss)
-		ss.mine = n.path
+		ss.setMine(n.path)
 		s.zkCheck(r, c, ss)
 	case EtcdStore:
 		// concurrency.Mutex: one Txn that creates our key under the session's
@@ -260,7 +269,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		e.Path, e.Session = key, ss.id
 		s.zxid++
 		s.entries.put(s.newZnode(znode{path: key, zxid: s.zxid, owner: ss, ephemeral: true}))
-		ss.mine = key
+		ss.setMine(key)
 		var queue [8]*znode
 		owner := s.under(queue[:0], a.Path)[0]
 		e.Zxid, e.Owner, e.OwnerZxid, e.Rev, e.OK = s.zxid, owner.path, owner.zxid, s.zxid, true
@@ -296,7 +305,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 		e.Rev = s.zxid
 		demo.Note(r, e)
 		if e.OK {
-			ss.mine = a.Path
+			ss.setMine(a.Path)
 			s.grant(r, c, ss, k.lockIndex)
 		}
 	}
@@ -335,14 +344,14 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	e.Path, e.Children, e.Watch, e.OK = parent, names, ss.herd, true
 	s.reads++
 	if ss.herd {
-		s.arm(watch{client: c.Name, path: parent, children: true})
-		ss.waitOn = parent
+		s.arm(newWatch(c.Name, parent, true))
+		ss.setWaitOn(parent)
 	}
 	demo.Note(r, e)
 	if at == 0 {
 		// A child watch left by ls -w stays armed on the server even now
 		// that this client holds the lock: it will fire once more, for nothing.
-		ss.waitOn = ""
+		ss.setWaitOn("")
 		s.grant(r, c, ss, s.entries.get(ss.mine).zxid)
 		return
 	}
@@ -352,8 +361,8 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	prev := kids[at-1]
 	x := s.call(r, c, OpExists)
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
-	s.arm(watch{client: c.Name, path: prev.path})
-	ss.waitOn = prev.path
+	s.arm(newWatch(c.Name, prev.path, false))
+	ss.setWaitOn(prev.path)
 	demo.Note(r, x)
 }
 
@@ -385,13 +394,13 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 	s.reads++
 	if prev == nil {
 		demo.Note(r, e)
-		ss.waitOn = ""
+		ss.setWaitOn("")
 		s.grant(r, c, ss, mine.zxid)
 		return
 	}
 	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
-	s.watches = append(s.watches, watch{client: c.Name, path: prev.path})
-	ss.waitOn = prev.path
+	s.watches = append(s.watches, newWatch(c.Name, prev.path, false))
+	ss.setWaitOn(prev.path)
 	demo.Note(r, e)
 }
 
@@ -469,6 +478,7 @@ func (s *service) newZnode(z znode) *znode {
 		c = new(znode)
 	}
 	*c = z
+	c.key = pathKey(z.path)
 	return c
 }
 
@@ -486,7 +496,7 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 		e.Rev = s.zxid
 		demo.Note(r, e)
 		r.LetGo(c)
-		ss.mine = ""
+		ss.setMine("")
 		return
 	}
 	if n := s.entries.get(ss.mine); n != nil && n.owner == ss {
@@ -502,7 +512,8 @@ func (s *service) unlock(r *demo.Run, c *demo.Client, ss *session, a demo.Action
 	demo.Note(r, e)
 	r.LetGo(c)
 	mine := ss.mine
-	ss.mine, ss.waitOn = "", ""
+	ss.setMine("")
+	ss.setWaitOn("")
 	if e.OK {
 		s.fire(r, []string{parentOf(mine)}, []string{mine})
 	}
@@ -516,14 +527,15 @@ func (s *service) reconnect(r *demo.Run, c *demo.Client, ss *session) {
 	if ss.ended >= 0 {
 		switch s.kind {
 		case ZooKeeperStore:
-			ss.known = "LOST" // Curator: SUSPENDED when the connection dropped, LOST when the server says Expired
+			ss.setKnown("LOST") // Curator: SUSPENDED when the connection dropped, LOST when the server says Expired
 		case EtcdStore:
-			ss.known = "Done()"
+			ss.setKnown("Done()")
 		case ConsulStore:
-			ss.known = "invalidated"
+			ss.setKnown("invalidated")
 		}
 		r.LetGo(c)
-		ss.mine, ss.waitOn = "", ""
+		ss.setMine("")
+		ss.setWaitOn("")
 	}
 	e.Known = ss.known
 	demo.Note(r, e)
@@ -538,7 +550,7 @@ func (s *service) Elapse(r *demo.Run, since int) {
 		if ss.ended >= 0 {
 			continue
 		}
-		c := r.Client(ss.client)
+		c := &r.Clients()[ss.who] // by its place: a look by name was a tenth of Elapse
 		if !c.Paused && !c.Crashed {
 			// The k-th keep-alive goes at k*ttl/per, so every per-th one
 			// falls on a whole timeout.

@@ -74,6 +74,8 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 	}
 	cands := s.candidates(r, s.nodes[id])
 	last := s.lastTried(r, cands, path)
+	s.store.reset()
+	now := r.Now()
 	for i, cand := range cands {
 		if s.refused[i] {
 			continue // refused for its client: no need of a copy to know
@@ -92,16 +94,18 @@ func (s *search) expand(id int32, next *[]int32) (done bool, err error) {
 			}
 			continue // the store refused it here: no state to explore
 		}
-		k := s.key(c, cand.next)
-		if s.seen.has(k) {
-			continue
+		// A step that leaves the store and the time as they were leaves
+		// the store's part of the key as it was at r (the last step, which
+		// plays on r itself, comes after every other).
+		same := !c.Touches(cand.a) && c.Now() == now
+		if !s.seen.add(s.keyAfter(c, cand.next, same)) {
+			continue // seen: one look at the table, which adds it when not
 		}
 		step, ok := s.intern(played)
 		if !ok {
-			s.res.OutOfBudget = true
+			s.res.OutOfBudget = true // the search ends: the key added leads nowhere
 			return true, nil
 		}
-		s.seen.add(k)
 		child := cand.next
 		child.parent, child.step = id, step
 		s.addNode(child)
@@ -201,11 +205,12 @@ func (s *search) tick(d int) demo.Action {
 // lock and is not paused, appending each one played to played. A duty the
 // store refuses is left out, unless the store's budget is spent.
 func (s *search) duties(c *demo.Run, played []demo.Action) ([]demo.Action, error) {
-	for _, d := range s.space.duties {
+	clients := c.Clients() // a duty is its client's, at the client's place
+	for i, d := range s.space.duties {
 		if d.Verb == "" {
 			continue
 		}
-		if cl := c.Client(d.Who); cl == nil || !cl.Holds || cl.Paused {
+		if cl := &clients[i]; !cl.Holds || cl.Paused {
 			continue // a thread of a client that holds nothing, or stopped
 		}
 		if err := c.Free(d); err == nil {

@@ -27,8 +27,9 @@ func TestHashTellsKeysApart(t *testing.T) {
 }
 
 // The seen set holds what a map holds: keys added are in it, others are
-// not, through its growth, keys that share a first word or a slot, and the
-// key of zeros, which marks an empty slot.
+// not, and an add tells whether its key was new, through its growth,
+// keys that share a first word or a slot, and the key of zeros, which
+// marks an empty slot.
 func TestKeySetIsASet(t *testing.T) {
 	var s keySet
 	want := map[[2]uint64]bool{}
@@ -54,7 +55,9 @@ func TestKeySetIsASet(t *testing.T) {
 		if got := s.has(k); got != want[k] {
 			t.Fatalf("key %d %x: has=%v before adding, want %v", i, k, got, want[k])
 		}
-		s.add(k)
+		if added := s.add(k); added == want[k] {
+			t.Fatalf("key %d %x: add reported %v, and it was in the set: %v", i, k, added, want[k])
+		}
 		want[k] = true
 		if miss := [2]uint64{next(), 1}; s.has(miss) != want[miss] {
 			t.Fatalf("key %x: has=%v, never added", miss, s.has(miss))
@@ -67,5 +70,22 @@ func TestKeySetIsASet(t *testing.T) {
 	}
 	if s.n+1 != len(want) || !s.zero {
 		t.Errorf("%d keys in slots and zero %v, want %d and the zero key", s.n, s.zero, len(want)-1)
+	}
+}
+
+// The hash of a long key, 500 bytes (a state's is 200 to 400):
+//
+//	go test -run '^$' -bench Hash ./demo/find/
+func BenchmarkHash(b *testing.B) {
+	key := make([]byte, 500)
+	for i := range key {
+		key[i] = byte(i * 7)
+	}
+	var h [2]uint64
+	for b.Loop() {
+		h = hash128(key)
+	}
+	if h == ([2]uint64{}) {
+		b.Fatal("no hash")
 	}
 }

@@ -30,18 +30,24 @@ func (s *keySet) has(k [2]uint64) bool {
 	}
 }
 
-// add puts k in the set; it may be there already.
-func (s *keySet) add(k [2]uint64) {
+// add puts k in the set, and reports whether it was not there: the finder
+// looks a key up and adds it in one probe of the table, where a look and
+// then an add went to the same slot twice, and the table is too large for
+// a cache to keep.
+func (s *keySet) add(k [2]uint64) bool {
 	if k == ([2]uint64{}) {
+		added := !s.zero
 		s.zero = true
-		return
+		return added
 	}
 	if (s.n+1)*4 > len(s.slots)*3 { // at most three quarters full, so a look ends soon
 		s.grow()
 	}
 	if s.put(k) {
 		s.n++
+		return true
 	}
+	return false
 }
 
 // put writes k in its slot, and reports whether it was not there.
@@ -61,7 +67,7 @@ func (s *keySet) put(k [2]uint64) bool {
 // grow doubles the slots, and puts every key in its new one.
 func (s *keySet) grow() {
 	old := s.slots
-	s.slots = make([][2]uint64, max(1024, 2*len(old)))
+	s.slots = newSlots(max(1024, 2*len(old)))
 	for _, k := range old {
 		if k != ([2]uint64{}) {
 			s.put(k)

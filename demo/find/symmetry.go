@@ -139,10 +139,11 @@ func (s *search) canonicalOf(alone [][]byte, n node) *demo.Renaming {
 
 // renamedKey appends the key of r (at node n) renamed into its canonical
 // order: each client's part, with its length, in that order, then the
-// rest with every client by its place.
-func (s *search) renamedKey(b []byte, r *demo.Run, n node) []byte {
+// rest with every client by its place; store is the store's part of each
+// client's, written already (storeKey), or nil.
+func (s *search) renamedKey(b []byte, r *demo.Run, n node, store [][]byte) []byte {
 	s.node = n
-	return r.KeyCanonical(b, s.alone, s.canon)
+	return r.KeyCanonicalWith(b, s.alone, store, s.canon)
 }
 
 // symmetric finds the interchangeable clients and readies the key's

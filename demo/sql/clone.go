@@ -58,6 +58,8 @@ type buffers struct {
 	waits    []*wait // waits of statements answered, which nothing names (newWait)
 	blocked  []*backend
 	queued   [][]demo.Action
+	updates  [8]update // the versions UPDATE statements made last (updated)
+	next     int       // where the next one made goes
 }
 
 // newWait is a wait for a statement to send, or for a copy's connection to

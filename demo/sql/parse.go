@@ -45,6 +45,7 @@ type statement struct {
 	sets    []assign // update
 	values  []string // insert
 	nothing bool     // insert: ON CONFLICT DO NOTHING
+	text    uint64   // textKey of the statement's text, for a state's key (parseCached)
 	fn      string   // advisory: the function's name
 	key     int64    // advisory: the lock's key
 	timeout int      // set: lock_timeout (or statement_timeout) in ms; 0 turns it off
@@ -592,22 +593,41 @@ func skipSpace(s string, i int) int {
 // hence a sync.Map; it stops growing at parsedMax texts, which the
 // lessons' statements, even with their variables filled in, stay far below.
 var (
-	parsed      sync.Map // string → statement
+	parsed      sync.Map // string → *statement
 	parsedCount atomic.Int64
 )
 
 const parsedMax = 4096
 
-// parseCached is parseSQL, reading each text once.
-func parseCached(sql string) (statement, error) {
+// parseCached is parseSQL, reading each text once. The statement is
+// shared by every wait that runs it, and never changed: a wait copied for
+// every state the finder tries copies a pointer, not the statement.
+func parseCached(sql string) (*statement, error) {
 	if st, ok := parsed.Load(sql); ok {
-		return st.(statement), nil
+		return st.(*statement), nil
 	}
 	st, err := parseSQL(sql)
-	if err == nil && parsedCount.Load() < parsedMax {
-		if _, loaded := parsed.LoadOrStore(sql, st); !loaded {
-			parsedCount.Add(1)
-		}
+	if err != nil {
+		return nil, err
 	}
-	return st, err
+	st.text = textKey(sql)
+	if parsedCount.Load() < parsedMax {
+		if v, loaded := parsed.LoadOrStore(sql, &st); loaded {
+			return v.(*statement), nil
+		}
+		parsedCount.Add(1)
+	}
+	return &st, nil
+}
+
+// textKey is a statement's text as a state's key writes it: its FNV-1a
+// hash of 64 bits, worked out once per text rather than the text written
+// and hashed for every state the finder tries. The texts a search meets
+// are a handful, so two share a hash with a chance near 2^-60.
+func textKey(sql string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(sql); i++ {
+		h = (h ^ uint64(sql[i])) * 1099511628211
+	}
+	return h
 }

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -44,9 +45,9 @@ func (d *database) Key(b []byte, now int) []byte {
 		b = demo.KeyInt(append(b, ' '), int64(s.pid))
 		b = append(append(b, ' '), s.client...)
 		b = append(b, ' ', demo.KeyBit(s.inTx), demo.KeyBit(s.aborted))
-		for _, v := range []int{s.timeout, s.stmt, s.back - now} {
-			b = demo.KeyInt(append(b, ' '), int64(v))
-		}
+		b = demo.KeyInt(append(b, ' '), int64(s.timeout))
+		b = demo.KeyInt(append(b, ' '), int64(s.stmt))
+		b = demo.KeyInt(append(b, ' '), int64(s.back-now))
 		for _, w := range s.rows {
 			b = d.appendRow(append(b, ' '), w)
 		}
@@ -131,16 +132,15 @@ func (w *row) rekeyPending() {
 
 // appendWait writes a statement that waits for a lock.
 func (d *database) appendWait(b []byte, w *wait, now int) []byte {
-	// The text with its length before it: as plain to tell apart as a
-	// quoted one, without a look at each character.
-	b = append(demo.KeyInt(b, int64(len(w.sql))), w.sql...)
+	// The text by its hash, worked out when it was parsed (textKey).
+	b = binary.LittleEndian.AppendUint64(b, w.st.text)
 	b = append(append(b, ' '), w.client...)
 	b = demo.KeyInt(append(b, ' '), int64(w.sent-now))
 	b = demo.KeyInt(append(b, ' '), int64(w.from-now))
 	b = append(b, ' ', demo.KeyBit(w.checked), demo.KeyBit(w.started), demo.KeyBit(w.implicit), ' ')
-	for _, r := range []*row{w.row, w.first, w.freed} {
-		b = d.appendRow(append(b, ' '), r)
-	}
+	b = d.appendRow(append(b, ' '), w.row)
+	b = d.appendRow(append(b, ' '), w.first)
+	b = d.appendRow(append(b, ' '), w.freed)
 	b = append(append(b, ' '), w.firstBy...)
 	if w.adv != nil {
 		b = demo.KeyInt(append(b, " adv "...), w.adv.key)

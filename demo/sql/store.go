@@ -138,7 +138,7 @@ type backend struct {
 
 // wait is a statement blocked on a lock.
 type wait struct {
-	st      statement
+	st      *statement // shared, never changed (parseCached)
 	sql     string
 	client  string
 	sent    int // when the statement went out
