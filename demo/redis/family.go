@@ -452,7 +452,7 @@ func (a NodesArgs) NodeList() []string { return a.Nodes }
 // configure is a lab's setting of the nodes' persistence: appendfsync no
 // or always, as redis.conf writes it.
 func configure(sc *demo.Scenario, name, value string) bool {
-	if name != "appendfsync" {
+	if name != "appendfsync" || value != "no" && value != "always" {
 		return false
 	}
 	sc.Appendfsync = value

@@ -203,6 +203,9 @@ func checkLab(sc *demo.Scenario, line int) *checkError {
 		if s.Name == sc.Switch && !slices.Equal(slices.Sorted(slices.Values(s.Values)), []string{"off", "on"}) {
 			return fail(line, "lab setting %s is the switch: its values are off and on", s.Name)
 		}
+		if s.Name != sc.Switch && !namedInLines(l, s.Name) && !configures(sc, s) {
+			return fail(line, "lab setting %s is not the switch, no line names $%s, and the %s family takes no such setting", s.Name, s.Name, sc.Family.Name)
+		}
 		if msg := complete("lab setting "+s.Name+" label", s.Label); msg != "" {
 			return fail(line, "%s", msg)
 		}
@@ -238,4 +241,38 @@ func validVerdict(v string) bool {
 		return err == nil
 	}
 	return false
+}
+
+// namedInLines reports whether a line of l's palette, starter or tries
+// names the setting as $name.
+func namedInLines(l *demo.Lab, name string) bool {
+	builds := []demo.Build{l.Starter}
+	for _, t := range l.Tries {
+		builds = append(builds, t.Build)
+	}
+	var lines []string
+	for _, b := range l.Palette {
+		lines = append(lines, b.Line)
+	}
+	for _, b := range builds {
+		for _, prog := range b.Programs {
+			lines = append(lines, prog...)
+		}
+	}
+	return slices.ContainsFunc(lines, func(line string) bool { return strings.Contains(line, "$"+name) })
+}
+
+// configures reports whether sc's family takes s as its configuration,
+// tried on a copy of sc with each of s's values.
+func configures(sc *demo.Scenario, s demo.Setting) bool {
+	if sc.Family.Configure == nil || len(s.Values) == 0 {
+		return false
+	}
+	for _, v := range s.Values {
+		c := *sc
+		if !sc.Family.Configure(&c, s.Name, v) {
+			return false
+		}
+	}
+	return true
 }
