@@ -7,6 +7,7 @@ import (
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/conformance/history"
+	"github.com/distlock/fencing-demo/demo/redis/redistest"
 	"github.com/distlock/fencing-demo/internal/realserver"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
@@ -66,37 +67,16 @@ func TestConformanceRestartWithAppendfsync(t *testing.T) {
 	}
 	realserver.Binary(t, "redis-server", "redis-server")
 	redis.SetLogger(quiet{})
-	sc := testkit.Scenario(t, "incr-token")
 	tl := history.NewTally("redis appendfsync")
 	t.Cleanup(func() { tl.Report(t) })
 	for _, fsync := range []string{"no", "always"} {
 		t.Run("appendfsync "+fsync, func(t *testing.T) {
-			b := demo.Build{
-				Programs: map[string][]string{
-					"A": {"eval token lock:row-42:token", "wait 1 0", "set lock:row-42 NX PX 10000", "write $me"},
-					"B": {"eval token lock:row-42:token", "set lock:row-42 NX PX 10000", "write $me"},
-				},
-				Settings: map[string]string{"appendfsync": fsync},
-			}
-			built, err := demo.Apply(sc, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := demo.Place{Sc: built, On: built.Default, Step: 1}
-			for _, line := range []string{"A eval token lock:row-42:token", "A wait 1 0", "primary down", "replica restart",
-				"replica promote", "B eval token lock:row-42:token"} {
-				a, err := demo.ParseAction(built.Family, built.Store, line)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p = p.Then(a)
-			}
+			p := redistest.RestartHistory(t, fsync)
 			r, err := p.Run()
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]int64{"no": 1, "always": 2}[fsync]
-			if got := r.Client("B").Token; got != want {
+			if got, want := r.Client("B").Token, redistest.RestartTokens[fsync]; got != want {
 				t.Fatalf("with appendfsync %s the page gives B token %d, want %d", fsync, got, want)
 			}
 			play(t, history.History{Place: p, Kind: history.Walk, Name: "restart-" + fsync}, tl)
