@@ -3,12 +3,9 @@ package conformance
 import (
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/conformance/history"
 	"github.com/distlock/fencing-demo/demo/redis/redistest"
-	"github.com/distlock/fencing-demo/internal/realserver"
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
@@ -22,13 +19,7 @@ import (
 // compares a scenario's (play). A history the suite cannot reproduce is
 // not replayed, and the test says why in a line.
 func TestConformanceLabTries(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real redis-server processes: not under -short")
-	}
-	realserver.Binary(t, "redis-server", "redis-server")
-	redis.SetLogger(quiet{})
-	tl := history.NewTally("redis labs")
-	t.Cleanup(func() { tl.Report(t) })
+	tl := redisSuite(t, "redis labs")
 	history.EachLabTry(t, testkit.Catalog(t).Scenarios, onRedis, tl, func(sc *demo.Scenario, try history.Try) {
 		for _, h := range try.Histories {
 			t.Run(sc.ID+"/"+try.Name+"/"+string(h.Kind), func(t *testing.T) {
@@ -62,13 +53,7 @@ func unplayableAt(t *testing.T, h history.History) string {
 // same history hands out 1 twice; both are compared with real Redis, every
 // reply and every frame's keys.
 func TestConformanceRestartWithAppendfsync(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real redis-server processes: not under -short")
-	}
-	realserver.Binary(t, "redis-server", "redis-server")
-	redis.SetLogger(quiet{})
-	tl := history.NewTally("redis appendfsync")
-	t.Cleanup(func() { tl.Report(t) })
+	tl := redisSuite(t, "redis appendfsync")
 	for _, fsync := range []string{"no", "always"} {
 		t.Run("appendfsync "+fsync, func(t *testing.T) {
 			p := redistest.RestartHistory(t, fsync)

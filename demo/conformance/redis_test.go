@@ -78,6 +78,22 @@ func TestConformanceCoversFamily(t *testing.T) {
 	}
 }
 
+// redisSuite readies a test that replays histories on real redis-server
+// processes: not under -short; the server is needed (CI fails without it,
+// elsewhere the test skips with the reason); go-redis is quiet; and the
+// tally the test counts in, reported when it ends.
+func redisSuite(t *testing.T, family string) *history.Tally {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts real redis-server processes: not under -short")
+	}
+	realserver.Binary(t, "redis-server", "redis-server")
+	redis.SetLogger(quiet{})
+	tl := history.NewTally(family)
+	t.Cleanup(func() { tl.Report(t) })
+	return tl
+}
+
 // TestConformanceRedis replays, for every Redis scenario in both switch
 // positions, the script, the finder's traces and a sample of free-play
 // histories against real redis-server processes. It sends the command
@@ -85,13 +101,7 @@ func TestConformanceCoversFamily(t *testing.T) {
 // with real Redis's, and at every frame each node's keys, values and
 // expiries with the page's panel.
 func TestConformanceRedis(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real redis-server processes: not under -short")
-	}
-	realserver.Binary(t, "redis-server", "redis-server")
-	redis.SetLogger(quiet{})
-	tl := history.NewTally("redis")
-	t.Cleanup(func() { tl.Report(t) })
+	tl := redisSuite(t, "redis")
 	c := testkit.Catalog(t)
 	for _, id := range family {
 		sc, ok := c.Get(id)

@@ -89,8 +89,9 @@ func (j Judgement) Verdict() string {
 // history" means.
 func (j Judgement) Bounds() demo.Text {
 	sc := j.Start.Sc
+	r, offers := j.world()
 	var steps []string
-	for _, d := range j.Steps() {
+	for _, d := range j.steps(offers) {
 		steps = append(steps, strconv.Itoa(d))
 	}
 	ja, en := strings.Join(steps, "、"), strings.Join(steps, ", ")
@@ -106,21 +107,27 @@ func (j Judgement) Bounds() demo.Text {
 	} else {
 		t = t.Join(demo.Text{JA: "る。", EN: "."})
 	}
-	return t.Join(j.worldWords())
+	return t.Join(worldWords(r, offers))
+}
+
+// world is the judge's start played, and the offers its space takes from
+// it (worldOffers); nil for a start that does not play.
+func (j Judgement) world() (*demo.Run, []demo.Offer) {
+	r, err := j.Start.Run()
+	if err != nil {
+		return nil, nil
+	}
+	offers, _ := r.Offers()
+	return r, worldOffers(j.Start.Sc, offers)
 }
 
 // worldWords name what the world does to the nodes in the judge's space,
 // as the program text writes it, and say so when a node that goes down
 // never comes back (its coming back is offered by hand, not searched).
-func (j Judgement) worldWords() demo.Text {
-	r, err := j.Start.Run()
-	if err != nil {
-		return demo.Text{}
-	}
-	offers, _ := r.Offers()
+func worldWords(r *demo.Run, offers []demo.Offer) demo.Text {
 	var does []string
 	down, up := false, false
-	for _, o := range worldOffers(j.Start.Sc, offers) {
+	for _, o := range offers {
 		if o.Beyond || o.Action.Verb == demo.Tick || r.Client(o.Action.Who) != nil {
 			continue
 		}
@@ -143,13 +150,13 @@ func (j Judgement) worldWords() demo.Text {
 // smallest first: those the family offers (or the scenario's TimeSteps),
 // less any longer than the time bound, which no history can take.
 func (j Judgement) Steps() []int {
-	r, err := j.Start.Run()
-	if err != nil {
-		return nil
-	}
-	offers, _ := r.Offers()
+	_, offers := j.world()
+	return j.steps(offers)
+}
+
+func (j Judgement) steps(offers []demo.Offer) []int {
 	var ds []int
-	for _, o := range worldOffers(j.Start.Sc, offers) {
+	for _, o := range offers {
 		if o.Action.Verb != demo.Tick {
 			continue
 		}

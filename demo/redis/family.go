@@ -450,14 +450,11 @@ func transcript(b *strings.Builder, f *demo.Frame) bool {
 func (a NodesArgs) NodeList() []string { return a.Nodes }
 
 // configure is a lab's setting of the nodes' persistence: appendfsync no
-// or always, as redis.conf writes it.
+// or always, as redis.conf writes it (check reads "no" as the default).
 func configure(sc *demo.Scenario, name, value string) bool {
 	if name != "appendfsync" || value != "no" && value != "always" {
 		return false
 	}
 	sc.Appendfsync = value
-	if value == "no" {
-		sc.Appendfsync = ""
-	}
 	return true
 }

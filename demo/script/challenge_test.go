@@ -13,8 +13,15 @@ import (
 // challenges: items of its challenges: list.
 func withChallenges(tb testing.TB, items string) string {
 	tb.Helper()
+	return withEntry(tb, "    challenges:\n"+items)
+}
+
+// withEntry is a minimal lock-service scenario with the property
+// no-stale-write and the given entries after it.
+func withEntry(tb testing.TB, entries string) string {
+	tb.Helper()
 	sc := testkit.YAML("one", "A acquire 10", "tick 2", "A write x")
-	sc = testkit.Replace(tb, sc, "    clients: [A, B]\n", "    clients: [A, B]\n    property: no-stale-write\n    challenges:\n"+items)
+	sc = testkit.Replace(tb, sc, "    clients: [A, B]\n", "    clients: [A, B]\n    property: no-stale-write\n"+entries)
 	return testkit.File(sc)
 }
 

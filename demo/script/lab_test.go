@@ -8,15 +8,6 @@ import (
 	"github.com/distlock/fencing-demo/internal/testkit"
 )
 
-// withLab is a minimal lock-service scenario with a property and the given
-// lab: entry.
-func withLab(tb testing.TB, lab string) string {
-	tb.Helper()
-	sc := testkit.YAML("one", "A acquire 10", "tick 2", "A write x")
-	sc = testkit.Replace(tb, sc, "    clients: [A, B]\n", "    clients: [A, B]\n    property: no-stale-write\n"+lab)
-	return testkit.File(sc)
-}
-
 const labItem = `    lab:
       goal: {ja: 課題, en: The task}
       clients: [A, B]
@@ -41,7 +32,7 @@ const labItem = `    lab:
 // switch, nor named by a line, nor the family's own configuration; a
 // property of the lab's that is not an always property.
 func TestLabLoadErrors(t *testing.T) {
-	if _, err := script.Load("test.yaml", []byte(withLab(t, labItem))); err != nil {
+	if _, err := script.Load("test.yaml", []byte(withEntry(t, labItem))); err != nil {
 		t.Fatalf("a lab with a $lease setting: %v", err)
 	}
 	for _, tc := range []struct {
@@ -52,7 +43,7 @@ func TestLabLoadErrors(t *testing.T) {
 		{"unknown property", "sometimes: every-client-writes", "sometimes: every-client-writes\n      property: no-such-thing", `lab: property "no-such-thing" is not an always property`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			le := loadError(t, withLab(t, testkit.Replace(t, labItem, tc.old, tc.new)))
+			le := loadError(t, withEntry(t, testkit.Replace(t, labItem, tc.old, tc.new)))
 			if !strings.Contains(le.Msg, tc.want) {
 				t.Fatalf("error %q, want it to say %q", le.Msg, tc.want)
 			}
