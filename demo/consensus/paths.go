@@ -1,8 +1,10 @@
 package consensus
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // znodes are the service's znodes (or keys) sorted by path. A state holds a
@@ -72,21 +74,69 @@ func (cs *counts) inc(path string) {
 	(*cs)[i].n++
 }
 
-// pathKey is a path as the state's key writes it: its FNV-1a hash of 64
-// bits, worked out once where a znode, a watch, a count or a session takes
-// the path, rather than the path's bytes written and hashed for every
-// state the finder tries (paths were half of a ZooKeeper key). A search
-// meets a few dozen paths, so two of them share a hash with a chance near
-// 2^-55; "" (no path) is 0, which no path's hash is.
+// pathKey is a path as the state's key writes it (appendKey): its number
+// (paths), worked out once where a znode, a watch, a count or a session
+// takes the path, rather than the path's bytes written and hashed for every
+// state the finder tries (paths were half of a ZooKeeper key); "" (no
+// path) is 0, which no path's number is.
 func pathKey(p string) uint64 {
 	if p == "" {
 		return 0
 	}
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(p); i++ {
-		h = (h ^ uint64(p[i])) * 1099511628211
+	return paths.of(p)
+}
+
+// appendKey appends a path's or a setting's number (pathKey, fixedKey) as
+// a varint: a byte for the first 127, and the end of one is plain to see,
+// so a key needs no separator after it.
+func appendKey(b []byte, k uint64) []byte { return binary.AppendUvarint(b, k) }
+
+// paths and settings number the paths and the sessions' settings that
+// keys name, for the life of the process: a number names one string in
+// every key of every search, so two states' keys name a path alike, and
+// the first 127 take a byte of a key where a hash took eight. The
+// scenarios meet a few dozen of each; what comes after numberingMax gets a
+// hash instead (numbering.of).
+var paths, settings numbering
+
+const numberingMax = 1 << 16
+
+// A numbering gives each string it is asked for a number from 1 up, the
+// same every time. Searches run side by side on a server, hence the lock;
+// a string numbered already is read without it.
+type numbering struct {
+	known sync.Map // string → uint64
+	mu    sync.Mutex
+	n     uint64
+}
+
+// of is s's number. Past numberingMax, it is s's FNV-1a hash with the top
+// bit set, which no number has: two such strings share one with a chance
+// near 2^-63 for each pair.
+func (t *numbering) of(s string) uint64 {
+	if k, ok := t.known.Load(s); ok {
+		return k.(uint64)
 	}
-	return max(h, 1)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if k, ok := t.known.Load(s); ok {
+		return k.(uint64)
+	}
+	if t.n >= numberingMax {
+		return fnv1a(s) | 1<<63
+	}
+	t.n++
+	t.known.Store(s, t.n)
+	return t.n
+}
+
+// fnv1a is s's FNV-1a hash of 64 bits.
+func fnv1a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
 }
 
 // setMine sets the lock node or key ss's client created.
@@ -94,3 +144,8 @@ func (ss *session) setMine(p string) { ss.mine, ss.mineKey = p, pathKey(p) }
 
 // setWaitOn sets what ss's watch waits on.
 func (ss *session) setWaitOn(p string) { ss.waitOn, ss.waitKey = p, pathKey(p) }
+
+// setMineNode and setWaitOnNode are setMine and setWaitOn for a znode's
+// path, with the number the znode has already.
+func (ss *session) setMineNode(z *znode)   { ss.mine, ss.mineKey = z.path, z.key }
+func (ss *session) setWaitOnNode(z *znode) { ss.waitOn, ss.waitKey = z.path, z.key }

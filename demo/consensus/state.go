@@ -1,7 +1,6 @@
 package consensus
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/distlock/fencing-demo/demo"
@@ -129,7 +128,7 @@ func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
 	// themselves: no separators to write.
 	b = demo.KeyInt(b, int64(len(s.entries)))
 	for _, z := range s.entries { // sorted by path
-		b = demo.KeyInt(binary.LittleEndian.AppendUint64(b, z.key), z.zxid)
+		b = demo.KeyInt(appendKey(b, z.key), z.zxid)
 		b = append(s.appendOwner(b, z.owner, n), demo.KeyBit(z.ephemeral))
 		if s.kind == ConsulStore { // only a Consul lock counts its holders and keeps a lock-delay
 			b = demo.KeyInt(b, z.lockIndex)
@@ -138,12 +137,12 @@ func (s *service) keyRest(b []byte, now int, n *demo.Renaming) []byte {
 	}
 	b = demo.KeyInt(b, int64(len(s.cversion)))
 	for _, c := range s.cversion {
-		b = demo.KeyInt(binary.LittleEndian.AppendUint64(b, c.key), int64(c.n))
+		b = demo.KeyInt(appendKey(b, c.key), int64(c.n))
 	}
 	b = append(b, '|')
 	for _, w := range s.watches {
 		b = n.AppendName(append(b, ' '), w.client)
-		b = append(binary.LittleEndian.AppendUint64(append(b, ','), w.key), demo.KeyBit(w.children))
+		b = append(appendKey(append(b, ','), w.key), demo.KeyBit(w.children))
 	}
 	return b
 }
@@ -170,21 +169,22 @@ func (s *service) place(ss *session) int {
 
 // key appends the session without its client or id.
 func (ss *session) key(b []byte, now int) []byte {
-	b = append(b, ss.fixed...)
+	b = appendKey(b, ss.fixed)
 	b = appendKnown(b, ss.known, ss.knownKey)
-	b = appendPathKey(appendPathKey(append(b, ' '), ss.mineKey), ss.waitKey)
+	b = appendKey(appendKey(append(b, ' '), ss.mineKey), ss.waitKey)
 	b = append(b, ' ', demo.KeyBit(ss.herd), ' ')
 	return ss.keyTimes(b, now)
 }
 
-// fixedKey is the part of a session's key that its opening settles: its
-// timeout, keep-alive period and rhythm and its lock-delay, written once.
-func (ss *session) fixedKey() string {
+// fixedKey is the part of a session's key that its opening settles, its
+// timeout, keep-alive period and rhythm and its lock-delay, as one number
+// (settings), worked out once.
+func (ss *session) fixedKey() uint64 {
 	var buf [32]byte
-	b := demo.KeyInt(append(buf[:0], ' '), int64(ss.ttl))
-	b = demo.KeyInt(append(b, ' '), int64(ss.every))
-	b = demo.KeyInt(append(b, ' '), int64(ss.per))
-	return string(demo.KeyInt(append(b, ' '), int64(ss.lockDelay)))
+	b := demo.KeyInt(buf[:0], int64(ss.ttl))
+	b = demo.KeyInt(b, int64(ss.every))
+	b = demo.KeyInt(b, int64(ss.per))
+	return settings.of(string(demo.KeyInt(b, int64(ss.lockDelay))))
 }
 
 // knownWords are what a client's library can say of its session, each
@@ -210,15 +210,6 @@ func (ss *session) setKnown(known string) {
 			ss.knownKey = byte(i + 1)
 		}
 	}
-}
-
-// appendPathKey appends a path's key (pathKey): a zero byte for no path,
-// as most sessions wait on nothing, else a one and its eight bytes.
-func appendPathKey(b []byte, k uint64) []byte {
-	if k == 0 {
-		return append(b, 0)
-	}
-	return binary.LittleEndian.AppendUint64(append(b, 1), k)
 }
 
 // keyTimes appends what the session's times can still decide. An ended

@@ -53,7 +53,7 @@ type session struct {
 	mineKey   uint64 // pathKey(mine)
 	waitKey   uint64 // pathKey(waitOn)
 	herd      bool   // it watches the parent's children, not its predecessor
-	fixed     string // fixedKey, written when the session opens
+	fixed     uint64 // fixedKey, worked out when the session opens
 	place     int    // its place in the service's sessions, which are only added
 	nth       int    // how many of its client's sessions were opened before it
 }
@@ -87,6 +87,11 @@ type watch struct {
 
 func newWatch(client, path string, children bool) watch {
 	return watch{client: client, path: path, key: pathKey(path), children: children}
+}
+
+// watchOn is a watch on the znode z itself, with the number z has already.
+func watchOn(client string, z *znode) watch {
+	return watch{client: client, path: z.path, key: z.key}
 }
 
 // service plays ZooKeeper, etcd or Consul, by its kind.
@@ -259,7 +264,7 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 	case ZooKeeperStore:
 		ss.herd = a.Herd
 		n := s.createNode(r, c, a.Path, ss)
-		ss.setMine(n.path)
+		ss.setMineNode(n)
 		s.zkCheck(r, c, ss)
 	case EtcdStore:
 		// concurrency.Mutex: one Txn that creates our key under the session's
@@ -314,8 +319,9 @@ func (s *service) lock(r *demo.Run, c *demo.Client, ss *session, a LockArgs) {
 // under appends to out the entries below prefix, oldest first (lowest
 // czxid or create revision), as a lock recipe orders its queue.
 func (s *service) under(out []*znode, prefix string) []*znode {
+	dir := strings.TrimSuffix(prefix, "/")
 	for _, e := range s.entries {
-		if p := e.path; strings.HasPrefix(p, prefix) && p != prefix && parentOf(p) == strings.TrimSuffix(prefix, "/") {
+		if p := e.path; strings.HasPrefix(p, prefix) && p != prefix && parentOf(p) == dir {
 			out = append(out, e)
 		}
 	}
@@ -361,8 +367,8 @@ func (s *service) zkCheck(r *demo.Run, c *demo.Client, ss *session) {
 	prev := kids[at-1]
 	x := s.call(r, c, OpExists)
 	x.Path, x.Watch, x.Zxid, x.OK = prev.path, true, prev.zxid, true
-	s.arm(newWatch(c.Name, prev.path, false))
-	ss.setWaitOn(prev.path)
+	s.arm(watchOn(c.Name, prev))
+	ss.setWaitOnNode(prev)
 	demo.Note(r, x)
 }
 
@@ -399,8 +405,8 @@ func (s *service) etcdCheck(r *demo.Run, c *demo.Client, ss *session) {
 		return
 	}
 	e.Owner, e.OwnerZxid, e.Watch = prev.path, prev.zxid, true
-	s.watches = append(s.watches, newWatch(c.Name, prev.path, false))
-	ss.setWaitOn(prev.path)
+	s.watches = append(s.watches, watchOn(c.Name, prev))
+	ss.setWaitOnNode(prev)
 	demo.Note(r, e)
 }
 

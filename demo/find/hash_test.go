@@ -73,6 +73,28 @@ func TestKeySetIsASet(t *testing.T) {
 	}
 }
 
+// A set made for its keys holds them without growing, and is still a set;
+// one made for more than reserveMax starts at reserveMax's room and grows.
+func TestKeySetReserved(t *testing.T) {
+	var s keySet
+	s.reserve(100_000)
+	room := len(s.slots)
+	for i := range 100_000 {
+		k := hash128([]byte{byte(i), byte(i >> 8), byte(i >> 16)})
+		if !s.add(k) || s.add(k) {
+			t.Fatalf("key %d: added twice, or not the first time", i)
+		}
+	}
+	if len(s.slots) != room || room*3 < 100_000*4 {
+		t.Errorf("%d slots made, %d after 100,000 keys", room, len(s.slots))
+	}
+	var big keySet
+	big.reserve(10_000_000)
+	if len(big.slots) != 1<<18 {
+		t.Errorf("made for ten million: %d slots, want %d", len(big.slots), 1<<18)
+	}
+}
+
 // The hash of a long key, 500 bytes (a state's is 200 to 400):
 //
 //	go test -run '^$' -bench Hash ./demo/find/

@@ -64,6 +64,24 @@ func (s *keySet) put(k [2]uint64) bool {
 	}
 }
 
+// reserve makes room for n keys, up to reserveMax, before the first: a
+// search told its budget grows its table no more, where every doubling
+// had put every key again (the last of them, a quarter of a million, for
+// each 100,000-state search).
+func (s *keySet) reserve(n int) {
+	size := 1024
+	for size*3 < min(n, reserveMax)*4 {
+		size *= 2
+	}
+	if len(s.slots) < size && s.n == 0 && !s.zero {
+		s.slots = newSlots(size)
+	}
+}
+
+// reserveMax keys are the most a table is made for before it fills: one
+// of 1<<18 slots, 4 MB, the largest that searches keep (kept.go).
+const reserveMax = 3 << 16
+
 // grow doubles the slots, and puts every key in its new one.
 func (s *keySet) grow() {
 	old := s.slots
