@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 
 	"github.com/distlock/fencing-demo/demo"
 	"github.com/distlock/fencing-demo/demo/find"
@@ -130,4 +131,24 @@ var findWords = map[string][2]string{
 	"err.find.busy.title": {"探索が混み合っている", "Too many searches"},
 	"err.find.busy":       {"同時に走る探索が多すぎるか、あなたの探索がまだ走っている。1 秒ほどしてからもう一度試してほしい。", "Too many searches are running at once, or one of yours still is. Try again in a second."},
 	"err.find.none":       {"シナリオ %s には、探索が破ろうとする約束が無い。", "Scenario %s names no promise for the finder to break."},
+}
+
+// states is a number of distinct states as a sentence writes it with %d:
+// its digits in threes ("182,597"), as both languages write a number that
+// large, where a search's six figures ran together.
+type states int
+
+func (n states) Format(f fmt.State, verb rune) {
+	s := strconv.Itoa(int(n))
+	if verb != 'd' || n < 0 {
+		fmt.Fprintf(f, "%d", int(n))
+		return
+	}
+	for i := len(s) % 3; i < len(s); i += 3 {
+		if i > 0 {
+			s = s[:i] + "," + s[i:]
+			i++
+		}
+	}
+	fmt.Fprint(f, s)
 }

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +51,28 @@ func TestFinderSaysWhatATraceWithoutAPauseAssumes(t *testing.T) {
 		}
 		if note != "" && !strings.Contains(text, note) {
 			t.Errorf("%s %s: the answer %q does not show the note", tt.id, tt.lang, text)
+		}
+	}
+}
+
+// The answer writes its count of states with its digits in threes, in
+// both languages: gc-pause's fencing, proven to depth 8, explores tens of
+// thousands.
+func TestFinderGroupsTheStatesDigits(t *testing.T) {
+	for _, lang := range []string{"en", "ja"} {
+		f, text := findDoc(t, "gc-pause", true, lang)
+		if f.Result.States < 10_000 {
+			t.Fatalf("%d states: too few to group", f.Result.States)
+		}
+		n := strconv.Itoa(f.Result.States)
+		want := n[:len(n)-3] + "," + n[len(n)-3:]
+		if !strings.Contains(text, want) || strings.Contains(text, n) {
+			t.Errorf("%s: the answer %q does not write %d as %s", lang, text, f.Result.States, want)
+		}
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 182597: "182,597", 1234567: "1,234,567"} {
+		if got := fmt.Sprintf("%d", states(n)); got != want {
+			t.Errorf("states(%d) is written %q, want %q", n, got, want)
 		}
 	}
 }
