@@ -384,7 +384,7 @@ func labScreens(t *testing.T, env *browserEnv) {
 // to see.
 func (b *tab) back() {
 	b.t.Helper()
-	b.do(chromedp.Evaluate[chromedp.Void](`history.back()`))
+	testkit.Leave(b.t, b.ctx, `history.back()`)
 }
 
 // jsClick clicks the control with the testid from the page's own side:
@@ -392,5 +392,5 @@ func (b *tab) back() {
 // the DOM still holds the page it left, and a click by node waits for ever.
 func (b *tab) jsClick(testid string) {
 	b.t.Helper()
-	b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="` + testid + `"]').click()`))
+	testkit.Leave(b.t, b.ctx, `document.querySelector('[data-testid="`+testid+`"]').click()`)
 }

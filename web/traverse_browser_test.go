@@ -66,9 +66,9 @@ func TestLecturerHistoryMovesTheRoom(t *testing.T) {
 	// Back to wait for.)
 	do(t, lect, chromedp.Navigate(srv.URL+"/scenarios?lang=en"))
 	testkit.WaitFor(t, lect, budget, "the list", `location.pathname`, func(s string) bool { return s == "/scenarios" })
-	do(t, lect, chromedp.Evaluate[chromedp.Void](`history.go(-2)`))
+	testkit.Leave(t, lect, `history.go(-2)`)
 	both("two pages Back from another page", "2 / 7")
 	testkit.WaitFor(t, lect, budget, "htmx on the page put back", `!!window.htmx && document.readyState === 'complete'`, func(ok bool) bool { return ok })
-	do(t, lect, chromedp.Evaluate[chromedp.Void](`history.forward()`))
+	testkit.Leave(t, lect, `history.forward()`)
 	both("Forward after that", "3 / 7")
 }

@@ -2,11 +2,13 @@ package testkit
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/chromedp"
 )
 
@@ -81,6 +83,21 @@ func NewTab(t testing.TB, browser context.Context, budget time.Duration) context
 
 // pollEvery is how often WaitFor reads the page again.
 const pollEvery = 20 * time.Millisecond
+
+// Leave runs js, which leaves the page (history.back(), a click on a
+// link), in the tab, without waiting for a load: a page put back from the
+// back/forward cache fires none, so the caller waits for what it expects to
+// see. A page that goes before the evaluation answers leaves it with
+// "Inspected target navigated or closed", which is the leaving asked for,
+// not an error.
+func Leave(tb testing.TB, tab context.Context, js string) {
+	tb.Helper()
+	err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](js))
+	var cdp *cdproto.Error
+	if err != nil && !(errors.As(err, &cdp) && cdp.Message == "Inspected target navigated or closed") {
+		tb.Fatalf("%s: %v", js, err)
+	}
+}
 
 // WaitFor reads js (a JavaScript expression) in the tab ctx until the page
 // has finished loading (document.readyState is "complete") and ok says the
