@@ -2,6 +2,8 @@ package consensus
 
 import (
 	"encoding/binary"
+	"hash/fnv"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -123,20 +125,13 @@ func (t *numbering) of(s string) uint64 {
 		return k.(uint64)
 	}
 	if t.n >= numberingMax {
-		return fnv1a(s) | 1<<63
+		h := fnv.New64a()
+		io.WriteString(h, s)
+		return h.Sum64() | 1<<63
 	}
 	t.n++
 	t.known.Store(s, t.n)
 	return t.n
-}
-
-// fnv1a is s's FNV-1a hash of 64 bits.
-func fnv1a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * 1099511628211
-	}
-	return h
 }
 
 // setMine sets the lock node or key ss's client created.

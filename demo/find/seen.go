@@ -78,9 +78,10 @@ func (s *keySet) reserve(n int) {
 	}
 }
 
-// reserveMax keys are the most a table is made for before it fills: one
-// of 1<<18 slots, 4 MB, the largest that searches keep (kept.go).
-const reserveMax = 3 << 16
+// reserveMax keys are the most a table is made for before it fills: three
+// quarters of the largest table that searches keep (kept.go), 1<<18 slots,
+// 4 MB.
+const reserveMax = 3 * (1 << (keptClasses - 1)) / 4
 
 // grow doubles the slots, and puts every key in its new one.
 func (s *keySet) grow() {
